@@ -1,0 +1,3 @@
+"""mnemo: long-term memory for AI agents."""
+
+__version__ = "0.1.0"

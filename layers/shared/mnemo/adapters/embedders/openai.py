@@ -1,0 +1,61 @@
+"""Embedder provider `openai`: any OpenAI-compatible embeddings endpoint."""
+
+from __future__ import annotations
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from mnemo.adapters.openai_http import DEFAULT_BASE_URL, OpenAIHttp
+from mnemo.errors import ProviderError
+from mnemo.ports.embedder import Vectors, unit_rows
+
+KNOWN_DIMENSIONS = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+}
+
+
+class OpenAIEmbedderConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    model: str = "text-embedding-3-small"
+    api_key: str | None = None
+    base_url: str = DEFAULT_BASE_URL
+    embedding_dims: int | None = None  # asks the endpoint for this many dimensions when set
+    batch_size: int = 256
+    timeout: float = 60.0
+
+
+class OpenAIEmbedder:
+    def __init__(self, config: OpenAIEmbedderConfig) -> None:
+        self.config = config
+        self.name = f"openai/{config.model}"
+        self._http = OpenAIHttp(config.base_url, config.api_key, config.timeout)
+        self._dimension = config.embedding_dims or KNOWN_DIMENSIONS.get(config.model)
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._dimension = int(self.embed(["dimension probe"]).shape[1])
+        return self._dimension
+
+    def embed(self, texts: list[str]) -> Vectors:
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self.config.batch_size):
+            chunk = texts[start : start + self.config.batch_size]
+            body: dict[str, object] = {"model": self.config.model, "input": chunk}
+            if self.config.embedding_dims:
+                body["dimensions"] = self.config.embedding_dims
+            payload = self._http.post("embeddings", body)
+            try:
+                data = sorted(payload["data"], key=lambda item: item["index"])
+                rows.extend(item["embedding"] for item in data)
+            except (KeyError, TypeError) as exc:
+                raise ProviderError("Provider returned no embeddings.", "provider_bad_response") from exc
+        if len(rows) != len(texts):
+            raise ProviderError("Provider returned the wrong number of embeddings.", "provider_bad_response")
+        if not rows:
+            return np.zeros((0, self._dimension or 0), dtype=np.float32)
+        matrix = np.asarray(rows, dtype=np.float32)
+        self._dimension = matrix.shape[1]
+        return unit_rows(matrix)

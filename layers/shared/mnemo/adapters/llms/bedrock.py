@@ -1,0 +1,58 @@
+"""LLM provider `bedrock`: Amazon Bedrock's Converse API through boto3."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from mnemo.adapters.bedrock_errors import boto_errors, provider_error
+from mnemo.errors import ProviderError
+from mnemo.ports.llm import ChatMessage
+
+JSON_ONLY = "Reply with one JSON object and nothing else."
+
+
+class BedrockLLMConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    model: str = "amazon.nova-lite-v1:0"
+    region: str | None = None
+    temperature: float = 0.1
+    max_tokens: int = 2000
+
+
+class BedrockLLM:
+    def __init__(self, config: BedrockLLMConfig, client: Any | None = None) -> None:
+        self.config = config
+        self.name = f"bedrock/{config.model}"
+        if client is None:
+            import boto3
+
+            client = boto3.client("bedrock-runtime", region_name=config.region)
+        self._client = client
+
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
+        system = [{"text": m["content"]} for m in messages if m["role"] == "system"]
+        if json_mode:
+            system.append({"text": JSON_ONLY})
+        turns = [
+            {"role": "assistant" if m["role"] == "assistant" else "user", "content": [{"text": m["content"]}]}
+            for m in messages
+            if m["role"] != "system"
+        ]
+        request: dict[str, Any] = {
+            "modelId": self.config.model,
+            "messages": turns,
+            "inferenceConfig": {"temperature": self.config.temperature, "maxTokens": self.config.max_tokens},
+        }
+        if system:
+            request["system"] = system
+        try:
+            response = self._client.converse(**request)
+        except boto_errors() as exc:
+            raise provider_error(exc) from exc
+        try:
+            parts = response["output"]["message"]["content"]
+        except (KeyError, TypeError) as exc:
+            raise ProviderError("Amazon Bedrock returned no message.", "provider_bad_response") from exc
+        return "".join(part.get("text", "") for part in parts)

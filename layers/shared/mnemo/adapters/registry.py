@@ -1,0 +1,93 @@
+"""Providers by name, imported only when used: the local process never imports boto3 unless asked to."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+
+from mnemo.errors import ValidationError
+from mnemo.ports.embedder import Embedder
+from mnemo.ports.llm import LLM
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSpec:
+    factory: str  # "module:Class"
+    config: str  # "module:ConfigModel"
+    description: str
+
+
+EMBEDDERS: dict[str, ProviderSpec] = {
+    "local": ProviderSpec(
+        "mnemo.adapters.embedders.local_minilm:LocalMiniLMEmbedder",
+        "mnemo.adapters.embedders.local_minilm:LocalEmbedderConfig",
+        "all-MiniLM-L6-v2 on the CPU, offline (384 dimensions)",
+    ),
+    "openai": ProviderSpec(
+        "mnemo.adapters.embedders.openai:OpenAIEmbedder",
+        "mnemo.adapters.embedders.openai:OpenAIEmbedderConfig",
+        "any OpenAI-compatible /embeddings endpoint",
+    ),
+    "bedrock": ProviderSpec(
+        "mnemo.adapters.embedders.bedrock:BedrockEmbedder",
+        "mnemo.adapters.embedders.bedrock:BedrockEmbedderConfig",
+        "Amazon Titan Text Embeddings V2 on Amazon Bedrock",
+    ),
+}
+LLMS: dict[str, ProviderSpec] = {
+    "openai": ProviderSpec(
+        "mnemo.adapters.llms.openai:OpenAILLM",
+        "mnemo.adapters.llms.openai:OpenAILLMConfig",
+        "any OpenAI-compatible /chat/completions endpoint (OpenAI, vLLM, Ollama, …)",
+    ),
+    "bedrock": ProviderSpec(
+        "mnemo.adapters.llms.bedrock:BedrockLLM",
+        "mnemo.adapters.llms.bedrock:BedrockLLMConfig",
+        "Amazon Bedrock's Converse API",
+    ),
+}
+KINDS = {"embedder": EMBEDDERS, "llm": LLMS}
+
+
+def _load(path: str) -> Any:
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+class ProviderRegistry:
+    """The catalogue the configuration service builds providers from (see ports.providers)."""
+
+    def bundled(self) -> dict[str, list[str]]:
+        return {"llm": sorted(LLMS), "embedder": sorted(EMBEDDERS)}
+
+    def build_embedder(self, provider: str, config: dict[str, Any] | None) -> Embedder:
+        typed = validate("embedder", provider, config)
+        embedder: Embedder = _load(EMBEDDERS[provider].factory)(typed)
+        return embedder
+
+    def build_llm(self, provider: str, config: dict[str, Any] | None) -> LLM:
+        typed = validate("llm", provider, config)
+        llm: LLM = _load(LLMS[provider].factory)(typed)
+        return llm
+
+
+def validate(kind: str, provider: Any, config: Any) -> BaseModel:
+    """The provider's typed config, or a ValidationError that says what is wrong."""
+    specs = KINDS[kind]
+    if not isinstance(provider, str) or provider not in specs:
+        label = "LLM" if kind == "llm" else "Embedder"
+        raise ValidationError(
+            f"{label} provider {provider!r} is not bundled. Bundled providers: {', '.join(sorted(specs))}."
+        )
+    if config is not None and not isinstance(config, dict):
+        raise ValidationError(f"{kind}.config must be an object.")
+    model: type[BaseModel] = _load(specs[provider].config)
+    try:
+        return model.model_validate(config or {})
+    except PydanticValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'config'}: {e['msg']}" for e in exc.errors())
+        raise ValidationError(f"Invalid {kind} config for provider '{provider}': {problems}.") from exc

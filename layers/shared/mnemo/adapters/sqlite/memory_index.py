@@ -1,0 +1,230 @@
+"""The embedded search index: exact vector search in NumPy, keyword search with SQLite FTS5 (BM25).
+
+Vectors live in memory, partitioned by user_id so that a search scoped to one user touches only that
+user's rows. The FTS5 table lives in the same SQLite file as the records. The whole index is derived:
+`load()` fills it from the record store at start-up and rebuilds the keyword table if it has drifted.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from mnemo.adapters.sqlite.database import Database
+from mnemo.domain import filters as f
+from mnemo.domain.memory import MemoryRecord
+from mnemo.domain.text import keywords
+from mnemo.ports.embedder import Vectors
+from mnemo.ports.memory_index import IndexHit
+
+SCHEMA = """
+CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(
+    text, memory_id UNINDEXED, user_id UNINDEXED,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+Doc = Mapping[str, Any]
+
+
+class _Partition:
+    """The rows of one user (or of memories with no user): a growable matrix plus their documents."""
+
+    def __init__(self, dimension: int) -> None:
+        self.matrix = np.zeros((16, dimension), dtype=np.float32)
+        self.ids: list[str] = []
+        self.docs: list[Doc] = []
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def append(self, memory_id: str, doc: Doc, vector: Vectors) -> int:
+        row = len(self.ids)
+        if row == len(self.matrix):
+            grown = np.zeros((row * 2, self.matrix.shape[1]), dtype=np.float32)
+            grown[:row] = self.matrix
+            self.matrix = grown
+        self.matrix[row] = vector
+        self.ids.append(memory_id)
+        self.docs.append(doc)
+        return row
+
+    def remove(self, row: int) -> str | None:
+        """Remove a row by moving the last row into its place; returns the id that moved, if any."""
+        last = len(self.ids) - 1
+        moved = None
+        if row != last:
+            self.matrix[row] = self.matrix[last]
+            self.ids[row] = self.ids[last]
+            self.docs[row] = self.docs[last]
+            moved = self.ids[row]
+        self.ids.pop()
+        self.docs.pop()
+        return moved
+
+    def top(self, query: Vectors, check: Any, limit: int) -> list[tuple[str, float]]:
+        count = len(self.ids)
+        if count == 0 or limit <= 0:
+            return []
+        scores = self.matrix[:count] @ query
+        window = min(count, max(limit * 4, 64))
+        while True:
+            if window < count:
+                best = np.argpartition(-scores, window - 1)[:window]
+                best = best[np.argsort(-scores[best], kind="stable")]
+            else:
+                best = np.argsort(-scores, kind="stable")
+            found: list[tuple[str, float]] = []
+            for row in best:
+                if check(self.docs[row]):
+                    found.append((self.ids[row], float(scores[row])))
+                    if len(found) == limit:
+                        return found
+            if window >= count:
+                return found
+            window = count
+
+
+class LocalMemoryIndex:
+    def __init__(self, db: Database, dimension: int) -> None:
+        self._db = db
+        self.dimension = dimension
+        self._lock = threading.RLock()
+        self._partitions: dict[str | None, _Partition] = {}
+        self._where: dict[str, tuple[str | None, int]] = {}
+        db.executescript(SCHEMA)
+
+    # ---- loading ------------------------------------------------------------------------------------
+
+    def load(self, batches: Iterable[tuple[list[MemoryRecord], Vectors]], dimension: int | None = None) -> None:
+        """Fill the vectors from the record store; rebuild the keyword table if it does not match."""
+        with self._lock:
+            self.dimension = dimension or self.dimension
+            self._partitions.clear()
+            self._where.clear()
+            for records, vectors in batches:
+                self._add_vectors(records, vectors)
+            indexed = self._db.read().execute("SELECT count(*) FROM memory_fts").fetchone()[0]
+            if indexed != len(self._where):
+                self._rebuild_keywords()
+
+    def _rebuild_keywords(self) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM memory_fts")
+            conn.executemany(
+                "INSERT INTO memory_fts (text, memory_id, user_id) VALUES (?, ?, ?)",
+                [
+                    (doc["memory"], memory_id, doc["user_id"])
+                    for part in self._partitions.values()
+                    for memory_id, doc in zip(part.ids, part.docs, strict=True)
+                ],
+            )
+
+    # ---- writes -------------------------------------------------------------------------------------
+
+    def upsert(self, records: Sequence[MemoryRecord], vectors: Vectors) -> None:
+        if not records:
+            return
+        with self._lock:
+            self._remove_vectors([r.id for r in records])
+            self._add_vectors(records, vectors)
+            with self._db.write() as conn:
+                conn.executemany("DELETE FROM memory_fts WHERE memory_id = ?", [(r.id,) for r in records])
+                conn.executemany(
+                    "INSERT INTO memory_fts (text, memory_id, user_id) VALUES (?, ?, ?)",
+                    [(r.text, r.id, r.scope.user_id) for r in records],
+                )
+
+    def remove(self, memory_ids: Sequence[str]) -> None:
+        with self._lock:
+            self._remove_vectors(memory_ids)
+            with self._db.write() as conn:
+                conn.executemany("DELETE FROM memory_fts WHERE memory_id = ?", [(i,) for i in memory_ids])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._partitions.clear()
+            self._where.clear()
+            with self._db.write() as conn:
+                conn.execute("DELETE FROM memory_fts")
+
+    def count(self) -> int:
+        return len(self._where)
+
+    def _add_vectors(self, records: Sequence[MemoryRecord], vectors: Vectors) -> None:
+        for record, vector in zip(records, vectors, strict=True):
+            key = record.scope.user_id
+            part = self._partitions.get(key)
+            if part is None:
+                part = self._partitions[key] = _Partition(self.dimension)
+            row = part.append(record.id, record.filter_document(), vector)
+            self._where[record.id] = (key, row)
+
+    def _remove_vectors(self, memory_ids: Iterable[str]) -> None:
+        for memory_id in memory_ids:
+            place = self._where.pop(memory_id, None)
+            if place is None:
+                continue
+            part = self._partitions[place[0]]
+            moved = part.remove(place[1])
+            if moved is not None:
+                self._where[moved] = place
+            if not part:
+                del self._partitions[place[0]]
+
+    # ---- search -------------------------------------------------------------------------------------
+
+    def search(self, vector: Vectors, query_text: str, expr: f.Expr, limit: int) -> list[IndexHit]:
+        check = f.predicate(expr)
+        users = f.pinned_values(expr, "user_id")
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        with self._lock:
+            parts = (
+                [self._partitions[u] for u in users if u in self._partitions]
+                if users is not None
+                else list(self._partitions.values())
+            )
+            semantic: list[tuple[str, float]] = []
+            for part in parts:
+                semantic.extend(part.top(query, check, limit))
+            semantic.sort(key=lambda hit: -hit[1])
+            hits = {memory_id: IndexHit(memory_id, score, 0.0) for memory_id, score in semantic[:limit]}
+            for memory_id, bm25 in self._keyword(query_text, users, check, limit):
+                hits[memory_id] = IndexHit(memory_id, self._similarity(memory_id, query), bm25)
+        return sorted(hits.values(), key=lambda h: (-h.semantic, -h.keyword))
+
+    def _similarity(self, memory_id: str, query: Vectors) -> float:
+        key, row = self._where[memory_id]
+        return float(self._partitions[key].matrix[row] @ query)
+
+    def _keyword(self, text: str, users: set[str] | None, check: Any, limit: int) -> list[tuple[str, float]]:
+        terms = keywords(text)
+        if not terms or limit <= 0:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        sql = "SELECT memory_id, -bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ?"
+        params: list[Any] = [match]
+        if users is not None:
+            if not users:
+                return []
+            sql += f" AND user_id IN ({', '.join('?' * len(users))})"
+            params.extend(sorted(users))
+        sql += " ORDER BY rank LIMIT ?"
+        fetch = limit * 4
+        while True:
+            rows = self._db.read().execute(sql, [*params, fetch]).fetchall()
+            found = [
+                (memory_id, float(score))
+                for memory_id, score in rows
+                if memory_id in self._where and check(self._doc(memory_id))
+            ]
+            if len(found) >= limit or len(rows) < fetch:
+                return found[:limit]
+            fetch *= 8
+
+    def _doc(self, memory_id: str) -> Doc:
+        key, row = self._where[memory_id]
+        return self._partitions[key].docs[row]

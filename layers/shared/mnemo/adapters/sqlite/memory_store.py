@@ -1,0 +1,297 @@
+"""The SQLite record store for memories, history and settings."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from mnemo.adapters.sqlite.database import Database
+from mnemo.domain import filters as f
+from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage, now
+from mnemo.domain.timefmt import date_or_none, from_iso, iso
+from mnemo.ports.embedder import Vectors
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    text TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    user_id TEXT, agent_id TEXT, run_id TEXT, app_id TEXT,
+    actor_id TEXT, role TEXT, attributed_to TEXT,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    categories TEXT NOT NULL DEFAULT '[]',
+    sources TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    expiration_date TEXT,
+    state TEXT NOT NULL DEFAULT 'active',
+    replaced_by TEXT,
+    embedding BLOB
+);
+CREATE INDEX IF NOT EXISTS memories_user ON memories(user_id, created_at);
+CREATE INDEX IF NOT EXISTS memories_agent ON memories(agent_id, created_at);
+CREATE INDEX IF NOT EXISTS memories_run ON memories(run_id, created_at);
+CREATE INDEX IF NOT EXISTS memories_created ON memories(created_at);
+CREATE INDEX IF NOT EXISTS memories_hash ON memories(hash);
+CREATE TABLE IF NOT EXISTS history (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    memory_id TEXT NOT NULL,
+    event TEXT NOT NULL,
+    old_memory TEXT,
+    new_memory TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    actor_id TEXT,
+    role TEXT,
+    is_deleted INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS history_memory ON history(memory_id);
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+"""
+
+_COLUMNS = (
+    "id, text, hash, user_id, agent_id, run_id, app_id, actor_id, role, attributed_to, metadata, categories, "
+    "sources, created_at, updated_at, expiration_date, state, replaced_by"
+)
+_PINNABLE = ("user_id", "agent_id", "run_id")
+
+
+class SqliteMemoryStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        db.executescript(SCHEMA)
+
+    # ---- writes -------------------------------------------------------------------------------------
+
+    def insert(self, records: Sequence[MemoryRecord], vectors: Vectors, history: Sequence[HistoryEntry]) -> None:
+        rows = [(*_to_row(r), _blob(v)) for r, v in zip(records, vectors, strict=True)]
+        with self._db.write() as conn:
+            conn.executemany(f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES ({', '.join('?' * 19)})", rows)
+            _insert_history(conn, history)
+
+    def replace(self, record: MemoryRecord, vector: Vectors | None, history: HistoryEntry) -> None:
+        assignments = ", ".join(f"{c.strip()} = ?" for c in _COLUMNS.split(","))
+        params: list[Any] = list(_to_row(record))
+        if vector is not None:
+            assignments += ", embedding = ?"
+            params.append(_blob(vector))
+        with self._db.write() as conn:
+            conn.execute(f"UPDATE memories SET {assignments} WHERE id = ?", [*params, record.id])
+            _insert_history(conn, [history])
+
+    def set_vectors(self, memory_ids: Sequence[str], vectors: Vectors) -> None:
+        with self._db.write() as conn:
+            conn.executemany(
+                "UPDATE memories SET embedding = ? WHERE id = ?",
+                [(_blob(v), i) for i, v in zip(memory_ids, vectors, strict=True)],
+            )
+
+    def remove(self, memory_ids: Sequence[str], history: Sequence[HistoryEntry]) -> None:
+        with self._db.write() as conn:
+            conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in memory_ids])
+            _insert_history(conn, history)
+
+    def clear(self) -> None:
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM memories")
+            conn.execute("DELETE FROM history")
+
+    def put_setting(self, key: str, value: Any) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                (key, json.dumps(value), iso(now())),
+            )
+
+    # ---- reads --------------------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> MemoryRecord | None:
+        row = self._db.read().execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return _from_row(row) if row else None
+
+    def get_many(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        out: dict[str, MemoryRecord] = {}
+        conn = self._db.read()
+        for start in range(0, len(memory_ids), 500):
+            chunk = list(memory_ids[start : start + 500])
+            marks = ", ".join("?" * len(chunk))
+            for row in conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})", chunk):
+                record = _from_row(row)
+                out[record.id] = record
+        return out
+
+    def find(self, expr: f.Expr, limit: int | None = None, offset: int = 0) -> list[MemoryRecord]:
+        out: list[MemoryRecord] = []
+        skipped = 0
+        for record in self._matching(expr):
+            if skipped < offset:
+                skipped += 1
+                continue
+            out.append(record)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    def count(self, expr: f.Expr) -> int:
+        return sum(1 for _ in self._matching(expr))
+
+    def _matching(self, expr: f.Expr) -> Iterator[MemoryRecord]:
+        where, params = _pinned_where(expr)
+        check = f.predicate(expr)
+        cursor = self._db.read().execute(
+            f"SELECT {_COLUMNS} FROM memories {where} ORDER BY created_at DESC, seq DESC", params
+        )
+        for row in cursor:
+            record = _from_row(row)
+            if check(record.filter_document()):
+                yield record
+
+    def find_by_hash(self, scope: Scope, text_hash: str) -> MemoryRecord | None:
+        clauses = ["hash = ?", "state = 'active'"]
+        params: list[Any] = [text_hash]
+        for name in _PINNABLE:
+            value = getattr(scope, name)
+            clauses.append(f"{name} IS ?")
+            params.append(value)
+        row = (
+            self._db.read()
+            .execute(f"SELECT {_COLUMNS} FROM memories WHERE {' AND '.join(clauses)} LIMIT 1", params)
+            .fetchone()
+        )
+        return _from_row(row) if row else None
+
+    def history(self, memory_id: str) -> list[HistoryEntry]:
+        rows = self._db.read().execute(
+            "SELECT id, memory_id, event, old_memory, new_memory, created_at, updated_at, actor_id, role, "
+            "is_deleted FROM history WHERE memory_id = ? ORDER BY created_at, updated_at, seq",
+            (memory_id,),
+        )
+        return [
+            HistoryEntry(
+                id=r[0],
+                memory_id=r[1],
+                event=Event(r[2]),
+                old_memory=r[3],
+                new_memory=r[4],
+                created_at=from_iso(r[5]),
+                updated_at=from_iso(r[6]),
+                actor_id=r[7],
+                role=r[8],
+                is_deleted=bool(r[9]),
+            )
+            for r in rows
+        ]
+
+    def scan(self, batch_size: int = 1000) -> Iterator[tuple[list[MemoryRecord], Vectors]]:
+        conn = self._db.read()
+        last = 0
+        while True:
+            rows = conn.execute(
+                f"SELECT seq, {_COLUMNS}, embedding FROM memories WHERE seq > ? ORDER BY seq LIMIT ?",
+                (last, batch_size),
+            ).fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            records = [_from_row(r[1:-1]) for r in rows]
+            vectors = np.stack([np.frombuffer(r[-1], dtype=np.float32) for r in rows])
+            yield records, vectors
+
+    def get_setting(self, key: str) -> Any | None:
+        row = self._db.read().execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+
+def _pinned_where(expr: f.Expr) -> tuple[str, list[Any]]:
+    """Turn the scope the filter pins (user, agent, run) into an indexed WHERE clause."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for name in _PINNABLE:
+        values = f.pinned_values(expr, name)
+        if values is None:
+            continue
+        if not values:
+            return "WHERE 0", []
+        clauses.append(f"{name} IN ({', '.join('?' * len(values))})")
+        params.extend(sorted(values))
+    return ("WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def _blob(vector: Vectors) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _to_row(r: MemoryRecord) -> tuple[Any, ...]:
+    return (
+        r.id,
+        r.text,
+        r.hash,
+        r.scope.user_id,
+        r.scope.agent_id,
+        r.scope.run_id,
+        r.scope.app_id,
+        r.actor_id,
+        r.role,
+        r.attributed_to,
+        json.dumps(r.metadata),
+        json.dumps(list(r.categories)),
+        json.dumps([s.as_dict() for s in r.sources]),
+        iso(r.created_at),
+        iso(r.updated_at),
+        r.expiration_date.isoformat() if r.expiration_date else None,
+        r.state.value,
+        r.replaced_by,
+    )
+
+
+def _from_row(row: Sequence[Any]) -> MemoryRecord:
+    return MemoryRecord(
+        id=row[0],
+        text=row[1],
+        hash=row[2],
+        scope=Scope(user_id=row[3], agent_id=row[4], run_id=row[5], app_id=row[6]),
+        actor_id=row[7],
+        role=row[8],
+        attributed_to=row[9],
+        metadata=json.loads(row[10]),
+        categories=tuple(json.loads(row[11])),
+        sources=tuple(SourceMessage.from_dict(s) for s in json.loads(row[12])),
+        created_at=from_iso(row[13]),
+        updated_at=from_iso(row[14]),
+        expiration_date=date_or_none(row[15]),
+        state=LifecycleState(row[16]),
+        replaced_by=row[17],
+    )
+
+
+def _insert_history(conn: sqlite3.Connection, history: Sequence[HistoryEntry]) -> None:
+    conn.executemany(
+        "INSERT INTO history (id, memory_id, event, old_memory, new_memory, created_at, updated_at, actor_id, "
+        "role, is_deleted) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                h.id,
+                h.memory_id,
+                h.event.value,
+                h.old_memory,
+                h.new_memory,
+                iso(h.created_at),
+                iso(h.updated_at),
+                h.actor_id,
+                h.role,
+                int(h.is_deleted),
+            )
+            for h in history
+        ],
+    )

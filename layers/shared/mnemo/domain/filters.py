@@ -1,0 +1,350 @@
+"""The filter grammar: parsed once into a small tree, validated, and evaluated against filter documents.
+
+Grammar (a JSON object):
+- sibling keys are ANDed; `AND` / `OR` take a non-empty list of filters; `NOT` takes a filter or a list
+  (negating their OR);
+- a field maps to a bare value (equality), a list (in), `"*"` (has a non-null value), or an object of
+  operators, all of which must hold: eq, ne, gt, gte, lt, lte, in, nin, contains, icontains;
+- metadata keys are written `{"metadata": {"key": ...}}` or `"metadata.key"`.
+Unknown fields and operators are rejected with a ValidationError that names them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+from mnemo.errors import ValidationError
+
+OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains")
+LOGICAL = ("AND", "OR", "NOT")
+WILDCARD = "*"
+
+_STRING_OPS = frozenset({"eq", "ne", "in", "nin", "contains", "icontains"})
+_DATE_OPS = frozenset({"eq", "ne", "gt", "gte", "lt", "lte", "in", "nin"})
+_TEXT_OPS = frozenset({"eq", "ne", "contains", "icontains"})
+_LIST_OPS = frozenset({"eq", "ne", "in", "nin", "contains", "icontains"})
+_ALL_OPS = frozenset(OPERATORS)
+
+# field name -> (kind, allowed operators)
+FIELDS: dict[str, tuple[str, frozenset[str]]] = {
+    "user_id": ("string", _STRING_OPS),
+    "agent_id": ("string", _STRING_OPS),
+    "run_id": ("string", _STRING_OPS),
+    "app_id": ("string", _STRING_OPS),
+    "actor_id": ("string", _STRING_OPS),
+    "role": ("string", _STRING_OPS),
+    "id": ("string", _STRING_OPS),
+    "memory": ("text", _TEXT_OPS),
+    "created_at": ("datetime", _DATE_OPS),
+    "updated_at": ("datetime", _DATE_OPS),
+    "expiration_date": ("date", _DATE_OPS),
+    "categories": ("list", _LIST_OPS),
+    "metadata": ("any", _ALL_OPS),
+}
+ALIASES = {"text": "memory", "memory_id": "id", "memory_ids": "id"}
+ENTITY_FIELDS = ("user_id", "agent_id", "run_id")
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    field: str
+    op: str  # one of OPERATORS, or "exists" for the wildcard
+    value: Any
+    key: str | None = None  # the metadata key when field == "metadata"
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    children: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    children: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    child: Expr
+
+
+Expr = Condition | And | Or | Not
+
+
+def parse(raw: Mapping[str, Any] | None) -> Expr:
+    """Parse and validate a filter object. An empty filter matches everything."""
+    if raw is None:
+        return And(())
+    if not isinstance(raw, Mapping):
+        raise ValidationError(f"filters must be a JSON object, not {type(raw).__name__}.")
+    return _parse_object(raw, "filters")
+
+
+def _parse_object(raw: Mapping[str, Any], where: str) -> Expr:
+    parts: list[Expr] = []
+    for key, value in raw.items():
+        if key in LOGICAL:
+            parts.append(_parse_logical(key, value, f"{where}.{key}"))
+        elif key == "metadata":
+            if not isinstance(value, Mapping):
+                raise ValidationError(f"{where}.metadata must be an object of metadata keys.")
+            parts.extend(_parse_field("metadata", v, f"{where}.metadata.{k}", key=k) for k, v in value.items())
+        elif key.startswith("metadata."):
+            parts.append(_parse_field("metadata", value, f"{where}.{key}", key=key.removeprefix("metadata.")))
+        else:
+            field = ALIASES.get(key, key)
+            if field not in FIELDS:
+                raise ValidationError(
+                    f"Unknown filter field '{key}' in {where}. Filterable fields: "
+                    f"{', '.join(sorted(set(FIELDS) | set(ALIASES)))}; metadata keys go under "
+                    f'\'metadata\' (for example {{"metadata": {{"{key}": ...}}}}).'
+                )
+            parts.append(_parse_field(field, value, f"{where}.{key}"))
+    return parts[0] if len(parts) == 1 else And(tuple(parts))
+
+
+def _parse_logical(op: str, value: Any, where: str) -> Expr:
+    items = [value] if op == "NOT" and isinstance(value, Mapping) else value
+    if not isinstance(items, list) or not items:
+        raise ValidationError(f"{where} must be a non-empty list of filter objects.")
+    if not all(isinstance(item, Mapping) for item in items):
+        raise ValidationError(f"Every item of {where} must be a filter object.")
+    children = tuple(_parse_object(item, f"{where}[{i}]") for i, item in enumerate(items))
+    if op == "AND":
+        return And(children)
+    if op == "OR":
+        return Or(children)
+    return Not(children[0] if len(children) == 1 else Or(children))
+
+
+def _parse_field(field: str, value: Any, where: str, key: str | None = None) -> Expr:
+    kind, allowed = FIELDS[field]
+    if field == "metadata" and not key:
+        raise ValidationError(f"{where}: a metadata filter needs a key.")
+    if isinstance(value, Mapping):
+        if not value:
+            raise ValidationError(f"{where} has an empty operator object.")
+        conditions: list[Expr] = []
+        for op, operand in value.items():
+            if op not in OPERATORS:
+                raise ValidationError(
+                    f"Unsupported filter operator '{op}' in {where}. Operators: {', '.join(OPERATORS)}."
+                )
+            if op not in allowed:
+                raise ValidationError(
+                    f"Operator '{op}' is not supported on '{field}' ({where}). Allowed: {', '.join(sorted(allowed))}."
+                )
+            conditions.append(Condition(field, op, _coerce_operand(kind, op, operand, where), key))
+        return conditions[0] if len(conditions) == 1 else And(tuple(conditions))
+    if value == WILDCARD:
+        return Condition(field, "exists", None, key)
+    if isinstance(value, list):
+        return Condition(field, "in", _coerce_operand(kind, "in", value, where), key)
+    return Condition(field, "eq", _coerce_operand(kind, "eq", value, where), key)
+
+
+def _coerce_operand(kind: str, op: str, operand: Any, where: str) -> Any:
+    if op in ("in", "nin"):
+        if not isinstance(operand, list):
+            raise ValidationError(f"Operator '{op}' in {where} needs a list.")
+        return tuple(_coerce_scalar(kind, op, item, where) for item in operand)
+    return _coerce_scalar(kind, op, operand, where)
+
+
+def _coerce_scalar(kind: str, op: str, operand: Any, where: str) -> Any:
+    if isinstance(operand, Mapping | list):
+        raise ValidationError(f"Operator '{op}' in {where} needs a single value.")
+    if op in ("contains", "icontains"):
+        if not isinstance(operand, str):
+            raise ValidationError(f"Operator '{op}' in {where} needs a string.")
+        return operand
+    if kind == "datetime":
+        return parse_datetime(operand, where)
+    if kind == "date":
+        return parse_datetime(operand, where).date()
+    if kind in ("string", "text") and not isinstance(operand, str | int):
+        raise ValidationError(f"{where} needs a string value.")
+    if kind in ("string", "text"):
+        return str(operand)
+    return operand
+
+
+def parse_datetime(value: Any, where: str = "value") -> datetime:
+    """ISO 8601 date or date-time (naive means UTC), or Unix seconds."""
+    if isinstance(value, bool):
+        raise ValidationError(f"{where} must be a date, an ISO 8601 date-time or Unix seconds.")
+    if isinstance(value, int | float):
+        return datetime.fromtimestamp(value, tz=UTC)
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    raise ValidationError(f"{where} must be a date, an ISO 8601 date-time or Unix seconds, not {value!r}.")
+
+
+# ---- evaluation ---------------------------------------------------------------------------------------
+
+
+def matches(expr: Expr, doc: Mapping[str, Any]) -> bool:
+    if isinstance(expr, Condition):
+        return _check(expr, doc)
+    if isinstance(expr, And):
+        return all(matches(child, doc) for child in expr.children)
+    if isinstance(expr, Or):
+        return any(matches(child, doc) for child in expr.children)
+    return not matches(expr.child, doc)
+
+
+def predicate(expr: Expr) -> Callable[[Mapping[str, Any]], bool]:
+    if isinstance(expr, And) and not expr.children:
+        return lambda _doc: True
+    return lambda doc: matches(expr, doc)
+
+
+def _check(cond: Condition, doc: Mapping[str, Any]) -> bool:
+    if cond.field == "metadata":
+        metadata = doc.get("metadata") or {}
+        actual = metadata.get(cond.key) if isinstance(metadata, Mapping) else None
+    else:
+        actual = doc.get(cond.field)
+    if cond.field == "expiration_date" and isinstance(actual, datetime):
+        actual = actual.date()
+    if cond.op == "exists":
+        return actual is not None and actual not in ([], "")
+    if isinstance(actual, list):
+        return _check_list(cond, actual)
+    return _compare(cond.op, actual, cond.value)
+
+
+def _check_list(cond: Condition, actual: list[Any]) -> bool:
+    """Lists (categories, list-valued metadata) match by membership."""
+    op, value = cond.op, cond.value
+    if op == "eq":
+        return value in actual
+    if op == "ne":
+        return value not in actual
+    if op == "in":
+        return any(v in actual for v in value)
+    if op == "nin":
+        return not any(v in actual for v in value)
+    if op in ("contains", "icontains"):
+        needle = value.lower()
+        return any(isinstance(a, str) and needle in a.lower() for a in actual)
+    return any(_compare(op, a, value) for a in actual)
+
+
+def _compare(op: str, actual: Any, value: Any) -> bool:
+    if op == "eq":
+        return actual is not None and _eq(actual, value)
+    if op == "ne":
+        return actual is None or not _eq(actual, value)
+    if op == "in":
+        return actual is not None and any(_eq(actual, v) for v in value)
+    if op == "nin":
+        return actual is None or not any(_eq(actual, v) for v in value)
+    if op == "contains":
+        return isinstance(actual, str) and value in actual
+    if op == "icontains":
+        return isinstance(actual, str) and value.lower() in actual.lower()
+    left, right = _comparable(actual, value)
+    if left is None or right is None:
+        return False
+    if op == "gt":
+        return bool(left > right)
+    if op == "gte":
+        return bool(left >= right)
+    if op == "lt":
+        return bool(left < right)
+    return bool(left <= right)
+
+
+def _eq(actual: Any, value: Any) -> bool:
+    left, right = _comparable(actual, value)
+    if left is None or right is None:
+        return str(actual) == str(value)
+    return bool(left == right)
+
+
+def _comparable(actual: Any, value: Any) -> tuple[Any, Any]:
+    """Bring both sides to one comparable type, or (None, None) when they have none."""
+    if isinstance(actual, bool) or isinstance(value, bool):
+        return (actual, value) if isinstance(actual, bool) and isinstance(value, bool) else (None, None)
+    if isinstance(actual, int | float) and isinstance(value, int | float):
+        return actual, value
+    if isinstance(actual, datetime) and isinstance(value, datetime):
+        return actual, value
+    if isinstance(actual, date) and isinstance(value, date):
+        return (actual.date() if isinstance(actual, datetime) else actual), (
+            value.date() if isinstance(value, datetime) else value
+        )
+    if isinstance(actual, str) and isinstance(value, str):
+        return actual, value
+    if isinstance(actual, str) and isinstance(value, int | float):
+        try:
+            return float(actual), value
+        except ValueError:
+            return None, None
+    if isinstance(actual, int | float) and isinstance(value, str):
+        try:
+            return actual, float(value)
+        except ValueError:
+            return None, None
+    return None, None
+
+
+# ---- analysis -----------------------------------------------------------------------------------------
+
+
+def pinned_values(expr: Expr, field: str) -> set[str] | None:
+    """The values `field` must take for `expr` to hold (top-level eq / in under AND), or None if unpinned."""
+    if isinstance(expr, Condition) and expr.field == field:
+        if expr.op == "eq":
+            return {expr.value}
+        if expr.op == "in":
+            return set(expr.value)
+        return None
+    if isinstance(expr, And):
+        pinned: set[str] | None = None
+        for child in expr.children:
+            values = pinned_values(child, field)
+            if values is not None:
+                pinned = values if pinned is None else pinned & values
+        return pinned
+    if isinstance(expr, Or) and expr.children:
+        union: set[str] = set()
+        for child in expr.children:
+            values = pinned_values(child, field)
+            if values is None:
+                return None
+            union |= values
+        return union
+    return None
+
+
+def mentions_entity(expr: Expr) -> bool:
+    """Whether the filter names at least one of user_id, agent_id, run_id positively."""
+    if isinstance(expr, Condition):
+        return expr.field in ENTITY_FIELDS and expr.op in ("eq", "in", "exists", "contains", "icontains")
+    if isinstance(expr, And | Or):
+        return any(mentions_entity(child) for child in expr.children)
+    return False
+
+
+def conjoin(*exprs: Expr) -> Expr:
+    children: list[Expr] = []
+    for expr in exprs:
+        if isinstance(expr, And):
+            children.extend(expr.children)
+        else:
+            children.append(expr)
+    return children[0] if len(children) == 1 else And(tuple(children))

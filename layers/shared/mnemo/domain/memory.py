@@ -1,0 +1,175 @@
+"""The memory record, its history entries, and the scope that owns it."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
+from enum import StrEnum
+from typing import Any
+
+SCOPE_FIELDS = ("user_id", "agent_id", "run_id")
+IDENTITY_FIELDS = ("user_id", "agent_id", "run_id", "app_id", "actor_id")
+
+
+class Event(StrEnum):
+    ADD = "ADD"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    NONE = "NONE"
+
+
+class LifecycleState(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def text_hash(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Who a memory belongs to. At least one of user, agent or run is set on every stored memory."""
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    app_id: str | None = None
+
+    def is_empty(self) -> bool:
+        return not (self.user_id or self.agent_id or self.run_id)
+
+    def as_filter(self) -> dict[str, str]:
+        return {k: v for k, v in self.as_dict().items() if v is not None}
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {
+            "user_id": self.user_id,
+            "agent_id": self.agent_id,
+            "run_id": self.run_id,
+            "app_id": self.app_id,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SourceMessage:
+    """A message a memory was extracted from (its provenance)."""
+
+    role: str
+    content: str
+    index: int
+    name: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"index": self.index, "role": self.role, "content": self.content}
+        if self.name:
+            out["name"] = self.name
+        return out
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> SourceMessage:
+        return cls(role=raw["role"], content=raw["content"], index=int(raw["index"]), name=raw.get("name"))
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRecord:
+    id: str
+    text: str
+    hash: str
+    scope: Scope
+    created_at: datetime
+    updated_at: datetime
+    metadata: dict[str, Any] = field(default_factory=dict)
+    categories: tuple[str, ...] = ()
+    actor_id: str | None = None
+    role: str | None = None
+    attributed_to: str | None = None
+    expiration_date: date | None = None
+    sources: tuple[SourceMessage, ...] = ()
+    state: LifecycleState = LifecycleState.ACTIVE
+    replaced_by: str | None = None
+
+    @classmethod
+    def create(
+        cls,
+        text: str,
+        scope: Scope,
+        *,
+        at: datetime | None = None,
+        **fields: Any,
+    ) -> MemoryRecord:
+        stamp = at or now()
+        return cls(
+            id=new_id(),
+            text=text,
+            hash=text_hash(text),
+            scope=scope,
+            created_at=stamp,
+            updated_at=stamp,
+            **fields,
+        )
+
+    def with_text(self, text: str, at: datetime | None = None) -> MemoryRecord:
+        return replace(self, text=text, hash=text_hash(text), updated_at=at or now())
+
+    def changed(self, **fields: Any) -> MemoryRecord:
+        return replace(self, updated_at=fields.pop("updated_at", None) or now(), **fields)
+
+    def is_expired(self, today: date | None = None) -> bool:
+        """Expiry is inclusive of the expiration day, evaluated in UTC."""
+        return self.expiration_date is not None and self.expiration_date < (today or now().date())
+
+    def filter_document(self) -> dict[str, Any]:
+        """The flat view that filters are evaluated against (see mnemo.domain.filters)."""
+        return {
+            "id": self.id,
+            "memory": self.text,
+            **self.scope.as_dict(),
+            "actor_id": self.actor_id,
+            "role": self.role,
+            "categories": list(self.categories),
+            "metadata": self.metadata,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "expiration_date": self.expiration_date,
+            "state": self.state.value,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    id: str
+    memory_id: str
+    event: Event
+    old_memory: str | None
+    new_memory: str | None
+    created_at: datetime
+    updated_at: datetime
+    actor_id: str | None = None
+    role: str | None = None
+    is_deleted: bool = False
+
+    @classmethod
+    def of(cls, event: Event, record: MemoryRecord, old: str | None, new: str | None) -> HistoryEntry:
+        return cls(
+            id=new_id(),
+            memory_id=record.id,
+            event=event,
+            old_memory=old,
+            new_memory=new,
+            created_at=record.created_at,
+            updated_at=now(),
+            actor_id=record.actor_id,
+            role=record.role,
+            is_deleted=event is Event.DELETE,
+        )

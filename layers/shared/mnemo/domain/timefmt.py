@@ -1,0 +1,21 @@
+"""One timestamp format everywhere: ISO 8601 in UTC with microseconds and an explicit offset.
+
+A fixed width keeps stored timestamps sortable as text.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+
+
+def from_iso(text: str) -> datetime:
+    parsed = datetime.fromisoformat(text)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def date_or_none(text: str | None) -> date | None:
+    return date.fromisoformat(text) if text else None

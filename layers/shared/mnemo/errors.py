@@ -1,0 +1,35 @@
+"""Typed errors of the core. The API maps each kind to one HTTP status in one place (mnemo.api.errors)."""
+
+from __future__ import annotations
+
+
+class MnemoError(Exception):
+    """Base of every error the core raises on purpose."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ValidationError(MnemoError):
+    """The caller sent something invalid (HTTP 400)."""
+
+
+class NotFoundError(MnemoError):
+    """The thing asked for does not exist, or is not the caller's to see (HTTP 404)."""
+
+
+class ConflictError(MnemoError):
+    """The change clashes with the current state (HTTP 409)."""
+
+
+class ConfigurationError(MnemoError):
+    """The service or a provider is configured wrongly (HTTP 400 when it came from the caller)."""
+
+
+class ProviderError(MnemoError):
+    """An upstream provider (LLM or embedder) failed (HTTP 502). `code` says what kind of failure."""
+
+    def __init__(self, message: str, code: str = "unknown") -> None:
+        super().__init__(message)
+        self.code = code

@@ -1,0 +1,146 @@
+"""Runtime configuration of the providers: validated, applied at once, persisted, shown redacted."""
+
+from __future__ import annotations
+
+import copy
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from mnemo.errors import ValidationError
+from mnemo.ports.memory_store import MemoryStore
+from mnemo.ports.providers import ProviderCatalog
+from mnemo.services.providers import ActiveProviders, ProviderSet
+
+SETTINGS_KEY = "config_overrides"
+CONFIGURABLE = ("version", "llm", "embedder", "custom_instructions")
+FIXED_BY_DEPLOYMENT = ("vector_store", "history_db_path", "graph_store", "reranker")
+SECRET_NAMES = frozenset(
+    {
+        "admin_api_key",
+        "api_key",
+        "authorization",
+        "jwt_secret",
+        "password",
+        "password_hash",
+        "secret",
+        "token",
+        "aws_secret_access_key",
+        "aws_session_token",
+    }
+)
+REDACTED = "[redacted]"
+
+
+class ConfigurationService:
+    def __init__(
+        self,
+        store: MemoryStore,
+        catalog: ProviderCatalog,
+        defaults: dict[str, Any],
+        on_embedder_change: Callable[[], object] | None = None,
+    ) -> None:
+        self._store = store
+        self._catalog = catalog
+        self._defaults = defaults
+        self.on_embedder_change = on_embedder_change
+        self._lock = threading.Lock()
+        self.providers = ActiveProviders(self._build(self.current(), None, None))
+
+    def current(self) -> dict[str, Any]:
+        overrides = self._store.get_setting(SETTINGS_KEY) or {}
+        return merge_config(copy.deepcopy(self._defaults), overrides)
+
+    def redacted(self) -> dict[str, Any]:
+        shown: dict[str, Any] = redact(self.current())
+        return shown
+
+    def bundled(self) -> dict[str, list[str]]:
+        return self._catalog.bundled()
+
+    def update(self, body: dict[str, Any]) -> None:
+        check_keys(body)
+        with self._lock:
+            before = self.current()
+            after = merge_config(copy.deepcopy(before), body)
+            old = self.providers.get()
+            new = self._build(after, before, old)
+            self.providers.swap(new)
+            try:
+                if new.embedder is not old.embedder and self.on_embedder_change is not None:
+                    self.on_embedder_change()
+            except BaseException:
+                self.providers.swap(old)
+                raise
+            overrides = self._store.get_setting(SETTINGS_KEY) or {}
+            self._store.put_setting(SETTINGS_KEY, merge_config(overrides, body))
+
+    def _build(self, config: dict[str, Any], before: dict[str, Any] | None, old: ProviderSet | None) -> ProviderSet:
+        embedder_cfg = config.get("embedder") or {}
+        llm_cfg = config.get("llm")
+        if old is not None and before is not None and embedder_cfg == before.get("embedder"):
+            embedder = old.embedder
+        else:
+            embedder = self._catalog.build_embedder(str(embedder_cfg.get("provider")), embedder_cfg.get("config"))
+        if old is not None and before is not None and llm_cfg == before.get("llm"):
+            llm = old.llm
+        elif llm_cfg:
+            llm = self._catalog.build_llm(str(llm_cfg.get("provider")), llm_cfg.get("config"))
+        else:
+            llm = None
+        return ProviderSet(embedder=embedder, llm=llm, custom_instructions=config.get("custom_instructions"))
+
+
+def check_keys(body: dict[str, Any]) -> None:
+    fixed = [k for k in body if k in FIXED_BY_DEPLOYMENT]
+    if fixed:
+        raise ValidationError(
+            f"{', '.join(fixed)} cannot be configured here: storage is chosen by the deployment "
+            f"(MNEMO_DATA_DIR locally, the AWS template in the cloud). Configurable keys: {', '.join(CONFIGURABLE)}."
+        )
+    unknown = [k for k in body if k not in CONFIGURABLE]
+    if unknown:
+        raise ValidationError(
+            f"Unknown configuration keys: {', '.join(unknown)}. Configurable: {', '.join(CONFIGURABLE)}."
+        )
+    for kind in ("llm", "embedder"):
+        if kind not in body:
+            continue
+        section = body[kind]
+        if section is None and kind == "llm":
+            continue
+        if not isinstance(section, dict):
+            raise ValidationError(f"{kind} must be an object with 'provider' and 'config'.")
+        extra = [k for k in section if k not in ("provider", "config")]
+        if extra:
+            raise ValidationError(f"{kind} takes only 'provider' and 'config', not {', '.join(extra)}.")
+    instructions = body.get("custom_instructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise ValidationError("custom_instructions must be a string.")
+
+
+def merge_config(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """Deep-merge `change` into `base`; a provider section naming another provider replaces its config."""
+    for key, value in change.items():
+        current = base.get(key)
+        if key in ("llm", "embedder") and isinstance(value, dict) and isinstance(current, dict):
+            if value.get("provider", current.get("provider")) != current.get("provider"):
+                base[key] = {
+                    "provider": value["provider"],
+                    "config": copy.deepcopy(value.get("config") or {}),
+                }
+            else:
+                base[key] = merge_config(current, value)
+        elif isinstance(value, dict) and isinstance(current, dict):
+            base[key] = merge_config(current, value)
+        else:
+            base[key] = copy.deepcopy(value)
+    return base
+
+
+def redact(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: (REDACTED if k.lower() in SECRET_NAMES and v else redact(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    return value

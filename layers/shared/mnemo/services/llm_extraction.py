@@ -1,0 +1,89 @@
+"""The LLM path of add: extract facts from messages, then decide ADD / UPDATE / DELETE / NONE per fact."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from mnemo.domain.memory import Event
+from mnemo.errors import ProviderError
+from mnemo.ports.llm import LLM, ChatMessage
+from mnemo.services import prompts
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    event: Event
+    text: str
+    ref: str | None  # the temporary id of an existing memory, for UPDATE / DELETE / NONE
+
+
+def parse_json_reply(reply: str) -> dict[str, Any]:
+    """Parse an LLM's JSON reply, tolerating code fences and text around the object."""
+    text = _FENCE.sub("", reply.strip())
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        start, end = text.find("{"), text.rfind("}")
+        try:
+            parsed = json.loads(text[start : end + 1]) if start != -1 < end else None
+        except json.JSONDecodeError:
+            parsed = None
+    if not isinstance(parsed, dict):
+        raise ProviderError("The LLM did not reply with a JSON object.", code="provider_bad_response")
+    return parsed
+
+
+def extract_facts(
+    llm: LLM,
+    conversation: list[ChatMessage],
+    *,
+    instructions: str | None,
+    multilingual: bool,
+    today: date,
+) -> list[str]:
+    system = prompts.FACT_EXTRACTION.format(
+        language_rule=prompts.LANGUAGE_SAME if multilingual else prompts.LANGUAGE_ENGLISH,
+        custom_instructions=f"\nAdditional instructions from the operator:\n{instructions}\n" if instructions else "",
+        today=today.isoformat(),
+    )
+    transcript = "\n".join(f"{m['role']}: {m['content']}" for m in conversation)
+    reply = parse_json_reply(
+        llm.complete([{"role": "system", "content": system}, {"role": "user", "content": transcript}], json_mode=True)
+    )
+    facts = reply.get("facts", [])
+    if not isinstance(facts, list):
+        raise ProviderError("The LLM's 'facts' is not a list.", code="provider_bad_response")
+    return [f.strip() for f in facts if isinstance(f, str) and f.strip()]
+
+
+def decide(llm: LLM, existing: dict[str, str], facts: list[str]) -> list[Decision]:
+    listing = json.dumps([{"id": k, "text": v} for k, v in existing.items()], ensure_ascii=False)
+    prompt = prompts.UPDATE_DECISION.format(existing=listing, facts=json.dumps(facts, ensure_ascii=False))
+    reply = parse_json_reply(llm.complete([{"role": "user", "content": prompt}], json_mode=True))
+    items = reply.get("memory", [])
+    if not isinstance(items, list):
+        raise ProviderError("The LLM's 'memory' is not a list.", code="provider_bad_response")
+    decisions: list[Decision] = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        try:
+            event = Event(str(item.get("event", "")).upper())
+        except ValueError:
+            continue
+        text = str(item.get("text") or "").strip()
+        ref = str(item.get("id")) if item.get("id") is not None else None
+        if event is Event.ADD and text:
+            decisions.append(Decision(event, text, None))
+        elif event in (Event.UPDATE, Event.DELETE, Event.NONE) and ref in existing:
+            # An id the LLM made up (not one we listed) is ignored rather than trusted.
+            if event is Event.UPDATE and not text:
+                continue
+            decisions.append(Decision(event, text, ref))
+    return decisions

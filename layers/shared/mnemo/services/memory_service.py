@@ -1,0 +1,373 @@
+"""The memory engine's use cases: add, get, list, search, update, delete, history, reset."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from mnemo.domain import filters as f
+from mnemo.domain.memory import (
+    IDENTITY_FIELDS,
+    Event,
+    HistoryEntry,
+    LifecycleState,
+    MemoryRecord,
+    Scope,
+    SourceMessage,
+    now,
+)
+from mnemo.errors import NotFoundError, ValidationError
+from mnemo.ports.embedder import Vectors
+from mnemo.ports.llm import LLM, ChatMessage
+from mnemo.ports.memory_index import MemoryIndex
+from mnemo.ports.memory_store import MemoryStore
+from mnemo.services import llm_extraction, prompts
+from mnemo.services.commands import (
+    UNSET,
+    AddCommand,
+    AddResult,
+    SearchCommand,
+    SearchResult,
+    UpdateCommand,
+)
+from mnemo.services.heuristic_extraction import informative_statements
+from mnemo.services.providers import ActiveProviders
+from mnemo.services.ranking import RankingWeights, fuse
+
+NEAR_DUPLICATE = 0.9  # cosine at or above which a heuristic statement repeats an existing memory
+RELATED_PER_FACT = 5  # existing memories shown to the LLM for each new fact
+
+
+class MemoryService:
+    def __init__(
+        self,
+        store: MemoryStore,
+        index: MemoryIndex,
+        providers: ActiveProviders,
+        weights: RankingWeights | None = None,
+    ) -> None:
+        self.store = store
+        self.index = index
+        self.providers = providers
+        self.weights = weights or RankingWeights()
+        self._write_lock = threading.Lock()
+
+    # ---- add ----------------------------------------------------------------------------------------
+
+    def add(self, command: AddCommand) -> list[AddResult]:
+        if command.scope.is_empty():
+            raise ValidationError("At least one identifier (user_id, agent_id, run_id) is required.")
+        metadata = strip_identity(command.metadata)
+        command = replace(command, metadata=metadata)
+        if command.procedural:
+            return self._add_procedural(command)
+        if not command.infer:
+            return self._add_verbatim(command)
+        llm = self.providers.get().llm
+        if llm is None:
+            return self._add_statements(command)
+        return self._add_inferred(command, llm)
+
+    def _add_verbatim(self, command: AddCommand) -> list[AddResult]:
+        candidates = [
+            self._new_record(
+                m.content.strip(),
+                command,
+                sources=(SourceMessage(m.role, m.content, i, m.name),),
+                actor_id=m.name,
+                role=m.role,
+            )
+            for i, m in enumerate(command.messages)
+            if m.role != "system" and m.content.strip()
+        ]
+        return self._store_new(candidates, command.scope)
+
+    def _add_statements(self, command: AddCommand) -> list[AddResult]:
+        sources = [(i, m.content) for i, m in enumerate(command.messages) if m.role != "system"]
+        statements = informative_statements(sources)
+        if not statements:
+            return []
+        vectors = self._embed([s.text for s in statements])
+        scope_filter = _scope_expr(command.scope)
+        kept: list[MemoryRecord] = []
+        kept_vectors: list[Vectors] = []
+        for statement, vector in zip(statements, vectors, strict=True):
+            if any(float(vector @ other) >= NEAR_DUPLICATE for other in kept_vectors):
+                continue
+            nearest = self.index.search(vector, "", scope_filter, 1)
+            if nearest and nearest[0].semantic >= NEAR_DUPLICATE:
+                continue
+            message = command.messages[statement.message_index]
+            kept.append(
+                self._new_record(
+                    statement.text,
+                    command,
+                    sources=(SourceMessage(message.role, message.content, statement.message_index, message.name),),
+                    attributed_to=message.role,
+                )
+            )
+            kept_vectors.append(vector)
+        return self._store_new(kept, command.scope, np.stack(kept_vectors) if kept_vectors else None)
+
+    def _add_inferred(self, command: AddCommand, llm: LLM) -> list[AddResult]:
+        conversation: list[ChatMessage] = [
+            {"role": m.role, "content": m.content} for m in command.messages if m.content.strip()
+        ]
+        instructions = command.instructions or self.providers.get().custom_instructions
+        facts = llm_extraction.extract_facts(
+            llm,
+            conversation,
+            instructions=instructions,
+            multilingual=command.multilingual,
+            today=now().date(),
+        )
+        if not facts:
+            return []
+        fact_vectors = self._embed(facts)
+        scope_filter = f.conjoin(_scope_expr(command.scope), _ACTIVE)
+        related: dict[str, MemoryRecord] = {}
+        for vector in fact_vectors:
+            for hit in self.index.search(vector, "", scope_filter, RELATED_PER_FACT):
+                if hit.memory_id not in related:
+                    record = self.store.get(hit.memory_id)
+                    if record is not None and record.state is LifecycleState.ACTIVE:
+                        related[hit.memory_id] = record
+        refs = {str(i): record for i, record in enumerate(related.values())}
+        decisions = llm_extraction.decide(llm, {k: r.text for k, r in refs.items()}, facts)
+        all_sources = tuple(SourceMessage(m.role, m.content, i, m.name) for i, m in enumerate(command.messages))
+        added = self._store_new(
+            [
+                self._new_record(d.text, command, sources=all_sources, attributed_to="user")
+                for d in decisions
+                if d.event is Event.ADD
+            ],
+            command.scope,
+        )
+        results = list(added)
+        fresh = [r for r in added if r.event is Event.ADD]
+        with self._write_lock:
+            for decision in decisions:
+                target = refs.get(decision.ref or "")
+                if target is None:
+                    continue
+                current = self.store.get(target.id)
+                if current is None or current.state is not LifecycleState.ACTIVE:
+                    continue
+                if decision.event is Event.UPDATE and decision.text != current.text:
+                    updated = current.with_text(decision.text)
+                    vector = self._embed([decision.text])
+                    self.store.replace(
+                        updated,
+                        vector[0],
+                        HistoryEntry.of(Event.UPDATE, updated, current.text, decision.text),
+                    )
+                    self.index.upsert([updated], vector)
+                    results.append(AddResult(updated, Event.UPDATE, previous_memory=current.text))
+                elif decision.event is Event.DELETE:
+                    results.append(self._retire(current, fresh))
+        return results
+
+    def _retire(self, record: MemoryRecord, replacements: list[AddResult]) -> AddResult:
+        """A memory the new facts made false: superseded by the closest new memory, or deleted."""
+        history = HistoryEntry.of(Event.DELETE, record, record.text, None)
+        if not replacements:
+            self.store.remove([record.id], [history])
+            self.index.remove([record.id])
+            return AddResult(record, Event.DELETE)
+        vectors = self._embed([record.text, *[r.record.text for r in replacements]])
+        closest = replacements[int(np.argmax(vectors[1:] @ vectors[0]))].record
+        superseded = record.changed(state=LifecycleState.SUPERSEDED, replaced_by=closest.id)
+        self.store.replace(superseded, None, history)
+        self.index.remove([record.id])
+        return AddResult(superseded, Event.DELETE)
+
+    def _add_procedural(self, command: AddCommand) -> list[AddResult]:
+        llm = self.providers.get().llm
+        if not command.scope.agent_id:
+            raise ValidationError("Procedural memories need an agent_id.")
+        if llm is None:
+            raise ValidationError("Procedural memories are summarised by an LLM; configure one with POST /configure.")
+        transcript = "\n".join(f"{m.role}: {m.content}" for m in command.messages)
+        summary = llm.complete(
+            [
+                {"role": "system", "content": command.instructions or prompts.PROCEDURAL_SUMMARY},
+                {"role": "user", "content": transcript},
+            ]
+        ).strip()
+        if not summary:
+            return []
+        sources = tuple(SourceMessage(m.role, m.content, i, m.name) for i, m in enumerate(command.messages))
+        metadata = {**command.metadata, "memory_type": "procedural_memory"}
+        record = self._new_record(summary, replace(command, metadata=metadata), sources=sources)
+        return self._store_new([record], command.scope)
+
+    def _new_record(self, text: str, command: AddCommand, **fields: Any) -> MemoryRecord:
+        return MemoryRecord.create(
+            text,
+            command.scope,
+            at=command.timestamp,
+            metadata=dict(command.metadata),
+            expiration_date=command.expiration_date,
+            categories=command.categories,
+            **fields,
+        )
+
+    def _store_new(self, records: list[MemoryRecord], scope: Scope, vectors: Vectors | None = None) -> list[AddResult]:
+        """Store new records, skipping exact duplicates (same scope and text) already stored or in the batch."""
+        if not records:
+            return []
+        if vectors is None:
+            vectors = self._embed([r.text for r in records])
+        results: list[AddResult] = []
+        with self._write_lock:
+            fresh: list[int] = []
+            seen: dict[str, MemoryRecord] = {}
+            for i, record in enumerate(records):
+                existing = seen.get(record.hash) or self.store.find_by_hash(scope, record.hash)
+                if existing is not None:
+                    results.append(AddResult(existing, Event.NONE))
+                    continue
+                seen[record.hash] = record
+                fresh.append(i)
+                results.append(AddResult(record, Event.ADD))
+            if fresh:
+                new_records = [records[i] for i in fresh]
+                new_vectors = vectors[fresh]
+                history = [HistoryEntry.of(Event.ADD, r, None, r.text) for r in new_records]
+                self.store.insert(new_records, new_vectors, history)
+                self.index.upsert(new_records, new_vectors)
+        return results
+
+    # ---- read ---------------------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> MemoryRecord:
+        record = self.store.get(memory_id)
+        if record is None:
+            raise NotFoundError(f"Memory with id {memory_id} not found.")
+        return record
+
+    def get_all(
+        self, filters: f.Expr, *, top_k: int | None = 20, show_expired: bool = False, offset: int = 0
+    ) -> list[MemoryRecord]:
+        return self.store.find(_visible(filters, show_expired), limit=top_k, offset=offset)
+
+    def count(self, filters: f.Expr, *, show_expired: bool = False) -> int:
+        return self.store.count(_visible(filters, show_expired))
+
+    def search(self, command: SearchCommand) -> list[SearchResult]:
+        query = command.query.strip()
+        if not query:
+            raise ValidationError("Invalid query: cannot be empty or whitespace-only.")
+        if not 0.0 <= command.threshold <= 1.0:
+            raise ValidationError(f"Invalid threshold: {command.threshold}. Must be between 0 and 1 (inclusive).")
+        if command.top_k < 0:
+            raise ValidationError("top_k must be zero or more.")
+        if command.top_k == 0:
+            return []
+        vector = self._embed([query])[0]
+        candidates = self.index.search(
+            vector, query, _visible(command.filters, command.show_expired), max(command.top_k * 3, 30)
+        )
+        ranked = fuse(candidates, threshold=command.threshold, top_k=command.top_k, weights=self.weights)
+        records = self.store.get_many([r.memory_id for r in ranked])
+        return [SearchResult(records[r.memory_id], r.score, r.details) for r in ranked if r.memory_id in records]
+
+    def history(self, memory_id: str) -> list[HistoryEntry]:
+        entries = self.store.history(memory_id)
+        if not entries and self.store.get(memory_id) is None:
+            raise NotFoundError(f"Memory with id {memory_id} not found.")
+        return entries
+
+    # ---- change -------------------------------------------------------------------------------------
+
+    def update(self, command: UpdateCommand) -> MemoryRecord:
+        if command.text is None and command.metadata is None and command.expiration_date is UNSET:
+            raise ValidationError("At least one of text, metadata, or expiration_date must be provided.")
+        if command.text is not None and not command.text.strip():
+            raise ValidationError("text must not be empty.")
+        with self._write_lock:
+            current = self.get(command.memory_id)
+            changes: dict[str, Any] = {}
+            if command.metadata is not None:
+                changes["metadata"] = {**current.metadata, **strip_identity(command.metadata)}
+            if command.expiration_date is not UNSET:
+                changes["expiration_date"] = command.expiration_date
+            updated = current.changed(**changes)
+            vector: Vectors | None = None
+            if command.text is not None and command.text.strip() != current.text:
+                updated = updated.with_text(command.text.strip())
+                vector = self._embed([updated.text])
+            history = HistoryEntry.of(Event.UPDATE, updated, current.text, updated.text)
+            self.store.replace(updated, None if vector is None else vector[0], history)
+            if updated.state is LifecycleState.ACTIVE:
+                self.index.upsert([updated], vector if vector is not None else self._embed([updated.text]))
+            return updated
+
+    def delete(self, memory_id: str) -> None:
+        with self._write_lock:
+            record = self.get(memory_id)
+            self.store.remove([memory_id], [HistoryEntry.of(Event.DELETE, record, record.text, None)])
+            self.index.remove([memory_id])
+
+    def delete_all(self, filters: f.Expr) -> int:
+        if not f.mentions_entity(filters):
+            raise ValidationError("At least one identifier is required.")
+        with self._write_lock:
+            records = self.store.find(filters)
+            for start in range(0, len(records), 500):
+                chunk = records[start : start + 500]
+                self.store.remove(
+                    [r.id for r in chunk], [HistoryEntry.of(Event.DELETE, r, r.text, None) for r in chunk]
+                )
+                self.index.remove([r.id for r in chunk])
+        return len(records)
+
+    def reset(self) -> None:
+        with self._write_lock:
+            self.store.clear()
+            self.index.clear()
+
+    def reembed_all(self) -> int:
+        """Embed every stored memory again with the current embedder (after the embedder changed)."""
+        count = 0
+        with self._write_lock:
+            batches = list(self.store.scan(500))
+            self.index.clear()
+            for records, _old in batches:
+                vectors = self._embed([r.text for r in records])
+                self.store.set_vectors([r.id for r in records], vectors)
+                active = [i for i, r in enumerate(records) if r.state is LifecycleState.ACTIVE]
+                self.index.upsert([records[i] for i in active], vectors[active])
+                count += len(records)
+        return count
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        return self.providers.get().embedder.embed(list(texts))
+
+
+_ACTIVE = f.Condition("state", "eq", LifecycleState.ACTIVE.value)
+
+
+def _visible(filters: f.Expr, show_expired: bool) -> f.Expr:
+    if show_expired:
+        return f.conjoin(filters, _ACTIVE)
+    today = now().date()
+    not_expired = f.Or(
+        (f.Not(f.Condition("expiration_date", "exists", None)), f.Condition("expiration_date", "gte", today))
+    )
+    return f.conjoin(filters, _ACTIVE, not_expired)
+
+
+def _scope_expr(scope: Scope) -> f.Expr:
+    conditions: tuple[f.Expr, ...] = tuple(
+        f.Condition(name, "eq", value) for name, value in scope.as_filter().items() if name != "app_id"
+    )
+    return f.And(conditions)
+
+
+def strip_identity(metadata: dict[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (metadata or {}).items() if k not in IDENTITY_FIELDS}
