@@ -44,6 +44,8 @@ def provider_error_for_status(status: int) -> ProviderError:
         )
     if status == 429:
         return ProviderError("Provider rate limit hit. Retry shortly.", "provider_rate_limited")
+    if status == 404:
+        return ProviderError("Provider endpoint or model not found: check base_url and model.", "provider_bad_request")
     if status >= 500:
         return ProviderError("Provider is unreachable or returned a server error.", "provider_unavailable")
     return ProviderError("Provider rejected the request as malformed.", "provider_bad_request")

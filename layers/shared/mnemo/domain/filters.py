@@ -165,7 +165,7 @@ def _coerce_scalar(kind: str, op: str, operand: Any, where: str) -> Any:
         return parse_datetime(operand, where)
     if kind == "date":
         return parse_datetime(operand, where).date()
-    if kind in ("string", "text") and not isinstance(operand, str | int):
+    if kind in ("string", "text") and (isinstance(operand, bool) or not isinstance(operand, str | int)):
         raise ValidationError(f"{where} needs a string value.")
     if kind in ("string", "text"):
         return str(operand)
@@ -177,7 +177,10 @@ def parse_datetime(value: Any, where: str = "value") -> datetime:
     if isinstance(value, bool):
         raise ValidationError(f"{where} must be a date, an ISO 8601 date-time or Unix seconds.")
     if isinstance(value, int | float):
-        return datetime.fromtimestamp(value, tz=UTC)
+        try:
+            return datetime.fromtimestamp(value, tz=UTC)
+        except (OverflowError, OSError, ValueError) as exc:
+            raise ValidationError(f"{where}: {value!r} is out of range for Unix seconds.") from exc
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     if isinstance(value, date):

@@ -123,6 +123,8 @@ def merge_config(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]
     """Deep-merge `change` into `base`; a provider section naming another provider replaces its config."""
     for key, value in change.items():
         current = base.get(key)
+        if value == REDACTED:
+            continue  # a redacted secret sent back unchanged keeps the stored one
         if key in ("llm", "embedder") and isinstance(value, dict) and isinstance(current, dict):
             if value.get("provider", current.get("provider")) != current.get("provider"):
                 base[key] = {

@@ -18,7 +18,8 @@ FILLER = frozenset(
     thx ty cheers welcome ok okay k kk sure yes yeah yep yup no nope nah maybe fine great cool nice awesome
     perfect lol haha hahaha hmm hm um uh oh ah wow please sorry alright right got it gotcha indeed totally
     absolutely exactly agreed sounds glad happy help helpful chat talk soon too much appreciate it that this
-    you your me i we all anyway well so just really very much lot lots again there""".split()
+    you your me i we all anyway well so just really very much lot lots again there day problem problems worries
+    meet meeting nice makes make sense funny care take luck enjoy""".split()
 )
 QUESTION_OPENERS = frozenset(
     """what when where who whom whose which why how is are am was were do does did can could would should will
@@ -45,7 +46,9 @@ def informative_statements(messages: list[tuple[int, str]]) -> list[Statement]:
 
 
 def is_informative(sentence: str) -> bool:
-    tokens = words(sentence)
+    # Contractions count as their first word ("that's" -> "that", "what's" -> "what"), so that
+    # "Thanks, that's really helpful!" is filler and "What's up" is a question.
+    tokens = [t.replace("’", "'").split("'")[0] for t in words(sentence)]
     if not tokens or sentence.rstrip().endswith("?"):
         return False
     if tokens[0] in QUESTION_OPENERS and not sentence.rstrip().endswith((".", "!")):

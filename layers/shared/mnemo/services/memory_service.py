@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -314,7 +314,7 @@ class MemoryService:
             self.index.remove([memory_id])
 
     def delete_all(self, filters: f.Expr) -> int:
-        if not f.mentions_entity(filters):
+        if all(f.pinned_values(filters, name) is None for name in ("user_id", "agent_id", "run_id")):
             raise ValidationError("At least one identifier is required.")
         with self._write_lock:
             records = self.store.find(filters)
@@ -335,14 +335,15 @@ class MemoryService:
         """Embed every stored memory again with the current embedder (after the embedder changed)."""
         count = 0
         with self._write_lock:
-            batches = list(self.store.scan(500))
+            batches = [records for records, _old in self.store.scan(500)]
+            # Embed everything before changing anything: a provider failure leaves the store and index intact.
+            fresh = [(records, self._embed([r.text for r in records])) for records in batches]
             self.index.clear()
-            for records, _old in batches:
-                vectors = self._embed([r.text for r in records])
+            for records, vectors in fresh:
                 self.store.set_vectors([r.id for r in records], vectors)
-                active = [i for i, r in enumerate(records) if r.state is LifecycleState.ACTIVE]
-                self.index.upsert([records[i] for i in active], vectors[active])
                 count += len(records)
+            for records, vectors in active_batches(fresh):
+                self.index.upsert(records, vectors)
         return count
 
     def _embed(self, texts: Sequence[str]) -> Vectors:
@@ -371,3 +372,13 @@ def _scope_expr(scope: Scope) -> f.Expr:
 
 def strip_identity(metadata: dict[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in (metadata or {}).items() if k not in IDENTITY_FIELDS}
+
+
+def active_batches(
+    batches: Iterable[tuple[list[MemoryRecord], Vectors]],
+) -> Iterator[tuple[list[MemoryRecord], Vectors]]:
+    """The active memories of a store scan: what a search index holds."""
+    for records, vectors in batches:
+        keep = [i for i, r in enumerate(records) if r.state is LifecycleState.ACTIVE]
+        if keep:
+            yield [records[i] for i in keep], vectors[keep]

@@ -56,6 +56,15 @@ class OpenAIEmbedder:
             raise ProviderError("Provider returned the wrong number of embeddings.", "provider_bad_response")
         if not rows:
             return np.zeros((0, self._dimension or 0), dtype=np.float32)
-        matrix = np.asarray(rows, dtype=np.float32)
+        try:
+            matrix = np.asarray(rows, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise ProviderError("Provider returned malformed embeddings.", "provider_bad_response") from exc
+        wanted = self.config.embedding_dims
+        if matrix.ndim != 2 or (wanted and matrix.shape[1] != wanted):
+            raise ProviderError(
+                f"Provider returned embeddings of the wrong size (expected {wanted or 'equal-length rows'}).",
+                "provider_bad_response",
+            )
         self._dimension = matrix.shape[1]
         return unit_rows(matrix)

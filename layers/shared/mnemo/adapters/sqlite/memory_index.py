@@ -130,6 +130,9 @@ class LocalMemoryIndex:
             return
         with self._lock:
             self._remove_vectors([r.id for r in records])
+            if not self._where:
+                # An empty index takes the width it is given: after clear() the embedder may have changed.
+                self.dimension = int(np.asarray(vectors).shape[1])
             self._add_vectors(records, vectors)
             with self._db.write() as conn:
                 conn.executemany("DELETE FROM memory_fts WHERE memory_id = ?", [(r.id,) for r in records])

@@ -132,6 +132,8 @@ class SqliteMemoryStore:
         return out
 
     def find(self, expr: f.Expr, limit: int | None = None, offset: int = 0) -> list[MemoryRecord]:
+        if limit is not None and limit <= 0:
+            return []
         out: list[MemoryRecord] = []
         skipped = 0
         for record in self._matching(expr):

@@ -62,7 +62,7 @@ def list_memories(
     top_k: Annotated[int | None, Query(ge=0, le=1000)] = None,
     show_expired: bool = False,
 ) -> dict[str, Any]:
-    scope = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}.items() if v}
+    scope = scope_filter(user_id, agent_id, run_id)
     limit = top_k if top_k is not None else (20 if scope else 1000)
     records = memories.get_all(f.parse(scope), top_k=limit, show_expired=show_expired)
     return {"results": [memory_view(r, score=False) for r in records]}
@@ -92,7 +92,7 @@ def delete_memory(memory_id: str, memories: Memories) -> dict[str, str]:
 def delete_all_memories(
     memories: Memories, user_id: IdQuery = None, agent_id: IdQuery = None, run_id: IdQuery = None
 ) -> dict[str, str]:
-    scope = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}.items() if v}
+    scope = scope_filter(user_id, agent_id, run_id)
     if not scope:
         raise ValidationError("At least one identifier is required.")
     memories.delete_all(f.parse(scope))
@@ -133,3 +133,13 @@ def search_memories(body: SearchRequest, memories: Memories) -> dict[str, Any]:
 def reset(memories: Memories) -> dict[str, str]:
     memories.reset()
     return {"message": "All memories reset"}
+
+
+def scope_filter(user_id: str | None, agent_id: str | None, run_id: str | None) -> dict[str, str]:
+    """The ids given in a query string, each checked like the ids of an add."""
+    cleaned = {
+        name: clean_id(name, value)
+        for name, value in (("user_id", user_id), ("agent_id", agent_id), ("run_id", run_id))
+        if value
+    }
+    return {name: value for name, value in cleaned.items() if value is not None}

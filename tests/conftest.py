@@ -1,0 +1,63 @@
+"""Shared fixtures: the real embedding model (loaded once), a container on a temporary data dir, an API client."""
+
+from __future__ import annotations
+
+import os
+
+# One BLAS thread: on two cores, NumPy's own worker threads only fight the request threads for the same cores.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
+from mnemo.adapters.registry import ProviderRegistry
+from mnemo.api.app import create_app
+from mnemo.bootstrap import Container, bootstrap
+from mnemo.ports.embedder import Embedder
+from mnemo.settings import Settings
+
+
+@pytest.fixture(scope="session")
+def embedder() -> LocalMiniLMEmbedder:
+    """all-MiniLM-L6-v2, the real default model, loaded once per test session."""
+    return LocalMiniLMEmbedder()
+
+
+class CachedModelRegistry(ProviderRegistry):
+    """The real registry, except that `local` reuses the session's loaded model instead of loading it again."""
+
+    def __init__(self, local: Embedder) -> None:
+        self._local = local
+
+    def build_embedder(self, provider: str, config: dict[str, Any] | None) -> Embedder:
+        if provider == "local" and not config:
+            return self._local
+        return super().build_embedder(provider, config)
+
+
+@pytest.fixture
+def registry(embedder: LocalMiniLMEmbedder) -> CachedModelRegistry:
+    return CachedModelRegistry(embedder)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def container(data_dir: Path, registry: CachedModelRegistry) -> Iterator[Container]:
+    built = bootstrap(Settings(data_dir=data_dir), registry)
+    yield built
+    built.close()
+
+
+@pytest.fixture
+def client(container: Container) -> Iterator[TestClient]:
+    with TestClient(create_app(container)) as test_client:
+        yield test_client

@@ -1,0 +1,411 @@
+"""End to end: many concurrent requests, a restart on the same data dir, and the real `mnemo serve` command."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from mnemo.api.app import create_app
+from mnemo.bootstrap import Container, bootstrap
+from mnemo.domain import filters as f
+from mnemo.domain.memory import Scope
+from mnemo.ports.providers import ProviderCatalog
+from mnemo.services.commands import AddCommand, Message, SearchCommand
+from mnemo.settings import Settings
+
+THREADS = 8
+OPS_PER_THREAD = 25
+SERVICE_ADDS_PER_THREAD = 10
+MNEMO = Path(sys.executable).with_name("mnemo")
+
+
+def ok(response: Any) -> Any:
+    assert response.status_code == 200, (response.request.method, response.request.url, response.text)
+    return response.json()
+
+
+# ---- (a) concurrency ---------------------------------------------------------------------------------------
+
+
+def test_concurrent_mixed_requests_all_succeed_and_every_write_is_kept(
+    client: TestClient, container: Container
+) -> None:
+    """8 threads x 25 operations: adds (infer=false), searches, gets, lists and updates, two threads per user.
+
+    Each thread checks that it reads its own writes at once; afterwards every acknowledged write must be
+    present with its last acknowledged text, and the search index must agree with the store.
+    """
+    start = threading.Barrier(THREADS)
+    lock = threading.Lock()
+    errors: list[str] = []
+    texts: dict[str, str] = {}  # id -> last acknowledged text
+    owners: dict[str, str] = {}  # id -> user
+    updated: set[str] = set()
+    shared_results: list[dict[str, Any]] = []
+
+    def fail(message: str) -> None:
+        with lock:
+            errors.append(message)
+
+    def worker(n: int) -> None:
+        user = f"user-{n % 4}"
+        mine: list[str] = []
+        start.wait(timeout=30)
+        try:
+            shared = ok(
+                client.post(
+                    "/memories",
+                    json={
+                        "messages": [{"role": "user", "content": "Everyone on the team shares this exact sentence"}],
+                        "user_id": "shared",
+                        "infer": False,
+                    },
+                )
+            )
+            with lock:
+                shared_results.extend(shared["results"])
+            for j in range(OPS_PER_THREAD):
+                kind = j % 5
+                if kind in (0, 1) or not mine:
+                    text = f"Thread {n} entry {j} mentions the token t{n}x{j}z"
+                    (result,) = ok(
+                        client.post(
+                            "/memories",
+                            json={"messages": [{"role": "user", "content": text}], "user_id": user, "infer": False},
+                        )
+                    )["results"]
+                    if result["event"] != "ADD" or result["memory"] != text:
+                        fail(f"add {text!r} gave {result}")
+                    mine.append(result["id"])
+                    with lock:
+                        texts[result["id"]] = text
+                        owners[result["id"]] = user
+                elif kind == 2:
+                    token = texts[mine[-1]].rsplit(" ", 1)[-1]
+                    results = ok(
+                        client.post("/search", json={"query": token, "filters": {"user_id": user}, "threshold": 0.0})
+                    )["results"]
+                    if not results or results[0]["id"] != mine[-1]:
+                        fail(f"search {token!r} for {user} did not find {mine[-1]} first: {results[:2]}")
+                    if any(r["user_id"] != user for r in results):
+                        fail(f"search for {user} leaked another user's memory")
+                elif kind == 3:
+                    memory = ok(client.get(f"/memories/{mine[-1]}"))
+                    if memory["memory"] != texts[mine[-1]]:
+                        fail(f"get {mine[-1]} gave {memory['memory']!r}")
+                    listing = ok(client.get("/memories", params={"user_id": user, "top_k": 1000}))["results"]
+                    if not set(mine) <= {m["id"] for m in listing}:
+                        fail(f"list for {user} misses some of thread {n}'s memories")
+                else:
+                    target = mine[len(mine) // 2]
+                    text = f"Thread {n} entry {j} revised the note to token r{n}x{j}z"
+                    ok(client.put(f"/memories/{target}", json={"text": text}))
+                    with lock:
+                        texts[target] = text
+                        updated.add(target)
+        except Exception as exc:  # collected and reported by the main thread
+            fail(f"thread {n}: {type(exc).__name__}: {exc}")
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "a worker hung"
+
+    assert errors == []
+    adds_per_thread = sum(1 for j in range(OPS_PER_THREAD) if j % 5 in (0, 1))
+    assert len(texts) == THREADS * adds_per_thread
+    assert updated
+
+    # the exact duplicate sent by all threads at once was stored once
+    assert len(shared_results) == THREADS
+    assert sorted(r["event"] for r in shared_results) == ["ADD"] + ["NONE"] * (THREADS - 1)
+    assert len({r["id"] for r in shared_results}) == 1
+    assert len(ok(client.get("/memories", params={"user_id": "shared"}))["results"]) == 1
+
+    # every acknowledged write is there, with its last acknowledged text, and nothing else
+    for user in {f"user-{n % 4}" for n in range(THREADS)}:
+        listing = ok(client.get("/memories", params={"user_id": user, "top_k": 1000}))["results"]
+        expected = {i: t for i, t in texts.items() if owners[i] == user}
+        assert {m["id"]: m["memory"] for m in listing} == expected
+    for memory_id in updated:
+        events = [h["event"] for h in ok(client.get(f"/memories/{memory_id}/history"))]
+        assert events[0] == "ADD"
+        assert set(events[1:]) == {"UPDATE"}
+        # the index holds the revised text: its token finds it
+        token = texts[memory_id].rsplit(" ", 1)[-1]
+        found = ok(
+            client.post(
+                "/search",
+                json={"query": token, "filters": {"user_id": owners[memory_id]}, "threshold": 0.0, "top_k": 1},
+            )
+        )["results"]
+        assert [r["id"] for r in found] == [memory_id]
+
+    assert container.memories.index.count() == len(texts) + 1  # + the shared sentence
+    assert container.memories.count(f.parse({"user_id": "*"})) == len(texts) + 1
+
+
+def test_concurrent_adds_directly_against_the_service(container: Container) -> None:
+    """The same, one layer down: 8 threads each adding 10 memories in batches of 5 through MemoryService."""
+    service = container.memories
+    start = threading.Barrier(THREADS)
+    errors: list[BaseException] = []
+    stored: dict[str, str] = {}
+    lock = threading.Lock()
+
+    def worker(n: int) -> None:
+        start.wait(timeout=30)
+        try:
+            for j in range(0, SERVICE_ADDS_PER_THREAD, 5):
+                batch = [f"Service thread {n} item {k} code s{n}y{k}q" for k in range(j, j + 5)]
+                results = service.add(
+                    AddCommand(
+                        messages=[Message("user", t) for t in batch], scope=Scope(agent_id=f"agent-{n}"), infer=False
+                    )
+                )
+                with lock:
+                    stored.update({r.record.id: r.record.text for r in results})
+                hits = service.search(
+                    SearchCommand(query=f"s{n}y{j}q", filters=f.parse({"agent_id": f"agent-{n}"}), threshold=0.0)
+                )
+                assert hits[0].record.text == batch[0]
+        except BaseException as exc:
+            with lock:
+                errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == []
+    assert len(stored) == THREADS * SERVICE_ADDS_PER_THREAD
+    everything = service.get_all(f.parse({"agent_id": "*"}), top_k=None)
+    assert {r.id: r.text for r in everything} == stored
+
+
+# ---- (b) restart -----------------------------------------------------------------------------------------
+
+
+@contextmanager
+def running(data_dir: Path, registry: ProviderCatalog) -> Iterator[TestClient]:
+    built = bootstrap(Settings(data_dir=data_dir), registry)
+    try:
+        with TestClient(create_app(built)) as test_client:
+            yield test_client
+    finally:
+        built.close()
+
+
+def test_memories_history_and_search_survive_a_restart(data_dir: Path, registry: ProviderCatalog) -> None:
+    def search(client: TestClient, query: str, **body: Any) -> list[dict[str, Any]]:
+        payload = {"query": query, "filters": {"user_id": "alice"}, "explain": True, **body}
+        results: list[dict[str, Any]] = ok(client.post("/search", json=payload))["results"]
+        return results
+
+    queries = ("Which animal companion does this person own?", "Quokkaberry42", "Montreal", "What instrument?")
+    with running(data_dir, registry) as client:
+        verbatim = ok(
+            client.post(
+                "/memories",
+                json={
+                    "messages": [
+                        {"role": "user", "content": "My dog Rex loves chasing tennis balls in the park."},
+                        {"role": "user", "content": "The wifi password at the cabin is Quokkaberry42."},
+                        {"role": "user", "content": "I am learning to play the cello on weekends."},
+                        {"role": "user", "content": "Delete me: my old locker code is Zanzibar77."},
+                    ],
+                    "user_id": "alice",
+                    "infer": False,
+                    "metadata": {"source": "chat"},
+                },
+            )
+        )["results"]
+        dog, wifi, cello, doomed = (r["id"] for r in verbatim)
+        inferred = ok(
+            client.post(
+                "/memories",
+                json={
+                    "messages": [{"role": "user", "content": "Hi! My sister lives in Montreal with her two kids."}],
+                    "user_id": "alice",
+                },
+            )
+        )["results"]
+        (sister,) = (r["id"] for r in inferred)
+        ok(client.put(f"/memories/{cello}", json={"text": "I am learning to play the cello and the viola."}))
+        ok(client.put(f"/memories/{wifi}", json={"metadata": {"place": "cabin"}}))
+        ok(client.delete(f"/memories/{doomed}"))
+        ok(client.post("/memories", json={"messages": [{"role": "user", "content": "x y z"}], "user_id": "bob"}))
+        ok(client.put(f"/memories/{dog}", json={"expiration_date": "2000-01-01"}))
+
+        before_list = ok(client.get("/memories", params={"user_id": "alice", "show_expired": True}))["results"]
+        before_history = {i: ok(client.get(f"/memories/{i}/history")) for i in (dog, wifi, cello, doomed, sister)}
+        before_search = {q: search(client, q, show_expired=True) for q in queries}
+        before_get = {i: ok(client.get(f"/memories/{i}")) for i in (dog, wifi, cello, sister)}
+
+    with running(data_dir, registry) as client:
+        assert ok(client.get("/memories", params={"user_id": "alice", "show_expired": True}))["results"] == before_list
+        assert {i: ok(client.get(f"/memories/{i}/history")) for i in before_history} == before_history
+        assert {i: ok(client.get(f"/memories/{i}")) for i in before_get} == before_get
+        for query, results in before_search.items():
+            again = search(client, query, show_expired=True)
+            assert [r["id"] for r in again] == [r["id"] for r in results], query
+            assert [r["score"] for r in again] == pytest.approx([r["score"] for r in results], abs=1e-5)
+
+        # semantic, keyword and updated text all still searchable; deletion and expiry still hold
+        assert search(client, "Quokkaberry42")[0]["id"] == wifi
+        assert search(client, "Quokkaberry42")[0]["score_details"]["bm25_score"] > 0
+        assert search(client, "viola")[0]["id"] == cello
+        assert search(client, "Which city is the sibling based?")[0]["id"] == sister
+        assert client.get(f"/memories/{doomed}").status_code == 404
+        assert doomed not in {r["id"] for r in search(client, "Zanzibar77 locker code", threshold=0.0)}
+        assert dog not in {r["id"] for r in search(client, "Which animal companion does this person own?")}
+        assert search(client, "Which animal companion does this person own?", show_expired=True)[0]["id"] == dog
+        assert ok(client.get(f"/memories/{wifi}"))["metadata"] == {"source": "chat", "place": "cabin"}
+        assert [h["event"] for h in ok(client.get(f"/memories/{cello}/history"))] == ["ADD", "UPDATE"]
+        assert [h["event"] for h in ok(client.get(f"/memories/{doomed}/history"))] == ["ADD", "DELETE"]
+
+        # de-duplication sees the memories stored before the restart
+        (again,) = ok(
+            client.post(
+                "/memories",
+                json={
+                    "messages": [{"role": "user", "content": "The wifi password at the cabin is Quokkaberry42."}],
+                    "user_id": "alice",
+                    "infer": False,
+                },
+            )
+        )["results"]
+        assert (again["event"], again["id"]) == ("NONE", wifi)
+        near = ok(
+            client.post(
+                "/memories",
+                json={
+                    "messages": [{"role": "user", "content": "My sister lives in Montreal now."}],
+                    "user_id": "alice",
+                },
+            )
+        )["results"]
+        assert near == []
+
+        # and new writes work and survive the next restart
+        (fresh,) = ok(
+            client.post(
+                "/memories",
+                json={"messages": [{"role": "user", "content": "I bake sourdough on Sundays"}], "user_id": "alice"},
+            )
+        )["results"]
+
+    with running(data_dir, registry) as client:
+        assert search(client, "bread baking")[0]["id"] == fresh["id"]
+        assert len(ok(client.get("/memories", params={"user_id": "alice"}))["results"]) == 4
+
+
+# ---- (c) the real command ----------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def serving(data_dir: Path, log: Path) -> Iterator[str]:
+    """Run `mnemo serve` on a free loopback port until the block ends; yields its base URL."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
+    env["MNEMO_LOG_LEVEL"] = "warning"
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            [str(MNEMO), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, f"mnemo serve exited with {process.returncode}:\n{log.read_text()}"
+            try:
+                if httpx.get(f"{base}/docs", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, f"mnemo serve did not answer within 60 s:\n{log.read_text()}"
+            time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
+
+
+def test_mnemo_serve_answers_over_real_http(tmp_path: Path) -> None:
+    data_dir = tmp_path / "served"
+    log = tmp_path / "serve.log"
+    with serving(data_dir, log) as base, httpx.Client(base_url=base, timeout=30) as http:
+        root = http.get("/", follow_redirects=False)
+        assert root.status_code == 307
+        assert root.headers["location"] == "/docs"
+
+        added = http.post(
+            "/memories",
+            json={
+                "messages": [
+                    {"role": "user", "content": "Hello there!"},
+                    {"role": "user", "content": "My dog Rex loves chasing tennis balls in the park."},
+                ],
+                "user_id": "alice",
+            },
+            headers={"X-Request-ID": "smoke-1"},
+        )
+        assert added.headers["x-request-id"] == "smoke-1"
+        (memory,) = ok(added)["results"]
+        assert memory["memory"] == "My dog Rex loves chasing tennis balls in the park."
+
+        found = http.post(
+            "/search", json={"query": "Which animal companion does this person own?", "filters": {"user_id": "alice"}}
+        )
+        assert [r["id"] for r in ok(found)["results"]] == [memory["id"]]
+        assert "x-request-id" in found.headers
+        assert ok(http.get(f"/memories/{memory['id']}"))["user_id"] == "alice"
+
+        missing = http.get("/memories/00000000-0000-0000-0000-000000000000")
+        assert missing.status_code == 404
+        assert "x-request-id" in missing.headers
+        bad = http.post("/memories", content=b"{oops", headers={"content-type": "application/json"})
+        assert bad.status_code == 422
+
+    assert (data_dir / "mnemo.sqlite3").is_file()
+
+    # a second process on the same data dir sees what the first stored
+    with serving(data_dir, log) as base, httpx.Client(base_url=base, timeout=30) as http:
+        again = ok(http.post("/search", json={"query": "tennis balls", "filters": {"user_id": "alice"}}))
+        assert [r["id"] for r in again["results"]] == [memory["id"]]
+
+
+def test_mnemo_serve_help_lists_its_options() -> None:
+    result = subprocess.run([str(MNEMO), "serve", "--help"], capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    for option in ("--host", "--port", "--data-dir"):
+        assert option in result.stdout

@@ -1,0 +1,151 @@
+"""LocalMemoryIndex specifics: the in-memory vectors are rebuilt from the record store by `load()`, and the
+FTS5 keyword table is rebuilt when it no longer matches the store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
+from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
+from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
+from mnemo.domain.filters import parse
+from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
+
+T0 = datetime(2024, 3, 1, 12, 0, 0, 1, tzinfo=UTC)
+FACTS = {
+    "pizza": ("alice", "I love eating vegetable pizza on Friday nights."),
+    "sister": ("alice", "My sister lives in Lisbon and works as a nurse."),
+    "wifi": ("alice", "The wifi password at the cabin is marmalade."),
+    "bob": ("bob", "Bob keeps bees and sells honey."),
+}
+ALICE = parse({"user_id": "alice"})
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "mnemo.sqlite3"
+
+
+@pytest.fixture
+def ids(path: Path, embedder: LocalMiniLMEmbedder) -> dict[str, str]:
+    """A store and index that were filled and then shut down: only the SQLite file remains."""
+    db = Database(path)
+    store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, embedder.dimension)
+    records = [MemoryRecord.create(text, Scope(user_id=user), at=T0) for user, text in FACTS.values()]
+    vectors = embedder.embed([r.text for r in records])
+    store.insert(records, vectors, [HistoryEntry.of(Event.ADD, r, None, r.text) for r in records])
+    index.upsert(records, vectors)
+    db.close()
+    return {name: r.id for name, r in zip(FACTS, records, strict=True)}
+
+
+@pytest.fixture
+def db(path: Path, ids: dict[str, str]) -> Iterator[Database]:
+    reopened = Database(path)
+    yield reopened
+    reopened.close()
+
+
+def fts_count(db: Database) -> int:
+    count: int = db.read().execute("SELECT count(*) FROM memory_fts").fetchone()[0]
+    return count
+
+
+def restart(db: Database, embedder: LocalMiniLMEmbedder) -> LocalMemoryIndex:
+    store = SqliteMemoryStore(db)
+    index = LocalMemoryIndex(db, embedder.dimension)
+    index.load(store.scan(batch_size=2), embedder.dimension)
+    return index
+
+
+def search(index: LocalMemoryIndex, embedder: LocalMiniLMEmbedder, query: str, user: str = "alice") -> list[str]:
+    hits = index.search(embedder.embed([query])[0], query, parse({"user_id": user}), 10)
+    return [h.memory_id for h in hits]
+
+
+def keyword_ids(index: LocalMemoryIndex, embedder: LocalMiniLMEmbedder, query: str) -> list[str]:
+    hits = index.search(embedder.embed([query])[0], query, ALICE, 10)
+    return [h.memory_id for h in hits if h.keyword > 0]
+
+
+def test_given_a_fresh_index_after_restart_when_not_loaded_then_it_finds_nothing(
+    db: Database, embedder: LocalMiniLMEmbedder
+):
+    index = LocalMemoryIndex(db, embedder.dimension)
+
+    assert index.count() == 0
+    assert search(index, embedder, "marmalade") == []
+
+
+def test_given_a_store_on_disk_when_the_index_loads_its_scan_then_search_works_again(
+    db: Database, ids: dict[str, str], embedder: LocalMiniLMEmbedder
+):
+    index = restart(db, embedder)
+
+    assert index.count() == 4
+    assert search(index, embedder, "What food do I enjoy?")[0] == ids["pizza"]
+    assert keyword_ids(index, embedder, "marmalade") == [ids["wifi"]]
+    assert search(index, embedder, "honey", user="bob") == [ids["bob"]]
+    assert ids["bob"] not in search(index, embedder, "honey")
+    assert fts_count(db) == 4
+
+
+def test_given_keyword_rows_lost_when_the_index_loads_then_the_keyword_table_is_rebuilt(
+    db: Database, ids: dict[str, str], embedder: LocalMiniLMEmbedder
+):
+    with db.write() as conn:
+        conn.execute("DELETE FROM memory_fts WHERE memory_id IN (?, ?)", (ids["wifi"], ids["bob"]))
+    assert fts_count(db) == 2
+
+    index = restart(db, embedder)
+
+    assert fts_count(db) == 4
+    assert keyword_ids(index, embedder, "marmalade") == [ids["wifi"]]
+    assert search(index, embedder, "honey", user="bob") == [ids["bob"]]
+
+
+def test_given_an_empty_keyword_table_when_the_index_loads_then_every_memory_is_keyword_searchable(
+    db: Database, ids: dict[str, str], embedder: LocalMiniLMEmbedder
+):
+    with db.write() as conn:
+        conn.execute("DELETE FROM memory_fts")
+
+    index = restart(db, embedder)
+
+    assert fts_count(db) == 4
+    assert keyword_ids(index, embedder, "Lisbon nurse") == [ids["sister"]]
+    assert keyword_ids(index, embedder, "pizza") == [ids["pizza"]]
+
+
+def test_given_stale_keyword_rows_when_the_index_loads_then_they_are_dropped(
+    db: Database, ids: dict[str, str], embedder: LocalMiniLMEmbedder
+):
+    with db.write() as conn:
+        conn.execute(
+            "INSERT INTO memory_fts (text, memory_id, user_id) VALUES (?, ?, ?)",
+            ("a deleted memory about marmalade", "gone", "alice"),
+        )
+
+    index = restart(db, embedder)
+
+    assert fts_count(db) == 4
+    assert db.read().execute("SELECT count(*) FROM memory_fts WHERE memory_id = 'gone'").fetchone()[0] == 0
+    assert keyword_ids(index, embedder, "marmalade") == [ids["wifi"]]
+
+
+def test_given_a_loaded_index_when_loaded_again_then_nothing_is_duplicated(
+    db: Database, ids: dict[str, str], embedder: LocalMiniLMEmbedder
+):
+    store = SqliteMemoryStore(db)
+    index = restart(db, embedder)
+
+    index.load(store.scan())
+
+    assert index.count() == 4
+    assert fts_count(db) == 4
+    assert search(index, embedder, "marmalade").count(ids["wifi"]) == 1
