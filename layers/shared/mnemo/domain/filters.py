@@ -208,10 +208,50 @@ def matches(expr: Expr, doc: Mapping[str, Any]) -> bool:
     return not matches(expr.child, doc)
 
 
-def predicate(expr: Expr) -> Callable[[Mapping[str, Any]], bool]:
-    if isinstance(expr, And) and not expr.children:
-        return lambda _doc: True
-    return lambda doc: matches(expr, doc)
+Predicate = Callable[[Mapping[str, Any]], bool]
+_SCALAR_STRING_FIELDS = frozenset({"user_id", "agent_id", "run_id", "app_id", "actor_id", "role", "id", "state"})
+
+
+def predicate(expr: Expr) -> Predicate:
+    """`expr` compiled into one function of a document: the same answers as `matches`, without re-walking the
+    tree per document (search evaluates it on every candidate)."""
+    if isinstance(expr, Condition):
+        return _compile_condition(expr)
+    if isinstance(expr, Not):
+        inner = predicate(expr.child)
+        return lambda doc: not inner(doc)
+    children = tuple(predicate(child) for child in expr.children)
+    if isinstance(expr, And):
+        if not children:
+            return lambda _doc: True
+        if len(children) == 1:
+            return children[0]
+
+        def every(doc: Mapping[str, Any]) -> bool:
+            for check in children:  # noqa: SIM110 - no generator per document on the search hot path
+                if not check(doc):
+                    return False
+            return True
+
+        return every
+
+    def some(doc: Mapping[str, Any]) -> bool:
+        for check in children:  # noqa: SIM110 - no generator per document on the search hot path
+            if check(doc):
+                return True
+        return False
+
+    return some
+
+
+def _compile_condition(cond: Condition) -> Predicate:
+    if cond.field in _SCALAR_STRING_FIELDS and isinstance(cond.value, str):
+        name, value = cond.field, cond.value
+        if cond.op == "eq":
+            return lambda doc: doc.get(name) == value
+        if cond.op == "ne":
+            return lambda doc: doc.get(name) != value
+    return lambda doc: _check(cond, doc)
 
 
 def _check(cond: Condition, doc: Mapping[str, Any]) -> bool:

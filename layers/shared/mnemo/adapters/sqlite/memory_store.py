@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -67,9 +69,10 @@ _PINNABLE = ("user_id", "agent_id", "run_id")
 
 
 class SqliteMemoryStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, cache_size: int = 50_000) -> None:
         self._db = db
         db.executescript(SCHEMA)
+        self._cache = _RecordCache(cache_size)
 
     # ---- writes -------------------------------------------------------------------------------------
 
@@ -78,6 +81,7 @@ class SqliteMemoryStore:
         with self._db.write() as conn:
             conn.executemany(f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES ({', '.join('?' * 19)})", rows)
             _insert_history(conn, history)
+            self._cache.forget([r.id for r in records])
 
     def replace(self, record: MemoryRecord, vector: Vectors | None, history: HistoryEntry) -> None:
         assignments = ", ".join(f"{c.strip()} = ?" for c in _COLUMNS.split(","))
@@ -88,6 +92,7 @@ class SqliteMemoryStore:
         with self._db.write() as conn:
             conn.execute(f"UPDATE memories SET {assignments} WHERE id = ?", [*params, record.id])
             _insert_history(conn, [history])
+            self._cache.forget([record.id])
 
     def set_vectors(self, memory_ids: Sequence[str], vectors: Vectors) -> None:
         with self._db.write() as conn:
@@ -100,11 +105,13 @@ class SqliteMemoryStore:
         with self._db.write() as conn:
             conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in memory_ids])
             _insert_history(conn, history)
+            self._cache.forget(memory_ids)
 
     def clear(self) -> None:
         with self._db.write() as conn:
             conn.execute("DELETE FROM memories")
             conn.execute("DELETE FROM history")
+            self._cache.forget_all()
 
     def put_setting(self, key: str, value: Any) -> None:
         with self._db.write() as conn:
@@ -117,18 +124,23 @@ class SqliteMemoryStore:
     # ---- reads --------------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> MemoryRecord | None:
-        row = self._db.read().execute(f"SELECT {_COLUMNS} FROM memories WHERE id = ?", (memory_id,)).fetchone()
-        return _from_row(row) if row else None
+        return self.get_many([memory_id]).get(memory_id)
 
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        out: dict[str, MemoryRecord] = {}
+        out, missing = self._cache.lookup(memory_ids)
+        if not missing:
+            return out
+        generation = self._cache.generation
         conn = self._db.read()
-        for start in range(0, len(memory_ids), 500):
-            chunk = list(memory_ids[start : start + 500])
+        fetched: list[MemoryRecord] = []
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
             marks = ", ".join("?" * len(chunk))
-            for row in conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})", chunk):
-                record = _from_row(row)
-                out[record.id] = record
+            fetched.extend(
+                _from_row(row) for row in conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})", chunk)
+            )
+        self._cache.remember(fetched, generation)
+        out.update((record.id, record) for record in fetched)
         return out
 
     def find(self, expr: f.Expr, limit: int | None = None, offset: int = 0) -> list[MemoryRecord]:
@@ -297,3 +309,49 @@ def _insert_history(conn: sqlite3.Connection, history: Sequence[HistoryEntry]) -
             for h in history
         ],
     )
+
+
+class _RecordCache:
+    """Recently read records by id. Records are immutable; every write bumps a generation, and a read only
+    fills the cache if no write happened while it ran, so the cache never holds a stale record."""
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._items: OrderedDict[str, MemoryRecord] = OrderedDict()
+        self._lock = threading.Lock()
+        self.generation = 0
+
+    def lookup(self, memory_ids: Sequence[str]) -> tuple[dict[str, MemoryRecord], list[str]]:
+        found: dict[str, MemoryRecord] = {}
+        missing: list[str] = []
+        with self._lock:
+            for memory_id in memory_ids:
+                record = self._items.get(memory_id)
+                if record is None:
+                    missing.append(memory_id)
+                else:
+                    found[memory_id] = record
+        return found, missing
+
+    def remember(self, records: Sequence[MemoryRecord], generation: int) -> None:
+        if self._capacity <= 0:
+            return
+        with self._lock:
+            if generation != self.generation:
+                return
+            for record in records:
+                self._items[record.id] = record
+                self._items.move_to_end(record.id)
+            while len(self._items) > self._capacity:
+                self._items.popitem(last=False)
+
+    def forget(self, memory_ids: Sequence[str]) -> None:
+        with self._lock:
+            self.generation += 1
+            for memory_id in memory_ids:
+                self._items.pop(memory_id, None)
+
+    def forget_all(self) -> None:
+        with self._lock:
+            self.generation += 1
+            self._items.clear()
