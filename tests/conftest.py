@@ -6,6 +6,11 @@ import os
 
 # One BLAS thread: on two cores, NumPy's own worker threads only fight the request threads for the same cores.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# The ONNX model the local embedder builds on first use goes to a directory of the test run, not the user's cache.
+if "MNEMO_MODEL_CACHE_DIR" not in os.environ:
+    import tempfile
+
+    os.environ["MNEMO_MODEL_CACHE_DIR"] = tempfile.mkdtemp(prefix="mnemo-test-models-")
 
 from collections.abc import Iterator
 from pathlib import Path

