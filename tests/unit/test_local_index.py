@@ -149,3 +149,48 @@ def test_given_a_loaded_index_when_loaded_again_then_nothing_is_duplicated(
     assert index.count() == 4
     assert fts_count(db) == 4
     assert search(index, embedder, "marmalade").count(ids["wifi"]) == 1
+
+
+def test_given_a_question_naming_the_day_when_searched_then_the_memory_made_that_day_scores_on_keywords(
+    db: Database, ids: dict[str, str], embedder: LocalMiniLMEmbedder
+):
+    index = restart(db, embedder)
+    later = MemoryRecord.create(
+        "We painted the kitchen yellow.", Scope(user_id="alice"), at=datetime(2023, 5, 8, 9, tzinfo=UTC)
+    )
+    index.upsert([later], embedder.embed([later.text]))
+
+    assert keyword_ids(index, embedder, "what happened in May 2023") == [later.id]
+    assert set(keyword_ids(index, embedder, "March 2024")) == {ids["pizza"], ids["sister"], ids["wifi"]}
+
+
+def test_given_user_ids_sharing_words_when_a_scoped_keyword_search_runs_then_only_the_exact_user_is_returned(
+    db: Database, ids: dict[str, str], embedder: LocalMiniLMEmbedder
+):
+    index = restart(db, embedder)
+    lookalikes = [
+        MemoryRecord.create("Honey from the hives sells well.", Scope(user_id=user), at=T0)
+        for user in ("bob-smith", "bob smith", "Bob")
+    ]
+    index.upsert(lookalikes, embedder.embed([r.text for r in lookalikes]))
+
+    hits = index.search(embedder.embed(["honey"])[0], "honey", parse({"user_id": "bob"}), 10)
+
+    assert [h.memory_id for h in hits if h.keyword > 0] == [ids["bob"]]
+
+
+def test_given_a_keyword_table_of_an_older_layout_when_the_index_opens_then_it_is_rebuilt_and_searchable(
+    db: Database, ids: dict[str, str], embedder: LocalMiniLMEmbedder
+):
+    db.executescript(
+        "DROP TABLE memory_fts; CREATE VIRTUAL TABLE memory_fts USING fts5(text, memory_id UNINDEXED, "
+        "user_id UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2');"
+    )
+
+    index = restart(db, embedder)
+
+    columns = [row[1] for row in db.read().execute("PRAGMA table_info(memory_fts)")]
+    assert "dated" in columns
+    assert fts_count(db) == 4
+    assert keyword_ids(index, embedder, "marmalade") == [ids["wifi"]]
+    assert keyword_ids(index, embedder, "1 March 2024 pizza")[0] == ids["pizza"]

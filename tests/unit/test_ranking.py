@@ -11,6 +11,7 @@ EVEN = RankingWeights()
 DETAIL_KEYS = {
     "semantic_score",
     "bm25_score",
+    "bm25_relative",
     "bm25_raw",
     "entity_boost",
     "raw_score",
@@ -34,20 +35,32 @@ def test_given_no_keyword_matches_when_fused_then_the_score_is_the_semantic_scor
     assert ranked[0].details["max_possible_score"] == EVEN.semantic
 
 
-def test_given_keyword_matches_when_fused_then_bm25_is_normalised_by_the_best_and_averaged_in():
+def test_given_keyword_matches_when_fused_then_bm25_relative_to_the_best_is_squared_and_averaged_in():
     hits = [IndexHit("a", 0.8, 0.0), IndexHit("b", 0.4, 4.0), IndexHit("c", 0.6, 2.0)]
 
     ranked = {r.memory_id: r for r in fuse(hits, threshold=0.0, top_k=10, weights=EVEN)}
 
+    assert ranked["b"].details["bm25_relative"] == 1.0
+    assert ranked["c"].details["bm25_relative"] == 0.5
+    assert ranked["a"].details["bm25_relative"] == 0.0
     assert ranked["b"].details["bm25_score"] == 1.0
-    assert ranked["c"].details["bm25_score"] == 0.5
+    assert ranked["c"].details["bm25_score"] == 0.25  # half the best match's evidence counts a quarter
     assert ranked["a"].details["bm25_score"] == 0.0
     assert ranked["b"].details["bm25_raw"] == 4.0
     # The weighted mean over the maximum possible (both weights, since some candidate matched keywords).
     assert ranked["a"].score == pytest.approx(0.4)
     assert ranked["b"].score == pytest.approx(0.7)
-    assert ranked["c"].score == pytest.approx(0.55)
+    assert ranked["c"].score == pytest.approx(0.425)
     assert ranked["b"].details["max_possible_score"] == 1.0
+
+
+def test_given_a_weak_partial_keyword_match_when_fused_then_it_does_not_outrank_a_clearly_closer_meaning():
+    hits = [IndexHit("close-meaning", 0.7, 0.0), IndexHit("one-shared-word", 0.3, 2.0), IndexHit("all-words", 0.2, 4.0)]
+
+    ranked = fuse(hits, threshold=0.0, top_k=10, weights=EVEN)
+
+    assert [r.memory_id for r in ranked] == ["all-words", "close-meaning", "one-shared-word"]
+    assert [r.score for r in ranked] == pytest.approx([0.6, 0.35, 0.275])
 
 
 def test_given_hits_when_fused_then_they_are_ordered_by_fused_score_not_by_semantic_score():
@@ -125,12 +138,13 @@ def test_given_a_hit_when_fused_then_details_explain_the_score():
     assert set(a.details) == DETAIL_KEYS
     assert a.details == {
         "semantic_score": 0.6,
-        "bm25_score": 0.5,
+        "bm25_score": 0.25,
+        "bm25_relative": 0.5,
         "bm25_raw": 2.0,
         "entity_boost": 0.0,
-        "raw_score": pytest.approx(0.55),
+        "raw_score": pytest.approx(0.425),
         "max_possible_score": 1.0,
-        "final_score": pytest.approx(0.55),
+        "final_score": pytest.approx(0.425),
         "threshold": 0.1,
     }
 

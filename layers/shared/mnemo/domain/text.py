@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 STOP_WORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being below
@@ -29,3 +30,25 @@ def keywords(text: str) -> list[str]:
         if word and word not in STOP_WORDS:
             seen.setdefault(word, None)
     return list(seen)
+
+
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
+def date_words(moment: datetime) -> str:
+    """A day in words for keyword search, such as "8 May 2023" (in UTC, English month names)."""
+    day = moment.astimezone(UTC) if moment.tzinfo else moment
+    return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"

@@ -1,16 +1,26 @@
 """Hybrid ranking: the semantic and keyword (BM25) scores of each candidate fused into one score in [0, 1].
 
 - semantic: the cosine similarity, clipped to [0, 1]; the caller's threshold applies to it first;
-- keyword: BM25 divided by the best BM25 among the candidates, so in [0, 1];
+- keyword: BM25 relative to the best BM25 among the candidates, squared, so in [0, 1]. BM25 adds up the
+  evidence of each matched query word; relative to the best match, a memory that shares one common word of
+  the question would otherwise earn a large share of the keyword weight. Squared, a match half as strong as
+  the best counts a quarter: keywords decide among the strong matches and the semantic score among the rest;
 - fused: the weighted mean of the two; when no candidate matched any keyword, the semantic score alone.
+
+Measured on LoCoMo (recall@10 of the evidence turn, all-MiniLM-L6-v2, the default weights), the squared
+form beat the linear one, min-max normalisation of both scores, and reciprocal-rank fusion, whose recall@1
+is far lower; see mnemo.evaluation.locomo.
 """
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from typing import Any
 
 from mnemo.ports.memory_index import IndexHit
+
+KEYWORD_EXPONENT = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,29 +39,33 @@ class Ranked:
 def fuse(hits: list[IndexHit], *, threshold: float, top_k: int, weights: RankingWeights) -> list[Ranked]:
     best_keyword = max((h.keyword for h in hits), default=0.0)
     max_possible = weights.semantic + (weights.keyword if best_keyword > 0 else 0.0)
-    ranked: list[Ranked] = []
-    for hit in hits:
+    scored: list[tuple[float, int, float, float, float, float]] = []
+    for position, hit in enumerate(hits):
         semantic = min(max(hit.semantic, 0.0), 1.0)
         if semantic < threshold:
             continue
-        keyword = hit.keyword / best_keyword if best_keyword > 0 else 0.0
+        relative = min(max(hit.keyword / best_keyword, 0.0), 1.0) if best_keyword > 0 else 0.0
+        keyword = relative**KEYWORD_EXPONENT
         raw = weights.semantic * semantic + weights.keyword * keyword
         final = min(raw / max_possible, 1.0) if max_possible > 0 else 0.0
-        ranked.append(
-            Ranked(
-                hit.memory_id,
-                final,
-                {
-                    "semantic_score": round(semantic, 6),
-                    "bm25_score": round(keyword, 6),
-                    "bm25_raw": round(hit.keyword, 6),
-                    "entity_boost": 0.0,
-                    "raw_score": round(raw, 6),
-                    "max_possible_score": max_possible,
-                    "final_score": round(final, 6),
-                    "threshold": threshold,
-                },
-            )
+        scored.append((final, position, semantic, relative, keyword, raw))
+    # Best first; equal scores keep the index's order. Only the kept few are explained.
+    best = heapq.nsmallest(max(top_k, 0), scored, key=lambda s: (-s[0], s[1]))
+    return [
+        Ranked(
+            hits[position].memory_id,
+            final,
+            {
+                "semantic_score": round(semantic, 6),
+                "bm25_score": round(keyword, 6),
+                "bm25_relative": round(relative, 6),
+                "bm25_raw": round(hits[position].keyword, 6),
+                "entity_boost": 0.0,
+                "raw_score": round(raw, 6),
+                "max_possible_score": max_possible,
+                "final_score": round(final, 6),
+                "threshold": threshold,
+            },
         )
-    ranked.sort(key=lambda r: -r.score)
-    return ranked[:top_k]
+        for final, position, semantic, relative, keyword, raw in best
+    ]

@@ -16,16 +16,19 @@ import numpy as np
 from mnemo.adapters.sqlite.database import Database
 from mnemo.domain import filters as f
 from mnemo.domain.memory import MemoryRecord
-from mnemo.domain.text import keywords
+from mnemo.domain.text import date_words, keywords
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.memory_index import IndexHit
 
-SCHEMA = """
-CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(
-    text, memory_id UNINDEXED, user_id UNINDEXED,
-    tokenize = 'porter unicode61 remove_diacritics 2'
-);
-"""
+# The keyword table. `dated` holds the day the memory was made, in words ("8 May 2023"), so that a question
+# naming a day, a month or a year finds what was said then: keyword context only, the memory's text is
+# unchanged. `user_id` is indexed so that a search scoped to users intersects their rows inside FTS5 instead
+# of scoring every matching row of every user; its words never score (weight 0).
+FTS_ARGS = "text, memory_id UNINDEXED, user_id, dated, tokenize = 'porter unicode61 remove_diacritics 2'"
+SCHEMA = f"CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5({FTS_ARGS});"
+DATED_WEIGHT = 1.0  # BM25 weight of a date word against a word of the text
+_BM25 = f"bm25(memory_fts, 1.0, 0.0, 0.0, {DATED_WEIGHT})"
+_INSERT = "INSERT INTO memory_fts (text, memory_id, user_id, dated) VALUES (?, ?, ?, ?)"
 
 Doc = Mapping[str, Any]
 
@@ -95,6 +98,10 @@ class LocalMemoryIndex:
         self._lock = threading.RLock()
         self._partitions: dict[str | None, _Partition] = {}
         self._where: dict[str, tuple[str | None, int]] = {}
+        existing = db.read().execute("SELECT sql FROM sqlite_master WHERE name = 'memory_fts'").fetchone()
+        if existing is not None and _args(existing[0]) != _args(SCHEMA):
+            # An older layout: drop it; load() refills the keyword table from the records.
+            db.executescript("DROP TABLE memory_fts;")
         db.executescript(SCHEMA)
 
     # ---- loading ------------------------------------------------------------------------------------
@@ -115,9 +122,9 @@ class LocalMemoryIndex:
         with self._db.write() as conn:
             conn.execute("DELETE FROM memory_fts")
             conn.executemany(
-                "INSERT INTO memory_fts (text, memory_id, user_id) VALUES (?, ?, ?)",
+                _INSERT,
                 [
-                    (doc["memory"], memory_id, doc["user_id"])
+                    (doc["memory"], memory_id, doc["user_id"], date_words(doc["created_at"]))
                     for part in self._partitions.values()
                     for memory_id, doc in zip(part.ids, part.docs, strict=True)
                 ],
@@ -136,10 +143,7 @@ class LocalMemoryIndex:
             self._add_vectors(records, vectors)
             with self._db.write() as conn:
                 conn.executemany("DELETE FROM memory_fts WHERE memory_id = ?", [(r.id,) for r in records])
-                conn.executemany(
-                    "INSERT INTO memory_fts (text, memory_id, user_id) VALUES (?, ?, ?)",
-                    [(r.text, r.id, r.scope.user_id) for r in records],
-                )
+                conn.executemany(_INSERT, [(r.text, r.id, r.scope.user_id, date_words(r.created_at)) for r in records])
 
     def remove(self, memory_ids: Sequence[str]) -> None:
         with self._lock:
@@ -207,27 +211,42 @@ class LocalMemoryIndex:
         terms = keywords(text)
         if not terms or limit <= 0:
             return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        sql = "SELECT memory_id, -bm25(memory_fts) FROM memory_fts WHERE memory_fts MATCH ?"
-        params: list[Any] = [match]
+        match = "{text dated} : (" + " OR ".join(_quoted(t) for t in terms) + ")"
+        sql = f"SELECT memory_id, -{_BM25} FROM memory_fts WHERE memory_fts MATCH ?"
+        params: list[Any] = []
         if users is not None:
             if not users:
                 return []
+            if all(any(c.isalnum() for c in u) for u in users):
+                # Narrows the match to rows holding the users' words; the exact test follows.
+                match += " AND user_id : (" + " OR ".join(_quoted(u) for u in sorted(users)) + ")"
             sql += f" AND user_id IN ({', '.join('?' * len(users))})"
             params.extend(sorted(users))
-        sql += " ORDER BY rank LIMIT ?"
+        sql += f" ORDER BY {_BM25} LIMIT ?"
         fetch = limit * 4
         while True:
-            rows = self._db.read().execute(sql, [*params, fetch]).fetchall()
-            found = [
-                (memory_id, float(score))
-                for memory_id, score in rows
-                if memory_id in self._where and check(self._doc(memory_id))
-            ]
-            if len(found) >= limit or len(rows) < fetch:
-                return found[:limit]
+            rows = self._db.read().execute(sql, [match, *params, fetch]).fetchall()
+            found: list[tuple[str, float]] = []
+            for memory_id, score in rows:
+                if memory_id in self._where and check(self._doc(memory_id)):
+                    found.append((memory_id, float(score)))
+                    if len(found) == limit:
+                        return found
+            if len(rows) < fetch:
+                return found
             fetch *= 8
 
     def _doc(self, memory_id: str) -> Doc:
         key, row = self._where[memory_id]
         return self._partitions[key].docs[row]
+
+
+def _quoted(text: str) -> str:
+    """An FTS5 string: matched as the phrase of its words, with no query syntax."""
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _args(create: str) -> str:
+    """The argument list of a CREATE VIRTUAL TABLE statement, whitespace normalised."""
+    inner = create[create.find("(") + 1 : create.rfind(")")]
+    return " ".join(inner.split())
