@@ -24,9 +24,31 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument(
         "--data-dir", type=Path, help="Where the SQLite file lives (env MNEMO_DATA_DIR, default ./data)."
     )
+    bench = commands.add_parser("bench", help="Offline benchmarks.")
+    benchmarks = bench.add_subparsers(dest="benchmark", required=True)
+    locomo = benchmarks.add_parser(
+        "locomo", help="Retrieval recall@k on a LoCoMo-format file: semantic-only, hybrid, and optionally a peer."
+    )
+    locomo.add_argument("--data", type=Path, required=True, help="The LoCoMo-format JSON file.")
+    locomo.add_argument(
+        "--k", type=int, nargs="+", action="extend", metavar="K", help="Cut-offs for recall@k (default 1 5 10)."
+    )
+    locomo.add_argument("--json", action="store_true", help="Print one JSON object instead of a table.")
+    locomo.add_argument("--peer", choices=["mem0"], help="Also run a peer system on the same turns and questions.")
+    locomo.add_argument(
+        "--peer-python",
+        type=Path,
+        help="The peer virtualenv's python (default bench/.work/mem0-venv/bin/python; create it with "
+        "bench/peer/setup_mem0_venv.sh).",
+    )
+    locomo.add_argument(
+        "--peer-runner", type=Path, help="The peer's runner script (default mnemo/evaluation/<peer>_peer.py)."
+    )
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args)
+    if args.command == "bench":
+        return _bench_locomo(args)
     return 2
 
 
@@ -65,6 +87,21 @@ def _serve(args: argparse.Namespace) -> int:
         uvicorn.run(create_app(container), host=settings.host, port=settings.port, log_level=settings.log_level)
     finally:
         container.close()
+    return 0
+
+
+def _bench_locomo(args: argparse.Namespace) -> int:
+    import json
+
+    from mnemo.evaluation import locomo
+
+    peer = locomo.PeerSpec(args.peer, args.peer_python, args.peer_runner) if args.peer else None
+    try:
+        report = locomo.evaluate(args.data, args.k or locomo.DEFAULT_KS, peer=peer, progress=locomo.progress_to_stderr)
+    except locomo.EvaluationError as exc:
+        print(f"mnemo bench: {exc.message}", file=sys.stderr)
+        return 1
+    print(json.dumps(report) if args.json else locomo.render(report))
     return 0
 
 
