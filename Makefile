@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck unit install clean
+.PHONY: run test lint typecheck unit install clean bench bench-quick
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,17 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 test: lint typecheck unit
+
+# Benchmarks (not part of `make test`): mnemo and the mem0 2.2.1 peer, recorded in bench/results/.
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet 'matplotlib>=3.8'
+	bash bench/peer/setup_mem0_venv.sh
+	$(BIN)/python -m bench.run
+
+bench-quick: $(STAMP)
+	$(BIN)/python -m pip install --quiet 'matplotlib>=3.8'
+	bash bench/peer/setup_mem0_venv.sh
+	$(BIN)/python -m bench.run --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -9,22 +9,137 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-NAMES = ["Ana", "Ben", "Chloe", "Dev", "Elif", "Farah", "Goran", "Hana", "Ivan", "Jun", "Kofi", "Lena", "Mateo",
-         "Nia", "Omar", "Priya", "Quinn", "Rosa", "Sven", "Tariq", "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoe"]
-PLACES = ["Lisbon", "Porto", "Kyoto", "Nairobi", "Oslo", "Lima", "Hanoi", "Tucson", "Ghent", "Perth", "Quito",
-          "Bergen", "Dakar", "Tbilisi", "Cusco", "Leeds", "Malmo", "Austin", "Sapporo", "Valencia"]
-THINGS = ["a grey cat", "a vintage bicycle", "a sourdough starter", "an old piano", "a bonsai tree", "a kayak",
-          "a telescope", "a rescue dog", "a film camera", "a vegetable garden", "a chess set", "a sewing machine",
-          "a drum kit", "a tarot deck", "a beehive", "an electric guitar", "a pottery wheel", "a fish tank"]
-FOODS = ["spicy ramen", "vegetable pizza", "mango sticky rice", "lentil soup", "sushi", "tacos al pastor",
-         "dark chocolate", "goat cheese", "pho", "falafel", "blueberry pancakes", "kimchi stew", "paella"]
-ACTIVITIES = ["rock climbing", "salsa dancing", "trail running", "birdwatching", "oil painting", "sailing",
-              "woodworking", "learning Japanese", "playing the cello", "volunteering at a shelter", "surfing",
-              "baking bread", "writing poetry", "cycling to work", "swimming laps", "knitting scarves"]
-JOBS = ["a nurse", "a software engineer", "a high school teacher", "a chef", "an architect", "a pharmacist",
-        "a carpenter", "a journalist", "a data analyst", "a veterinarian", "a pilot", "a librarian"]
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December"]
+NAMES = [
+    "Ana",
+    "Ben",
+    "Chloe",
+    "Dev",
+    "Elif",
+    "Farah",
+    "Goran",
+    "Hana",
+    "Ivan",
+    "Jun",
+    "Kofi",
+    "Lena",
+    "Mateo",
+    "Nia",
+    "Omar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sven",
+    "Tariq",
+    "Uma",
+    "Viktor",
+    "Wen",
+    "Ximena",
+    "Yusuf",
+    "Zoe",
+]
+PLACES = [
+    "Lisbon",
+    "Porto",
+    "Kyoto",
+    "Nairobi",
+    "Oslo",
+    "Lima",
+    "Hanoi",
+    "Tucson",
+    "Ghent",
+    "Perth",
+    "Quito",
+    "Bergen",
+    "Dakar",
+    "Tbilisi",
+    "Cusco",
+    "Leeds",
+    "Malmo",
+    "Austin",
+    "Sapporo",
+    "Valencia",
+]
+THINGS = [
+    "a grey cat",
+    "a vintage bicycle",
+    "a sourdough starter",
+    "an old piano",
+    "a bonsai tree",
+    "a kayak",
+    "a telescope",
+    "a rescue dog",
+    "a film camera",
+    "a vegetable garden",
+    "a chess set",
+    "a sewing machine",
+    "a drum kit",
+    "a tarot deck",
+    "a beehive",
+    "an electric guitar",
+    "a pottery wheel",
+    "a fish tank",
+]
+FOODS = [
+    "spicy ramen",
+    "vegetable pizza",
+    "mango sticky rice",
+    "lentil soup",
+    "sushi",
+    "tacos al pastor",
+    "dark chocolate",
+    "goat cheese",
+    "pho",
+    "falafel",
+    "blueberry pancakes",
+    "kimchi stew",
+    "paella",
+]
+ACTIVITIES = [
+    "rock climbing",
+    "salsa dancing",
+    "trail running",
+    "birdwatching",
+    "oil painting",
+    "sailing",
+    "woodworking",
+    "learning Japanese",
+    "playing the cello",
+    "volunteering at a shelter",
+    "surfing",
+    "baking bread",
+    "writing poetry",
+    "cycling to work",
+    "swimming laps",
+    "knitting scarves",
+]
+JOBS = [
+    "a nurse",
+    "a software engineer",
+    "a high school teacher",
+    "a chef",
+    "an architect",
+    "a pharmacist",
+    "a carpenter",
+    "a journalist",
+    "a data analyst",
+    "a veterinarian",
+    "a pilot",
+    "a librarian",
+]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 RELATIVES = ["sister", "brother", "mother", "father", "cousin", "best friend", "grandmother", "uncle", "aunt"]
 
 TEMPLATES = [
@@ -58,9 +173,14 @@ def generate(count: int, users: int, seed: int = 7) -> list[Item]:
     for i in range(count):
         template, question = TEMPLATES[rng.randrange(len(TEMPLATES))]
         words = {
-            "name": rng.choice(NAMES), "place": rng.choice(PLACES), "thing": rng.choice(THINGS),
-            "food": rng.choice(FOODS), "activity": rng.choice(ACTIVITIES), "job": rng.choice(JOBS),
-            "month": rng.choice(MONTHS), "relative": rng.choice(RELATIVES),
+            "name": rng.choice(NAMES),
+            "place": rng.choice(PLACES),
+            "thing": rng.choice(THINGS),
+            "food": rng.choice(FOODS),
+            "activity": rng.choice(ACTIVITIES),
+            "job": rng.choice(JOBS),
+            "month": rng.choice(MONTHS),
+            "relative": rng.choice(RELATIVES),
         }
         text = template.format(**words)
         if text in seen:  # keep every memory distinct: exact duplicates are (rightly) not stored twice

@@ -90,9 +90,7 @@ def add_one_by_one(container: Container, items: Sequence[Item]) -> None:
         container.memories.add(AddCommand([Message("user", item.text)], Scope(user_id=item.user_id), infer=False))
 
 
-def time_searches(
-    container: Container, queries: Sequence[tuple[str | None, str]], top_k: int = 10
-) -> dict[str, float]:
+def time_searches(container: Container, queries: Sequence[tuple[str | None, str]], top_k: int = 10) -> dict[str, float]:
     samples: list[float] = []
     for user, query in queries:
         expr = f.parse({"user_id": user}) if user else f.parse(None)

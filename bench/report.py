@@ -1,0 +1,176 @@
+"""Turn bench/results/*.json into the table in bench/README.md and the search-latency plot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+README = ROOT / "bench" / "README.md"
+START, END = "<!-- results:start -->", "<!-- results:end -->"
+
+
+def load(name: str) -> dict[str, Any] | None:
+    path = RESULTS / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def ratio(ours: float | None, theirs: float | None) -> str:
+    if not ours or not theirs:
+        return "–"
+    return f"{ours / theirs:.2f}"
+
+
+def engine_rows(data: dict[str, Any]) -> list[str]:
+    ours, peer = data["figures"]["mnemo"], data["figures"].get("mem0") or {}
+    first = str(ours["sizes"][0])
+    peer_at = {str(c["size"]): c for c in peer.get("checkpoints", [])}
+    peer_first = peer_at.get(first, {})
+    rows = [
+        "| Engine | mnemo | mem0 2.2.1 | mnemo / mem0 |",
+        "|---|---|---|---|",
+        f"| embedder | {ours['embedder']} | huggingface all-MiniLM-L6-v2 (torch) | |",
+        f"| embed, texts/s | {ours['embed_per_second']} | | |",
+        f"| add infer=false, batched, memories/s (to {first}) | {ours['add_batched_per_second']} | "
+        f"{peer.get('batch_add') or '– (no batch path)'} | |",
+        f"| add infer=false, one per call, memories/s (at {first}) | {ours['add_single_per_second']} | "
+        f"{peer_first.get('add_per_second', '–')} | "
+        f"{ratio(ours['add_single_per_second'], peer_first.get('add_per_second'))} |",
+        f"| add batched vs mem0's only path (at {first}) | {ours['add_batched_per_second']} | "
+        f"{peer_first.get('add_per_second', '–')} | "
+        f"{ratio(ours['add_batched_per_second'], peer_first.get('add_per_second'))} |",
+    ]
+    for size, by_shape in ours["search"].items():
+        for shape, label in (
+            ("scoped_one_user_of_many", f"one user of {ours['users']}"),
+            ("one_user_holds_all", "one user holds all"),
+            ("unscoped", "unscoped"),
+        ):
+            figures = by_shape[shape]
+            for kind, kind_label in (("without_embedding_ms", "no embedding"), ("with_embedding_ms", "with embedding")):
+                p = figures[kind]
+                theirs = ""
+                if shape == "scoped_one_user_of_many" and size in peer_at:
+                    peer_key = (
+                        "search_ms_without_embedding" if kind.startswith("without") else "search_ms_with_embedding"
+                    )
+                    theirs_p = peer_at[size].get(peer_key, {})
+                    if theirs_p:
+                        theirs = f"{theirs_p['p50']} / {theirs_p['p95']} / {theirs_p['p99']}"
+                rows.append(
+                    f"| search {size}, {label}, {kind_label}: p50 / p95 / p99 ms | "
+                    f"{p['p50']} / {p['p95']} / {p['p99']} | {theirs or '–'} | "
+                    f"{ratio(p['p50'], theirs_p['p50']) if theirs else '–'} |"
+                )
+    rows.append(
+        f"| peak RSS, MB | {ours['peak_rss_mb']} | {peer.get('peak_rss_mb', '–')} | "
+        f"{ratio(ours['peak_rss_mb'], peer.get('peak_rss_mb'))} |"
+    )
+    return rows
+
+
+def http_rows(data: dict[str, Any]) -> list[str]:
+    f = data["figures"]
+    rows = [
+        f"| HTTP, {f['clients']} clients, {f['preloaded']} memories preloaded | requests/s | "
+        "p50 / p95 / p99 ms | errors |",
+        "|---|---|---|---|",
+    ]
+    for kind in ("search", "add"):
+        r = f[kind]
+        p = r["latency_ms"]
+        rows.append(
+            f"| {kind} ({r['seconds']} s) | {r['per_second']} | {p['p50']} / {p['p95']} / {p['p99']} | {r['errors']} |"
+        )
+    return rows
+
+
+def locomo_rows(data: dict[str, Any]) -> list[str]:
+    f = data["figures"]
+    rows = ["| LoCoMo dev, recall | @1 | @5 | @10 |", "|---|---|---|---|"]
+    for label, block in (
+        ("mnemo hybrid", f),
+        ("mnemo semantic only", f.get("semantic_only")),
+        ("mem0 2.2.1", f.get("mem0")),
+    ):
+        if block:
+            rows.append(f"| {label} | {block['recall@1']:.3f} | {block['recall@5']:.3f} | {block['recall@10']:.3f} |")
+    rows.append(f"\n{f.get('questions')} questions, {f.get('skipped')} skipped.")
+    return rows
+
+
+def lambda_rows(data: dict[str, Any]) -> list[str]:
+    f = data["figures"]
+    if not f.get("functions"):
+        return [f"Lambda cold start: {f.get('note', 'no functions')}."]
+    rows = ["| Function | ready, s (median) | imports torch | unzipped MB |", "|---|---|---|---|"]
+    for name, r in f["functions"].items():
+        rows.append(f"| {name} | {r['ready_seconds_median']} | {r['imports_torch']} | {r['unzipped_mb']} |")
+    return rows
+
+
+def plot(data: dict[str, Any]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ours, peer = data["figures"]["mnemo"], data["figures"].get("mem0") or {}
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    sizes = [int(s) for s in ours["search"]]
+    for kind, style in (("with_embedding_ms", "-o"), ("without_embedding_ms", "--o")):
+        ax.plot(
+            sizes,
+            [ours["search"][str(s)]["scoped_one_user_of_many"][kind]["p50"] for s in sizes],
+            style,
+            label=f"mnemo, {kind.split('_ms')[0].replace('_', ' ')}",
+        )
+    checkpoints = peer.get("checkpoints", [])
+    if checkpoints:
+        for kind, style in (("search_ms_with_embedding", "-s"), ("search_ms_without_embedding", "--s")):
+            ax.plot(
+                [c["size"] for c in checkpoints],
+                [c[kind]["p50"] for c in checkpoints],
+                style,
+                label=f"mem0 2.2.1, {kind.split('search_ms_')[1].replace('_', ' ')}",
+            )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("memories in the store")
+    ax.set_ylabel("search latency p50, ms (one user's scope)")
+    ax.set_title("Search latency against corpus size")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(RESULTS / "search_latency.png", dpi=110)
+
+
+def main() -> None:
+    sections: list[str] = []
+    engine = load("engine")
+    if engine:
+        m = engine["machine"]
+        sections.append(
+            f"Recorded {m['date']} at commit {m['commit']} on {m['cores']} cores ({m['cpu']}), "
+            f"{m['memory_gb']} GB, Python {m['python']}.\n"
+        )
+        sections += [*engine_rows(engine), ""]
+        plot(engine)
+        sections.append("![search latency](results/search_latency.png)\n")
+    for name, rows in (("http", http_rows), ("locomo", locomo_rows), ("lambda", lambda_rows)):
+        data = load(name)
+        if data:
+            sections += [*rows(data), ""]
+    text = README.read_text()
+    block = START + "\n" + "\n".join(sections) + "\n" + END
+    if START in text:
+        text = text[: text.index(START)] + block + text[text.index(END) + len(END) :]
+    else:
+        text = text.rstrip() + "\n\n## Results\n\n" + block + "\n"
+    README.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

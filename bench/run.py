@@ -1,0 +1,111 @@
+"""Run the benchmarks and record them: `python -m bench.run [--quick] [--only engine,http,locomo,lambda]`.
+
+Writes bench/results/<name>.json (machine, date, commit, every figure) and bench/results/search_latency.png.
+bench/report.py turns the JSON into the table in bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+
+
+def machine() -> dict[str, Any]:
+    def read(cmd: list[str]) -> str:
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, check=False).stdout.strip()
+        except OSError:
+            return ""
+
+    cpu = ""
+    for line in Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").exists() else []:
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    memory_kb = 0
+    if Path("/proc/meminfo").exists():
+        memory_kb = int(Path("/proc/meminfo").read_text().split()[1])
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "memory_gb": round(memory_kb / 1024 / 1024, 1),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "commit": read(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"]),
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def record(name: str, figures: dict[str, Any]) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps({"machine": machine(), "figures": figures}, indent=2) + "\n")
+    print(f"wrote {path.relative_to(ROOT)}")
+    return path
+
+
+def run_engine(quick: bool) -> dict[str, Any]:
+    from bench import engine, peer
+
+    sizes = (1_000, 5_000) if quick else (10_000, 100_000)
+    figures = {"mnemo": engine.run(sizes=sizes, query_count=100 if quick else 300, single_adds=200 if quick else 1_000)}
+    figures["mem0"] = peer.engine(size=sizes[0], query_count=100 if quick else 300)
+    return figures
+
+
+def run_http(quick: bool) -> dict[str, Any]:
+    from bench import http_load
+
+    return http_load.run(seconds=10 if quick else 60, preload=1_000 if quick else 5_000)
+
+
+def run_locomo(quick: bool) -> dict[str, Any]:
+    from mnemo.evaluation import locomo
+
+    data = ROOT.parent / "shared" / "data" / "locomo-dev.json"
+    peer = locomo.PeerSpec("mem0", None, None)
+    report: dict[str, Any] = locomo.evaluate(data, locomo.DEFAULT_KS, peer=peer, progress=locomo.progress_to_stderr)
+    return report
+
+
+def run_lambda(quick: bool) -> dict[str, Any]:
+    from bench import cold_start
+
+    return cold_start.run(repeats=1 if quick else 3)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.run")
+    parser.add_argument("--quick", action="store_true", help="Small sizes and short runs, for a smoke test.")
+    parser.add_argument("--only", default="engine,http,locomo,lambda", help="Comma-separated parts to run.")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    parts: dict[str, Callable[[bool], dict[str, Any]]] = {
+        "engine": run_engine,
+        "http": run_http,
+        "locomo": run_locomo,
+        "lambda": run_lambda,
+    }
+    for name in args.only.split(","):
+        figures = parts[name](args.quick)
+        record(f"{name}{'-quick' if args.quick else ''}", figures)
+    if not args.quick:
+        from bench import report
+
+        report.main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
