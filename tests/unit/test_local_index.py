@@ -194,3 +194,26 @@ def test_given_a_keyword_table_of_an_older_layout_when_the_index_opens_then_it_i
     assert fts_count(db) == 4
     assert keyword_ids(index, embedder, "marmalade") == [ids["wifi"]]
     assert keyword_ids(index, embedder, "1 March 2024 pizza")[0] == ids["pizza"]
+
+
+def test_given_a_memory_rewritten_and_removed_when_searched_then_the_keyword_table_follows_without_leftovers(
+    db: Database, ids: dict[str, str], embedder: LocalMiniLMEmbedder
+):
+    store = SqliteMemoryStore(db)
+    index = restart(db, embedder)
+    wifi = store.get(ids["wifi"])
+    assert wifi is not None
+
+    for word in ("apricot", "quince", "damson"):
+        rewritten = wifi.with_text(f"The wifi password at the cabin is {word}.")
+        index.upsert([rewritten], embedder.embed([rewritten.text]))
+
+    assert fts_count(db) == 4
+    assert keyword_ids(index, embedder, "marmalade apricot quince") == []
+    assert keyword_ids(index, embedder, "damson") == [ids["wifi"]]
+
+    index.remove([ids["wifi"], ids["pizza"]])
+    assert fts_count(db) == 2
+    assert keyword_ids(index, embedder, "damson pizza") == []
+    assert restart(db, embedder).count() == 4  # the store still holds them: a restart re-indexes all four
+    assert fts_count(db) == 4

@@ -28,7 +28,7 @@ FTS_ARGS = "text, memory_id UNINDEXED, user_id, dated, tokenize = 'porter unicod
 SCHEMA = f"CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5({FTS_ARGS});"
 DATED_WEIGHT = 1.0  # BM25 weight of a date word against a word of the text
 _BM25 = f"bm25(memory_fts, 1.0, 0.0, 0.0, {DATED_WEIGHT})"
-_INSERT = "INSERT INTO memory_fts (text, memory_id, user_id, dated) VALUES (?, ?, ?, ?)"
+_INSERT = "INSERT INTO memory_fts (rowid, text, memory_id, user_id, dated) VALUES (?, ?, ?, ?, ?)"
 
 Doc = Mapping[str, Any]
 
@@ -98,6 +98,10 @@ class LocalMemoryIndex:
         self._lock = threading.RLock()
         self._partitions: dict[str | None, _Partition] = {}
         self._where: dict[str, tuple[str | None, int]] = {}
+        # memory id -> its row in the keyword table: memory_id is not an indexed column of FTS5, so rows are
+        # deleted by rowid, never by a scan of the table.
+        self._fts_rows: dict[str, int] = {}
+        self._next_fts_row = 1
         existing = db.read().execute("SELECT sql FROM sqlite_master WHERE name = 'memory_fts'").fetchone()
         if existing is not None and _args(existing[0]) != _args(SCHEMA):
             # An older layout: drop it; load() refills the keyword table from the records.
@@ -114,19 +118,27 @@ class LocalMemoryIndex:
             self._where.clear()
             for records, vectors in batches:
                 self._add_vectors(records, vectors)
-            indexed = self._db.read().execute("SELECT count(*) FROM memory_fts").fetchone()[0]
-            if indexed != len(self._where):
+            rows = self._db.read().execute("SELECT rowid, memory_id FROM memory_fts").fetchall()
+            self._fts_rows = {memory_id: rowid for rowid, memory_id in rows}
+            self._next_fts_row = 1 + max((rowid for rowid, _ in rows), default=0)
+            if len(rows) != len(self._fts_rows) or self._fts_rows.keys() != self._where.keys():
                 self._rebuild_keywords()
 
     def _rebuild_keywords(self) -> None:
+        docs = [
+            (memory_id, doc)
+            for part in self._partitions.values()
+            for memory_id, doc in zip(part.ids, part.docs, strict=True)
+        ]
+        self._fts_rows = {memory_id: row for row, (memory_id, _) in enumerate(docs, start=1)}
+        self._next_fts_row = len(docs) + 1
         with self._db.write() as conn:
             conn.execute("DELETE FROM memory_fts")
             conn.executemany(
                 _INSERT,
                 [
-                    (doc["memory"], memory_id, doc["user_id"], date_words(doc["created_at"]))
-                    for part in self._partitions.values()
-                    for memory_id, doc in zip(part.ids, part.docs, strict=True)
+                    (self._fts_rows[memory_id], doc["memory"], memory_id, doc["user_id"], date_words(doc["created_at"]))
+                    for memory_id, doc in docs
                 ],
             )
 
@@ -141,22 +153,41 @@ class LocalMemoryIndex:
                 # An empty index takes the width it is given: after clear() the embedder may have changed.
                 self.dimension = int(np.asarray(vectors).shape[1])
             self._add_vectors(records, vectors)
+            replaced = [(self._fts_rows[r.id],) for r in records if r.id in self._fts_rows]
+            rows = [self._fts_row(r.id) for r in records]
             with self._db.write() as conn:
-                conn.executemany("DELETE FROM memory_fts WHERE memory_id = ?", [(r.id,) for r in records])
-                conn.executemany(_INSERT, [(r.text, r.id, r.scope.user_id, date_words(r.created_at)) for r in records])
+                conn.executemany("DELETE FROM memory_fts WHERE rowid = ?", replaced)
+                conn.executemany(
+                    _INSERT,
+                    [
+                        (row, r.text, r.id, r.scope.user_id, date_words(r.created_at))
+                        for row, r in zip(rows, records, strict=True)
+                    ],
+                )
 
     def remove(self, memory_ids: Sequence[str]) -> None:
         with self._lock:
             self._remove_vectors(memory_ids)
+            gone = [(row,) for i in memory_ids if (row := self._fts_rows.pop(i, None)) is not None]
             with self._db.write() as conn:
-                conn.executemany("DELETE FROM memory_fts WHERE memory_id = ?", [(i,) for i in memory_ids])
+                conn.executemany("DELETE FROM memory_fts WHERE rowid = ?", gone)
 
     def clear(self) -> None:
         with self._lock:
             self._partitions.clear()
             self._where.clear()
+            self._fts_rows.clear()
+            self._next_fts_row = 1
             with self._db.write() as conn:
                 conn.execute("DELETE FROM memory_fts")
+
+    def _fts_row(self, memory_id: str) -> int:
+        """The keyword-table row of a memory: its current one, or a new one."""
+        row = self._fts_rows.get(memory_id)
+        if row is None:
+            row = self._fts_rows[memory_id] = self._next_fts_row
+            self._next_fts_row += 1
+        return row
 
     def count(self) -> int:
         return len(self._where)
