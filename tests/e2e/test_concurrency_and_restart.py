@@ -295,7 +295,7 @@ def test_memories_history_and_search_survive_a_restart(data_dir: Path, registry:
             client.post(
                 "/memories",
                 json={
-                    "messages": [{"role": "user", "content": "My sister lives in Montreal now."}],
+                    "messages": [{"role": "user", "content": "My sister lives in Montreal with her two children."}],
                     "user_id": "alice",
                 },
             )

@@ -46,7 +46,7 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def fp32(cache_dir: Path) -> LocalMiniLMEmbedder:
-    return LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", model_cache_dir=str(cache_dir)))
+    return LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", quantize=False, model_cache_dir=str(cache_dir)))
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +121,7 @@ def test_given_a_built_model_when_the_embedder_is_built_again_then_the_cached_fi
         raise AssertionError("the cached model should have been loaded, not built")
 
     monkeypatch.setattr(minilm_onnx, "build_model", no_build)
-    again = LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", model_cache_dir=str(cache_dir)))
+    again = LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", quantize=False, model_cache_dir=str(cache_dir)))
 
     assert {f: f.stat().st_mtime_ns for f in model_files(cache_dir)} == before
     np.testing.assert_array_equal(again.embed(PARAPHRASE), fp32.embed(PARAPHRASE))
@@ -149,7 +149,7 @@ def test_given_a_corrupt_cache_file_when_the_embedder_is_built_then_it_is_rebuil
     fresh.write_bytes(b"partial")
     os.utime(stale, (time.time() - 7200, time.time() - 7200))
 
-    embedder = LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", model_cache_dir=str(tmp_path)))
+    embedder = LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", quantize=False, model_cache_dir=str(tmp_path)))
 
     assert cached.stat().st_size > 1_000_000
     np.testing.assert_allclose(embedder.embed(PARAPHRASE), fp32.embed(PARAPHRASE), atol=1e-6)
@@ -166,7 +166,7 @@ def test_given_a_cache_file_built_from_other_weights_when_the_embedder_is_built_
     minilm_onnx._stamp(model, "0" * 64, "fp32")
     onnx.save_model(model, str(cached))
 
-    embedder = LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", model_cache_dir=str(tmp_path)))
+    embedder = LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", quantize=False, model_cache_dir=str(tmp_path)))
 
     rebuilt = {p.key: p.value for p in onnx.load_model(str(cached)).metadata_props}
     assert rebuilt["mnemo.weights_sha256"].startswith(cached.name.split("-")[-3])
@@ -179,7 +179,9 @@ def test_given_an_unwritable_cache_dir_when_built_then_the_model_is_built_in_a_s
     blocker = tmp_path / "a-file"
     blocker.write_text("the cache dir cannot be created under a file", encoding="utf-8")
 
-    embedder = LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", model_cache_dir=str(blocker / "models")))
+    embedder = LocalMiniLMEmbedder(
+        LocalEmbedderConfig(backend="onnx", quantize=False, model_cache_dir=str(blocker / "models"))
+    )
 
     np.testing.assert_allclose(embedder.embed(PARAPHRASE), fp32.embed(PARAPHRASE), atol=1e-6)
 
@@ -219,6 +221,7 @@ def test_given_backend_auto_then_onnx_when_onnxruntime_is_installed(cache_dir: P
 
     assert embedder.backend == "onnx"
     assert embedder.name == "local/all-MiniLM-L6-v2"
+    assert embedder._onnx.path.name.endswith("-int8.onnx")  # the default: int8, one text per run
 
 
 def test_given_no_onnxruntime_then_auto_falls_back_to_numpy_and_onnx_is_a_configuration_error(
@@ -228,7 +231,7 @@ def test_given_no_onnxruntime_then_auto_falls_back_to_numpy_and_onnx_is_a_config
 
     auto = LocalMiniLMEmbedder(LocalEmbedderConfig(model_cache_dir=str(cache_dir)))
     with pytest.raises(ConfigurationError, match="onnxruntime"):
-        LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", model_cache_dir=str(cache_dir)))
+        LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", quantize=False, model_cache_dir=str(cache_dir)))
 
     assert auto.backend == "numpy"
 
@@ -243,7 +246,7 @@ def test_given_onnx_fails_to_start_then_auto_falls_back_to_numpy_and_onnx_says_w
 
     auto = LocalMiniLMEmbedder(LocalEmbedderConfig(model_cache_dir=str(cache_dir)))
     with pytest.raises(ConfigurationError, match="Could not load"):
-        LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", model_cache_dir=str(cache_dir)))
+        LocalMiniLMEmbedder(LocalEmbedderConfig(backend="onnx", quantize=False, model_cache_dir=str(cache_dir)))
 
     assert auto.backend == "numpy"
 

