@@ -217,3 +217,49 @@ def test_given_a_memory_rewritten_and_removed_when_searched_then_the_keyword_tab
     assert keyword_ids(index, embedder, "damson pizza") == []
     assert restart(db, embedder).count() == 4  # the store still holds them: a restart re-indexes all four
     assert fts_count(db) == 4
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["one-core", "every-core"])
+@pytest.mark.parametrize("kept", ["all", "even", "rare"])
+def test_given_many_users_when_searched_unscoped_with_a_filter_then_the_best_passing_rows_of_all_are_returned(
+    tmp_path: Path, kept: str, parallel: bool, monkeypatch: pytest.MonkeyPatch
+):
+    import numpy as np
+
+    from mnemo.adapters.sqlite import memory_index
+
+    monkeypatch.setattr(memory_index, "PARALLEL_ROWS", 50 if parallel else 10**9)
+    monkeypatch.setattr(memory_index, "_cores", lambda: 3)
+
+    rng = np.random.default_rng(7)
+    db = Database(tmp_path / "many.sqlite3")
+    index = LocalMemoryIndex(db, 16)
+    records = [
+        MemoryRecord.create(f"note {i}", Scope(user_id=f"user-{i % 23}"), at=T0, metadata={"n": i}) for i in range(1500)
+    ]
+    vectors = rng.standard_normal((len(records), 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index.upsert(records, vectors)
+    conditions = {
+        "all": None,
+        "even": {"metadata.n": {"in": list(range(0, 1500, 2))}},
+        "rare": {"metadata.n": {"gte": 1490}},
+    }
+    query = vectors[3] * 0.6 + vectors[900] * 0.4
+    query /= np.linalg.norm(query)
+
+    hits = index.search(query, "", parse(conditions[kept]), 10)
+
+    passing = [
+        i for i in range(1500) if kept == "all" or (kept == "even" and i % 2 == 0) or (kept == "rare" and i >= 1490)
+    ]
+    expected = sorted(passing, key=lambda i: -float(vectors[i] @ query))[:10]
+    assert [h.memory_id for h in hits] == [records[i].id for i in expected]
+    assert [h.semantic for h in hits] == pytest.approx([float(vectors[i] @ query) for i in expected], abs=1e-5)
+    alone = index.search(query, "", parse({"user_id": "user-3"}), 5)  # one partition
+    mine = [i for i in range(3, 1500, 23) if i in passing or kept == "all"]
+    if kept == "all":
+        assert [h.memory_id for h in alone] == [
+            records[i].id for i in sorted(mine, key=lambda i: -float(vectors[i] @ query))[:5]
+        ]
+    db.close()

@@ -7,8 +7,10 @@ user's rows. The FTS5 table lives in the same SQLite file as the records. The wh
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -68,11 +70,16 @@ class _Partition:
         self.docs.pop()
         return moved
 
-    def top(self, query: Vectors, check: Any, limit: int) -> list[tuple[str, float]]:
+    def scores(self, query: Vectors) -> np.ndarray:
+        scores: np.ndarray = self.matrix[: len(self.ids)] @ query
+        return scores
+
+    def top(self, query: Vectors, check: Any, limit: int, scores: np.ndarray | None = None) -> list[tuple[str, float]]:
         count = len(self.ids)
         if count == 0 or limit <= 0:
             return []
-        scores = self.matrix[:count] @ query
+        if scores is None:
+            scores = self.scores(query)
         window = min(count, max(limit * 4, 64))
         while True:
             if window < count:
@@ -225,12 +232,15 @@ class LocalMemoryIndex:
                 if users is not None
                 else list(self._partitions.values())
             )
-            semantic: list[tuple[str, float]] = []
-            for part in parts:
-                semantic.extend(part.top(query, check, limit))
-            semantic.sort(key=lambda hit: -hit[1])
-        hits = {memory_id: IndexHit(memory_id, score, 0.0) for memory_id, score in semantic[:limit]}
-        for memory_id, bm25 in self._keyword(query_text, users, check, limit):
+            scores = _scores_of(parts, query)
+            semantic = (
+                parts[0].top(query, check, limit, scores[0])
+                if len(parts) == 1
+                else _merged_top(parts, scores, query, check, limit)
+            )
+            narrow = users is not None and 4 * sum(len(p) for p in parts) < len(self._where)
+        hits = {memory_id: IndexHit(memory_id, score, 0.0) for memory_id, score in semantic}
+        for memory_id, bm25 in self._keyword(query_text, users, check, limit, narrow):
             with self._lock:
                 if memory_id not in self._where:  # removed since the keyword query ran
                     continue
@@ -241,7 +251,9 @@ class LocalMemoryIndex:
         key, row = self._where[memory_id]
         return float(self._partitions[key].matrix[row] @ query)
 
-    def _keyword(self, text: str, users: set[str] | None, check: Any, limit: int) -> list[tuple[str, float]]:
+    def _keyword(
+        self, text: str, users: set[str] | None, check: Any, limit: int, narrow: bool
+    ) -> list[tuple[str, float]]:
         terms = keywords(text)
         if not terms or limit <= 0:
             return []
@@ -251,11 +263,15 @@ class LocalMemoryIndex:
         if users is not None:
             if not users:
                 return []
-            if all(any(c.isalnum() for c in u) for u in users):
-                # Narrows the match to rows holding the users' words; the exact test follows.
-                match += " AND user_id : (" + " OR ".join(_quoted(u) for u in sorted(users)) + ")"
-            sql += f" AND user_id IN ({', '.join('?' * len(users))})"
-            params.extend(sorted(users))
+            # When the users hold a small share of the rows, the match is narrowed to rows holding the users' words
+            # and then to the users exactly. Otherwise both cost more than they save (one user holding all of 100k
+            # rows: 17 ms narrowed, 28 ms with the exact test in SQL, 6 ms without either): `check` below keeps
+            # the users' rows, and the fetch grows until enough passed.
+            if narrow:
+                if all(any(c.isalnum() for c in u) for u in users):
+                    match += " AND user_id : (" + " OR ".join(_quoted(u) for u in sorted(users)) + ")"
+                sql += f" AND user_id IN ({', '.join('?' * len(users))})"
+                params.extend(sorted(users))
         sql += f" ORDER BY {_BM25} LIMIT ?"
         fetch = limit * 4
         while True:
@@ -276,6 +292,98 @@ class LocalMemoryIndex:
     def _doc(self, memory_id: str) -> Doc:
         key, row = self._where[memory_id]
         return self._partitions[key].docs[row]
+
+
+PARALLEL_ROWS = 32_768  # from this many rows on, one search's cosines are computed on every core at once
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def _scoring_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=max(1, _cores() - 1), thread_name_prefix="mnemo-scores")
+        return _pool
+
+
+def _scores_of(parts: Sequence[_Partition], query: Vectors) -> list[np.ndarray]:
+    """The cosine of the query with every row of the partitions. A scan this large is bound by memory bandwidth:
+    above PARALLEL_ROWS rows it is cut into one slice per core, computed at once (NumPy releases the GIL)."""
+    total = sum(len(part) for part in parts)
+    workers = _cores()
+    if total < PARALLEL_ROWS or workers < 2:
+        return [part.scores(query) for part in parts]
+    out = [np.empty(len(part), dtype=np.float32) for part in parts]
+    share = -(-total // workers)
+    groups: list[list[tuple[int, int, int]]] = [[]]
+    room = share
+    for number, part in enumerate(parts):
+        start = 0
+        while start < len(part):
+            if room == 0:
+                groups.append([])
+                room = share
+            end = min(len(part), start + room)
+            groups[-1].append((number, start, end))
+            room -= end - start
+            start = end
+
+    def compute(group: list[tuple[int, int, int]]) -> None:
+        for number, start, end in group:
+            np.matmul(parts[number].matrix[start:end], query, out=out[number][start:end])
+
+    pending = [_scoring_pool().submit(compute, group) for group in groups[1:]]
+    compute(groups[0])
+    for future in pending:
+        future.result()
+    return out
+
+
+def _merged_top(
+    parts: Sequence[_Partition], all_scores: Sequence[np.ndarray], query: Vectors, check: Any, limit: int
+) -> list[tuple[str, float]]:
+    """The best `limit` rows over many partitions that pass `check`, exactly as checking every partition's own
+    best would give, but checking rows in global score order: each partition offers its best `limit` rows by score
+    alone, and only when a filter rejects offered rows of a partition that may hold more is the slow way taken."""
+    if limit <= 0:
+        return []
+    offered_scores: list[np.ndarray] = []
+    offered_rows: list[np.ndarray] = []
+    owners: list[np.ndarray] = []
+    for number, scores in enumerate(all_scores):
+        rows = np.argpartition(-scores, limit - 1)[:limit] if len(scores) > limit else np.arange(len(scores))
+        offered_scores.append(scores[rows])
+        offered_rows.append(rows)
+        owners.append(np.full(len(rows), number))
+    if not offered_scores:
+        return []
+    scores, rows, owner = np.concatenate(offered_scores), np.concatenate(offered_rows), np.concatenate(owners)
+    found: list[tuple[str, float]] = []
+    rejected: set[int] = set()
+    for i in np.argsort(-scores, kind="stable"):
+        part = parts[owner[i]]
+        if check(part.docs[rows[i]]):
+            found.append((part.ids[rows[i]], float(scores[i])))
+            if len(found) == limit:
+                break
+        elif len(part) > limit:
+            rejected.add(int(owner[i]))
+    if not rejected:
+        return found
+    # A partition lost offered rows to the filter and has rows it did not offer: check it the thorough way.
+    exact: list[tuple[str, float]] = []
+    for part, scores in zip(parts, all_scores, strict=True):
+        exact.extend(part.top(query, check, limit, scores))
+    exact.sort(key=lambda hit: -hit[1])
+    return exact[:limit]
 
 
 def _quoted(text: str) -> str:
