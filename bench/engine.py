@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from bench import footprint
 from bench.corpus import Item, generate
 from mnemo.bootstrap import Container, bootstrap
 from mnemo.domain import filters as f
@@ -62,8 +63,19 @@ def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
     }
 
 
+def _status_mb(field: str) -> float | None:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
 def peak_rss_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    """Peak resident memory of this process (VmHWM; ru_maxrss where /proc is missing)."""
+    return _status_mb("VmHWM") or round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def use_embedder(container: Container, embedder: Embedder) -> None:
@@ -117,7 +129,8 @@ def search_figures(
 
 
 def run(
-    sizes: Sequence[int] = (10_000, 100_000),
+    sizes: Sequence[int] = (1_000, 5_000, 10_000, 50_000, 100_000),
+    add_size: int = 10_000,
     users: int = 100,
     query_count: int = 300,
     single_adds: int = 1_000,
@@ -125,7 +138,9 @@ def run(
     work_dir: Path | None = None,
     progress: Callable[[str], None] = print,
 ) -> dict[str, Any]:
+    """Search figures at every size; add throughput measured with the real embedder on the way to `add_size`."""
     sizes = sorted(sizes)
+    add_size = min(add_size, sizes[-1])
     total = sizes[-1] + single_adds
     items = generate(total, users, seed=seed)
     rng = random.Random(seed)
@@ -133,6 +148,7 @@ def run(
     results: dict[str, Any] = {"sizes": list(sizes), "users": users, "queries": query_count}
 
     scoped_store = bootstrap(Settings(data_dir=work / "scoped"))
+    one_user_store = bootstrap(Settings(data_dir=work / "one-user"))
     real = scoped_store.configuration.providers.get().embedder
     results["embedder"] = real.name
 
@@ -146,32 +162,35 @@ def run(
         table.update(zip(chunk, real.embed(chunk), strict=True))
     results["embed_per_second"] = round(total / (time.perf_counter() - start), 1)
     cached = PrecomputedEmbedder(real, table)
-
-    # 2. add throughput with the real embedder, up to the first size
-    first = sizes[0]
-    progress(f"adding {first} memories in batches of {BATCH} (real embedder)")
-    start = time.perf_counter()
-    add_batched(scoped_store, items[:first])
-    results["add_batched_per_second"] = round(first / (time.perf_counter() - start), 1)
-    progress(f"adding {single_adds} memories one per call at {first} (real embedder)")
-    start = time.perf_counter()
-    add_one_by_one(scoped_store, items[sizes[-1] : sizes[-1] + single_adds])
-    results["add_single_per_second"] = round(single_adds / (time.perf_counter() - start), 1)
-    results["add_measured_at"] = first
-
-    # 3. search at each size, filling with precomputed vectors between sizes
-    one_user_store = bootstrap(Settings(data_dir=work / "one-user"))
-    use_embedder(scoped_store, cached)
     use_embedder(one_user_store, cached)
-    add_batched(one_user_store, [Item("everyone", i.text, i.question) for i in items[:first]])
-    stored = first
+
+    # 2. fill size by size: with the real embedder (timed) up to add_size, precomputed vectors after; search at each
+    stored, add_seconds = 0, 0.0
     results["search"] = {}
     for size in sizes:
+        if stored < add_size:
+            upto = min(size, add_size)
+            progress(f"adding memories {stored}..{upto} in batches of {BATCH} (real embedder)")
+            use_embedder(scoped_store, real)
+            start = time.perf_counter()
+            add_batched(scoped_store, items[stored:upto])
+            add_seconds += time.perf_counter() - start
+            add_batched(one_user_store, [Item("everyone", i.text, i.question) for i in items[stored:upto]])
+            stored = upto
+            if stored == add_size:
+                results["add_batched_per_second"] = round(add_size / add_seconds, 1)
+                progress(f"adding {single_adds} memories one per call at {add_size} (real embedder)")
+                start = time.perf_counter()
+                add_one_by_one(scoped_store, items[sizes[-1] : sizes[-1] + single_adds])
+                results["add_single_per_second"] = round(single_adds / (time.perf_counter() - start), 1)
+                results["add_measured_at"] = add_size
         if size > stored:
             progress(f"filling to {size} (precomputed vectors)")
+            use_embedder(scoped_store, cached)
             add_batched(scoped_store, items[stored:size])
             add_batched(one_user_store, [Item("everyone", i.text, i.question) for i in items[stored:size]])
             stored = size
+        use_embedder(scoped_store, cached)
         sample = rng.sample(items[:size], query_count)
         cached.embed([i.question for i in sample])
         progress(f"searching at {size}")
@@ -184,6 +203,11 @@ def run(
             ),
             "unscoped": search_figures(scoped_store, real, cached, [(None, i.question) for i in sample]),
         }
+        if size == add_size:
+            progress(f"peak memory of a fresh process serving the store at {size}")
+            results["serving_footprint"] = footprint.measure(
+                work / "scoped", [(i.user_id, i.question) for i in sample[:100]]
+            )
     results["peak_rss_mb"] = peak_rss_mb()
     scoped_store.close()
     one_user_store.close()

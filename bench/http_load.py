@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import random
+import secrets
 import socket
 import subprocess
 import sys
@@ -43,7 +44,9 @@ def process_cpu_seconds(pid: int) -> float:
 
 def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
     mnemo = Path(sys.executable).with_name("mnemo")
-    env = {**os.environ, "MNEMO_LOG_LEVEL": "warning"}
+    env = {**os.environ, "MNEMO_LOG_LEVEL": "warning", "JWT_SECRET": secrets.token_urlsafe(32)}
+    env.pop("AUTH_DISABLED", None)
+    env.pop("MNEMO_AUTH_DISABLED", None)
     process = subprocess.Popen(
         [str(mnemo), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],
         env=env,
@@ -53,7 +56,7 @@ def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/configure/providers", timeout=1).status_code == 200:
+            if httpx.get(f"http://127.0.0.1:{port}/auth/setup-status", timeout=1).status_code == 200:
                 return process
         except httpx.HTTPError:
             time.sleep(0.2)
@@ -67,8 +70,8 @@ class Connection:
     """A minimal HTTP/1.1 keep-alive client for JSON requests: the load generator shares the server's two cores,
     so it must cost far less per request than a general-purpose client (httpx spends ~1.3 ms of CPU on each)."""
 
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, api_key: str) -> None:
+        self.host, self.port, self.api_key = host, port, api_key
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
@@ -79,6 +82,7 @@ class Connection:
         payload = json.dumps(body).encode()
         head = (
             f"{method} {path} HTTP/1.1\r\nhost: {self.host}\r\ncontent-type: application/json\r\n"
+            f"x-api-key: {self.api_key}\r\n"
             f"content-length: {len(payload)}\r\n\r\n"
         )
         self.writer.write(head.encode() + payload)
@@ -107,14 +111,16 @@ class Connection:
             self.writer = None
 
 
-async def _drive(base: str, clients: int, seconds: float, make_request: Any, rng: random.Random) -> dict[str, Any]:
+async def _drive(
+    base: str, api_key: str, clients: int, seconds: float, make_request: Any, rng: random.Random
+) -> dict[str, Any]:
     latencies: list[float] = []
     errors: list[str] = []
     host, port = base.removeprefix("http://").split(":")
     deadline = time.perf_counter() + seconds
 
     async def worker(worker_id: int) -> None:
-        connection = Connection(host, int(port))
+        connection = Connection(host, int(port), api_key)
         sequence = 0
         try:
             while time.perf_counter() < deadline:
@@ -157,13 +163,21 @@ def run(
     base = f"http://127.0.0.1:{port}"
     try:
         with httpx.Client(base_url=base, timeout=120) as client:
+            # Authentication stays on, as deployed: the first admin registers and makes a per-user API key.
+            admin = {"name": "Bench", "email": "bench@example.com", "password": secrets.token_urlsafe(16)}
+            token = client.post("/auth/register", json=admin).raise_for_status().json()["access_token"]
+            created = client.post("/api-keys", json={"label": "bench"}, headers={"Authorization": f"Bearer {token}"})
+            api_key = created.raise_for_status().json()["key"]
+            client.headers["X-API-Key"] = api_key
             by_user: dict[str, list[str]] = {}
             for item in items[:preload]:
                 by_user.setdefault(item.user_id, []).append(item.text)
             for user, texts in by_user.items():
                 for start in range(0, len(texts), 100):
                     messages = [{"role": "user", "content": t} for t in texts[start : start + 100]]
-                    client.post("/memories", json={"messages": messages, "user_id": user, "infer": False})
+                    client.post(
+                        "/memories", json={"messages": messages, "user_id": user, "infer": False}
+                    ).raise_for_status()
         questions = [(i.user_id, i.question) for i in items[:preload]]
         fresh = iter(items[preload:])
 
@@ -180,12 +194,18 @@ def run(
 
         def measured(make_request: Any) -> dict[str, Any]:
             before = process_cpu_seconds(server.pid)
-            figures = asyncio.run(_drive(base, clients, seconds, make_request, rng))
+            figures = asyncio.run(_drive(base, api_key, clients, seconds, make_request, rng))
             spent = process_cpu_seconds(server.pid) - before
             figures["server_cpu_ms_per_request"] = round(1000 * spent / max(1, figures["requests"]), 3)
             return figures
 
-        result = {"clients": clients, "preloaded": preload, "search": measured(search), "add": measured(add)}
+        result = {
+            "clients": clients,
+            "preloaded": preload,
+            "auth": "X-API-Key (a per-user m0sk_ key), request log on",
+            "search": measured(search),
+            "add": measured(add),
+        }
     finally:
         server.terminate()
         try:

@@ -58,9 +58,13 @@ def record(name: str, figures: dict[str, Any]) -> Path:
 def run_engine(quick: bool) -> dict[str, Any]:
     from bench import engine, peer
 
-    sizes = (1_000, 5_000) if quick else (10_000, 100_000)
-    figures = {"mnemo": engine.run(sizes=sizes, query_count=100 if quick else 300, single_adds=200 if quick else 1_000)}
-    figures["mem0"] = peer.engine(size=sizes[0], query_count=100 if quick else 300)
+    sizes = (1_000, 2_000, 5_000) if quick else (1_000, 5_000, 10_000, 50_000, 100_000)
+    add_size = 2_000 if quick else 10_000
+    queries = 100 if quick else 300
+    figures = {
+        "mnemo": engine.run(sizes=sizes, add_size=add_size, query_count=queries, single_adds=200 if quick else 1_000)
+    }
+    figures["mem0"] = peer.engine(size=add_size, query_count=queries)
     return figures
 
 

@@ -57,7 +57,9 @@ def data_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def container(data_dir: Path, registry: CachedModelRegistry) -> Iterator[Container]:
-    built = bootstrap(Settings(data_dir=data_dir), registry)
+    """A container for tests that are not about authentication: auth disabled (the default is on; the tests
+    of authentication build their own, in tests/e2e/auth)."""
+    built = bootstrap(Settings(data_dir=data_dir, auth_disabled=True), registry)
     yield built
     built.close()
 

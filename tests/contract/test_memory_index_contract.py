@@ -6,6 +6,8 @@ Vectors come from the real all-MiniLM-L6-v2 model, so "semantic" means what it s
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
@@ -17,6 +19,8 @@ import numpy as np
 import pytest
 
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
+from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
+from mnemo.adapters.opensearch.transport import AwsSigV4, HttpTransport
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.domain.filters import parse
@@ -37,9 +41,33 @@ def _local_index(tmp_path: Path) -> Iterator[MemoryIndex]:
         db.close()
 
 
+@contextmanager
+def _opensearch_index(tmp_path: Path) -> Iterator[MemoryIndex]:
+    """A live cluster at OPENSEARCH_URL, such as a local OpenSearch 2.9+ container with security off; with
+    OPENSEARCH_SERVICE=es and AWS credentials, requests are signed for an Amazon OpenSearch domain. Writes
+    refresh at once, so each test reads its own writes. Every test gets a fresh index, deleted afterwards."""
+    auth = None
+    if os.environ.get("OPENSEARCH_SERVICE"):
+        import boto3
+
+        session = boto3.Session()
+        auth = AwsSigV4(session.get_credentials(), session.region_name, os.environ["OPENSEARCH_SERVICE"])
+    transport = HttpTransport(os.environ["OPENSEARCH_URL"], auth=auth, timeout=30.0)
+    index = OpenSearchMemoryIndex(transport, f"mnemo-contract-{uuid.uuid4().hex[:12]}", refresh="true")
+    try:
+        yield index
+    finally:
+        index.clear()
+        transport.close()
+
+
 ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[MemoryIndex]]] = {
     "local": _local_index,
 }
+# OpenSearch cannot run on the build machines: its run needs a live cluster (its request bodies and response
+# parsing are checked without one, always, in tests/unit/test_opensearch_index.py).
+if os.environ.get("OPENSEARCH_URL"):
+    ADAPTERS["opensearch"] = _opensearch_index
 
 
 @pytest.fixture(params=list(ADAPTERS))

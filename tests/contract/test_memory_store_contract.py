@@ -17,7 +17,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from moto import mock_aws
 
+from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
+from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
 from mnemo.domain.filters import parse
@@ -33,6 +36,7 @@ from mnemo.domain.memory import (
 )
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.memory_store import MemoryStore
+from tests.support import moto_aws
 
 DIMENSION = 384
 T0 = datetime(2024, 5, 17, 9, 30, 15, 123456, tzinfo=UTC)
@@ -47,9 +51,23 @@ def _sqlite_store(tmp_path: Path) -> Iterator[MemoryStore]:
         db.close()
 
 
+@contextmanager
+def _dynamodb_store(tmp_path: Path) -> Iterator[MemoryStore]:
+    """DynamoDB under moto; pages of 3 items, so that every query and scan below runs over several pages."""
+    with mock_aws():
+        client = moto_aws.OneCallAtATime(moto_aws.client("dynamodb"))
+        create_memory_table(client, "mnemo-contract")
+        yield DynamoMemoryStore(client, "mnemo-contract", page_size=3)
+
+
 ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[MemoryStore]]] = {
     "sqlite": _sqlite_store,
+    "dynamodb": _dynamodb_store,
 }
+# Writes per thread in the concurrency test. moto answers each DynamoDB call by scanning (and, in transactions,
+# copying) its whole table in Python, so its run is smaller: it checks the adapter's thread safety; DynamoDB's
+# own concurrency is not moto's to show.
+WRITES_PER_THREAD = {"dynamodb": 3}
 
 
 @pytest.fixture(params=list(ADAPTERS))
@@ -460,8 +478,10 @@ def test_given_a_setting_when_put_again_then_the_new_value_wins(store: MemorySto
 # ---- concurrency ---------------------------------------------------------------------------------------
 
 
-def test_given_eight_threads_writing_and_reading_at_once_then_every_write_lands_without_errors(store: MemoryStore):
-    threads, per_thread = 8, 50
+def test_given_eight_threads_writing_and_reading_at_once_then_every_write_lands_without_errors(
+    store: MemoryStore, request: pytest.FixtureRequest
+):
+    threads, per_thread = 8, WRITES_PER_THREAD.get(request.node.callspec.params["store"], 50)
     start = threading.Barrier(threads)
 
     def worker(n: int) -> list[str]:
@@ -487,3 +507,46 @@ def test_given_eight_threads_writing_and_reading_at_once_then_every_write_lands_
     assert store.count(parse(None)) == threads * per_thread
     assert set(store.get_many(all_ids)) == set(all_ids)
     assert all(len(store.history(memory_id)) == 1 for memory_id in all_ids[:: threads * 5])
+
+
+# ---- count by entity -----------------------------------------------------------------------------------
+
+
+def test_given_memories_of_several_entities_when_counted_by_entity_then_each_id_counts_its_active_memories(
+    store: MemoryStore,
+):
+    a1 = record("alice one", user="alice", at=T0)
+    a2 = record("alice and the helper", user="alice", agent="helper", at=T0 + timedelta(hours=1))
+    b = record("bob in a run", user="bob", run="r-1", at=T0 + timedelta(hours=2))
+    h = record("the helper alone", user=None, agent="helper", at=T0 + timedelta(hours=3))
+    gone = record("carol's superseded memory", user="carol", at=T0)
+    insert(store, a1, a2, b, h, gone)
+    later = T0 + timedelta(days=2)
+    edited = a1.with_text("alice one, edited", at=later)
+    store.replace(edited, None, HistoryEntry.of(Event.UPDATE, edited, a1.text, edited.text))
+    superseded = gone.changed(state=LifecycleState.SUPERSEDED, updated_at=later)
+    store.replace(superseded, None, HistoryEntry.of(Event.DELETE, superseded, gone.text, None))
+
+    counted = [(e.type.value, e.id, e.total_memories, e.created_at, e.updated_at) for e in store.count_by_entity()]
+
+    assert counted == [
+        ("agent", "helper", 2, a2.created_at, h.updated_at),
+        ("run", "r-1", 1, b.created_at, b.updated_at),
+        ("user", "alice", 2, a1.created_at, later),
+        ("user", "bob", 1, b.created_at, b.updated_at),
+    ]
+
+
+def test_given_no_memories_when_counted_by_entity_then_there_is_none(store: MemoryStore):
+    assert store.count_by_entity() == []
+
+
+# SQLite only: 10,000 writes under moto take minutes. The DynamoDB adapter counts from per-entity aggregates,
+# which have no cap by construction; the tests above check that they agree with the memories.
+@pytest.mark.parametrize("store", ["sqlite"], indirect=True)
+def test_given_more_than_ten_thousand_memories_when_counted_by_entity_then_none_is_left_out(store: MemoryStore):
+    """Mem0's server scanned at most 10,000 memories; the count here comes from the store, whole."""
+    records = [record(f"fact {i}", user=f"user-{i % 3}", at=T0 + timedelta(seconds=i)) for i in range(10_002)]
+    store.insert(records, np.zeros((len(records), DIMENSION), dtype=np.float32), [])
+    counted = {(e.id, e.total_memories) for e in store.count_by_entity()}
+    assert counted == {("user-0", 3334), ("user-1", 3334), ("user-2", 3334)}

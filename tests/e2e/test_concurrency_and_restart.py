@@ -203,7 +203,7 @@ def test_concurrent_adds_directly_against_the_service(container: Container) -> N
 
 @contextmanager
 def running(data_dir: Path, registry: ProviderCatalog) -> Iterator[TestClient]:
-    built = bootstrap(Settings(data_dir=data_dir), registry)
+    built = bootstrap(Settings(data_dir=data_dir, auth_disabled=True), registry)
     try:
         with TestClient(create_app(built)) as test_client:
             yield test_client
@@ -326,11 +326,15 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(data_dir: Path, log: Path) -> Iterator[str]:
-    """Run `mnemo serve` on a free loopback port until the block ends; yields its base URL."""
+def serving(data_dir: Path, log: Path, **extra_env: str) -> Iterator[str]:
+    """Run `mnemo serve` on a free loopback port until the block ends; yields its base URL. Authentication is
+    disabled unless `extra_env` says otherwise (e.g. AUTH_DISABLED="false")."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
+    outer_auth = ("JWT_SECRET", "ADMIN_API_KEY", "AUTH_DISABLED", "REQUEST_LOG_RETENTION_DAYS")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_") and k not in outer_auth}
     env["MNEMO_LOG_LEVEL"] = "warning"
+    env["AUTH_DISABLED"] = "true"
+    env.update(extra_env)
     with log.open("ab") as out:
         process = subprocess.Popen(
             [str(MNEMO), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],

@@ -475,7 +475,7 @@ def test_configuration_persists_across_a_restart(
     assert api.post("/configure", json={"custom_instructions": "Remember cities only."}).status_code == 200
     shown = api.get("/configure").json()
 
-    restarted = bootstrap(Settings(data_dir=data_dir), registry)
+    restarted = bootstrap(Settings(data_dir=data_dir, auth_disabled=True), registry)
     try:
         llm = restarted.configuration.providers.get().llm
         assert llm is not None
@@ -552,7 +552,7 @@ def test_switching_the_embedder_reembeds_existing_memories(
     (new_id,) = add_verbatim(client, "I have two cats")
     assert searched(client, "cats")[0]["id"] == new_id
 
-    restarted = bootstrap(Settings(data_dir=data_dir), registry)
+    restarted = bootstrap(Settings(data_dir=data_dir, auth_disabled=True), registry)
     try:
         with TestClient(create_app(restarted)) as again:
             assert again.get("/configure").json()["embedder"]["config"]["api_key"] == "[redacted]"
@@ -577,7 +577,7 @@ def test_a_failed_embedder_switch_keeps_the_old_embedder(
     for _records, vectors in container.memories.store.scan():
         assert vectors.shape[1] == 384
 
-    restarted = bootstrap(Settings(data_dir=data_dir), registry)
+    restarted = bootstrap(Settings(data_dir=data_dir, auth_disabled=True), registry)
     try:
         with TestClient(create_app(restarted)) as again:
             assert searched(again, "green tea")[0]["id"] == tea

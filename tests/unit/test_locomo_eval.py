@@ -335,6 +335,7 @@ def test_given_a_peer_when_its_job_is_built_then_it_follows_the_protocol(data: P
 
     assert job["kind"] == "retrieval"
     assert job["k"] == 10
+    assert job["store_per_user"] is True
     assert [c["user_id"] for c in job["conversations"]] == ["conv-a", "conv-b"]
     first = job["conversations"][0]["memories"][1]
     assert first["key"] == "D1:2"

@@ -6,9 +6,12 @@ import argparse
 import ipaddress
 import logging
 import os
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
+
+from pydantic import SecretStr
 
 from mnemo.settings import Settings
 
@@ -19,7 +22,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mnemo", description="Long-term memory for AI agents.")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="Serve the HTTP API on the embedded backends.")
-    serve.add_argument("--host", help="Loopback address to bind (env MNEMO_HOST, default 127.0.0.1).")
+    serve.add_argument(
+        "--host",
+        help="Address to bind (env MNEMO_HOST, default 127.0.0.1); loopback only when auth is disabled.",
+    )
     serve.add_argument("--port", type=int, help="Port (env MNEMO_PORT, default 8000).")
     serve.add_argument(
         "--data-dir", type=Path, help="Where the SQLite file lives (env MNEMO_DATA_DIR, default ./data)."
@@ -44,11 +50,33 @@ def main(argv: list[str] | None = None) -> int:
     locomo.add_argument(
         "--peer-runner", type=Path, help="The peer's runner script (default mnemo/evaluation/<peer>_peer.py)."
     )
+    reindex = commands.add_parser(
+        "reindex",
+        help="Rebuild the search index from the record store (MNEMO_BACKEND: local SQLite, or aws: DynamoDB into "
+        "OpenSearch). Locally, stop `mnemo serve` first.",
+    )
+    reindex.add_argument("--batch-size", type=int, default=500, help="Memories per batch (default 500).")
+    reindex.add_argument("--data-dir", type=Path, help="Where the SQLite file lives (local; env MNEMO_DATA_DIR).")
+    # ---- platform (issue 6): start a tenant ----
+    platform = commands.add_parser("platform", help="Platform tenancy: organizations, projects, API keys.")
+    platform_commands = platform.add_subparsers(dest="platform_command", required=True)
+    start = platform_commands.add_parser(
+        "bootstrap", help="Create a user, an organization, its default project and an API key (printed once)."
+    )
+    start.add_argument("--email", required=True, help="The user's email (created when new).")
+    start.add_argument("--org", required=True, help="The new organization's name.")
+    start.add_argument("--project", default="Default Project", help="The default project's name.")
+    start.add_argument("--json", action="store_true", help="Print one JSON object: api_key, org_id, project_id.")
+    start.add_argument("--data-dir", type=Path, help="Where the SQLite file lives (env MNEMO_DATA_DIR).")
     args = parser.parse_args(argv)
+    if args.command == "platform":
+        return _platform_bootstrap(args)
     if args.command == "serve":
         return _serve(args)
     if args.command == "bench":
         return _bench_locomo(args)
+    if args.command == "reindex":
+        return _reindex(args)
     return 2
 
 
@@ -61,19 +89,45 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def local_jwt_secret(path: Path) -> str:
+    """The JWT secret kept in the data dir, made on first use: random, readable by its owner only."""
+    log = logging.getLogger("mnemo.serve")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+            log.warning("%s was readable by others: its mode is now 0600", path)
+        secret = path.read_text(encoding="utf-8").strip()
+        if secret:
+            log.info("JWT_SECRET not set: using the secret kept in %s", path)
+            return secret
+        path.unlink()
+        return local_jwt_secret(path)
+    secret = secrets.token_urlsafe(48)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(secret + "\n")
+    log.warning("JWT_SECRET not set: generated one and kept it in %s (mode 0600)", path)
+    return secret
+
+
 def _serve(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {
         k: v for k, v in {"host": args.host, "port": args.port, "data_dir": args.data_dir}.items() if v is not None
     }
     settings = Settings(**overrides)
-    if not is_loopback(settings.host):
+    if settings.auth_disabled and not is_loopback(settings.host):
         print(
-            f"mnemo: refusing to bind {settings.host}: the self-hosted API has no authentication yet, "
-            "so it serves on the loopback interface only (127.0.0.1, ::1 or localhost).",
+            f"mnemo: refusing to bind {settings.host}: authentication is disabled (AUTH_DISABLED=true), so the "
+            "API serves on the loopback interface only (127.0.0.1, ::1 or localhost). Turn authentication on to "
+            "serve other hosts.",
             file=sys.stderr,
         )
         return 2
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not settings.auth_disabled and settings.secret("jwt_secret") is None:
+        settings = settings.model_copy(update={"jwt_secret": SecretStr(local_jwt_secret(settings.jwt_secret_path))})
     import uvicorn
 
     from mnemo.api.app import create_app
@@ -102,6 +156,55 @@ def _bench_locomo(args: argparse.Namespace) -> int:
         print(f"mnemo bench: {exc.message}", file=sys.stderr)
         return 1
     print(json.dumps(report) if args.json else locomo.render(report))
+    return 0
+
+
+def _reindex(args: argparse.Namespace) -> int:
+    from mnemo.errors import MnemoError
+    from mnemo.maintenance import ProgressBar, reindex
+
+    if args.batch_size <= 0:
+        print("mnemo reindex: --batch-size must be positive.", file=sys.stderr)
+        return 2
+    settings = Settings(**({"data_dir": args.data_dir} if args.data_dir is not None else {}))
+    try:
+        report = reindex(settings, batch_size=args.batch_size, progress=ProgressBar(sys.stderr))
+    except MnemoError as exc:
+        print(f"mnemo reindex: {exc.message}", file=sys.stderr)
+        return 1
+    entities = "" if report.entities is None else f"; {report.entities} entity counts recomputed"
+    print(f"{report.memories} memories indexed ({settings.backend} backend){entities}.")
+    return 0
+
+
+def _platform_bootstrap(args: argparse.Namespace) -> int:
+    import json
+
+    from mnemo.adapters.sqlite.database import Database
+    from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
+    from mnemo.errors import MnemoError
+    from mnemo.services.platform.tenancy import TenancyService
+
+    settings = Settings(**({"data_dir": args.data_dir} if args.data_dir is not None else {}))
+    database = Database(settings.database_path)
+    try:
+        # Only tenancy records are written: no namespace is opened, so no embedder is loaded.
+        started = TenancyService(SqliteTenancyStore(database), lambda _namespace: None).bootstrap(
+            args.email, args.org, args.project
+        )
+    except MnemoError as exc:
+        print(f"mnemo platform bootstrap: {exc.message}", file=sys.stderr)
+        return 1
+    finally:
+        database.close()
+    if args.json:
+        print(json.dumps({"api_key": started.api_key, "org_id": started.org.id, "project_id": started.project.id}))
+    else:
+        print(f"user:         {started.user.email}")
+        print(f"organization: {started.org.name} ({started.org.id})")
+        print(f"project:      {started.project.name} ({started.project.id})")
+        print(f"API key:      {started.api_key}")
+        print("The key is shown only now: keep it. Send it as `Authorization: Token <key>`.")
     return 0
 
 

@@ -23,6 +23,31 @@ class ConflictError(MnemoError):
     """The change clashes with the current state (HTTP 409)."""
 
 
+class AuthenticationError(MnemoError):
+    """No valid credentials (HTTP 401). `challenge` marks the "none were sent" case, answered with
+    `WWW-Authenticate: Bearer`."""
+
+    def __init__(self, message: str, *, challenge: bool = False) -> None:
+        super().__init__(message)
+        self.challenge = challenge
+
+
+class PermissionDeniedError(MnemoError):
+    """The caller is known but may not do this (HTTP 403)."""
+
+
+class RateLimitedError(MnemoError):
+    """Too many calls from one client (HTTP 429); `retry_after` is in whole seconds."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ServerMisconfiguredError(MnemoError):
+    """The deployment lacks something it needs to answer, such as the JWT secret (HTTP 500)."""
+
+
 class ConfigurationError(MnemoError):
     """The service or a provider is configured wrongly (HTTP 400 when it came from the caller)."""
 

@@ -5,12 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
+def _env(name: str) -> AliasChoices:
+    """Read from MNEMO_<NAME>, or from <NAME> as Mem0's server names it."""
+    return AliasChoices(f"MNEMO_{name}", name)
+
+
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="MNEMO_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="MNEMO_", extra="ignore", populate_by_name=True)
 
     data_dir: Path = Field(default=Path("./data"), description="Where the SQLite file lives.")
     host: str = "127.0.0.1"
@@ -25,9 +30,61 @@ class Settings(BaseSettings):
     semantic_weight: float = 0.5
     keyword_weight: float = 0.5
 
+    # ---- AWS backend: DynamoDB records, OpenSearch index, SQS jobs, SNS events (mnemo.adapters.aws.factory) ----
+    backend: Literal["local", "aws"] = Field(default="local", description="Embedded SQLite, or the AWS services.")
+    aws_region: str | None = Field(default=None, description="None: the AWS SDK's default region chain.")
+    dynamodb_table: str = "mnemo-memories"
+    opensearch_endpoint: str | None = Field(default=None, description="https://… of the domain or collection.")
+    opensearch_index: str = "mnemo-memories"
+    opensearch_service: Literal["es", "aoss"] = Field(
+        default="es", description="SigV4 service name: es for a domain, aoss for a Serverless collection."
+    )
+    opensearch_refresh: Literal["false", "true", "wait_for"] = "false"
+    queue_url: str | None = Field(default=None, description="The SQS queue of slow work (FIFO when it ends .fifo).")
+    topic_arn: str | None = Field(default=None, description="The SNS topic events are published to.")
+    accounts_table: str = Field(default="mnemo-accounts", description="Users, API keys and refresh tokens.")
+    request_log_table: str = Field(default="mnemo-request-log", description="The API call log (TTL).")
+    # Secrets on AWS: the NAMES of SSM Parameter Store SecureString parameters, read once at cold start.
+    # A secret given directly (JWT_SECRET, ...) wins over its parameter.
+    jwt_secret_parameter: str | None = None
+    admin_api_key_parameter: str | None = None
+    llm_api_key_parameter: str | None = Field(default=None, description="Becomes llm_config.api_key.")
+    embedder_api_key_parameter: str | None = Field(default=None, description="Becomes embedder_config.api_key.")
+
+    # ---- authentication (self-hosted surface) ----
+    auth_disabled: bool = Field(
+        default=False, validation_alias=_env("AUTH_DISABLED"), description="Open every route: development only."
+    )
+    jwt_secret: SecretStr | None = Field(
+        default=None, validation_alias=_env("JWT_SECRET"), description="HS256 key of the access and refresh tokens."
+    )
+    admin_api_key: SecretStr | None = Field(
+        default=None, validation_alias=_env("ADMIN_API_KEY"), description="The legacy admin key (X-API-Key)."
+    )
+    access_token_minutes: int = Field(default=30, gt=0)
+    refresh_token_days: int = Field(default=30, gt=0)
+    # argon2id cost; the defaults are RFC 9106's second recommendation. Tests lower them, never production.
+    argon2_time_cost: int = Field(default=3, ge=1)
+    argon2_memory_kib: int = Field(default=65536, ge=8)
+    argon2_parallelism: int = Field(default=4, ge=1)
+    # Calls per minute per client address on the open auth routes; 0 turns a limit off.
+    rate_limit_register: int = Field(default=5, ge=0)
+    rate_limit_login: int = Field(default=10, ge=0)
+    rate_limit_refresh: int = Field(default=20, ge=0)
+    request_log_retention_days: int = Field(default=30, ge=1, validation_alias=_env("REQUEST_LOG_RETENTION_DAYS"))
+
     @property
     def database_path(self) -> Path:
         return self.data_dir / "mnemo.sqlite3"
+
+    @property
+    def jwt_secret_path(self) -> Path:
+        """Where `mnemo serve` keeps the secret it generated when none was given."""
+        return self.data_dir / "jwt_secret"
+
+    def secret(self, name: str) -> str | None:
+        value: SecretStr | None = getattr(self, name)
+        return value.get_secret_value() if value is not None and value.get_secret_value() else None
 
     def default_provider_config(self) -> dict[str, Any]:
         return {

@@ -1,32 +1,67 @@
-"""The FastAPI application of the local process: every router in one app."""
+"""The FastAPI application: every router in one app for the local process, or one route group per Lambda
+function (functions/<group>/app.py). Every app's /docs describes the whole API."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from collections.abc import Iterable
+from typing import Any
+
+from fastapi import APIRouter, FastAPI
 from fastapi.responses import RedirectResponse
 
 import mnemo
 from mnemo.api.errors import install_error_handlers
+from mnemo.api.platform import PLATFORM_ROUTERS
 from mnemo.api.request_id import RequestIdMiddleware
-from mnemo.api.selfhosted import configure, memories
+from mnemo.api.request_log import RequestLogMiddleware
+from mnemo.api.selfhosted import api_keys, auth, configure, entities, memories, requests, users
 from mnemo.bootstrap import Container
 
+# The route groups, each served by one Lambda function (template.yaml routes their paths to it).
+ROUTE_GROUPS: dict[str, tuple[APIRouter, ...]] = {
+    "memories": (memories.router,),  # /memories*, /search, /reset
+    "configure": (configure.router,),  # /configure*
+    "auth": (auth.router, api_keys.router, users.router),  # /auth/*, /api-keys*, /users*
+    "admin": (requests.router, entities.router),  # /requests, /entities*, and the explorer
+    "platform": PLATFORM_ROUTERS,  # surface A: /v1/*, /v2/*, /v3/*, /api/v1/orgs/* (Authorization: Token)
+}
+TITLE = "mnemo"
+DESCRIPTION = "Long-term memory for AI agents: the self-hosted REST API."
 
-def create_app(container: Container) -> FastAPI:
-    app = FastAPI(
-        title="mnemo",
-        version=mnemo.__version__,
-        description="Long-term memory for AI agents: the self-hosted REST API.",
-        redirect_slashes=False,
-    )
+
+def create_app(container: Container, groups: Iterable[str] | None = None) -> FastAPI:
+    """The app of the given route groups (every group when None)."""
+    chosen = list(ROUTE_GROUPS) if groups is None else list(groups)
+    unknown = [g for g in chosen if g not in ROUTE_GROUPS]
+    if unknown:
+        raise ValueError(f"Unknown route groups: {', '.join(unknown)}. Known: {', '.join(ROUTE_GROUPS)}.")
+    app = FastAPI(title=TITLE, version=mnemo.__version__, description=DESCRIPTION, redirect_slashes=False)
     app.state.container = container
+    app.add_middleware(RequestLogMiddleware, log=container.request_log)
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
-    app.include_router(memories.router)
-    app.include_router(configure.router)
+    for group in chosen:
+        for router in ROUTE_GROUPS[group]:
+            app.include_router(router)
+    if len(chosen) < len(ROUTE_GROUPS):
+        app.openapi = whole_api_description  # type: ignore[method-assign]
 
     @app.get("/", include_in_schema=False)
     def root() -> RedirectResponse:
         return RedirectResponse("/docs", status_code=307)
 
     return app
+
+
+_description: dict[str, Any] = {}
+
+
+def whole_api_description() -> dict[str, Any]:
+    """The OpenAPI description of every route group, for the explorer of an app that serves only some."""
+    if not _description:
+        whole = FastAPI(title=TITLE, version=mnemo.__version__, description=DESCRIPTION)
+        for routers in ROUTE_GROUPS.values():
+            for router in routers:
+                whole.include_router(router)
+        _description.update(whole.openapi())
+    return _description

@@ -24,5 +24,6 @@ def get_configuration(request: Request) -> ConfigurationService:
     return get_container(request).configuration
 
 
+Services = Annotated[Container, Depends(get_container)]
 Memories = Annotated[MemoryService, Depends(get_memories)]
 Configuration = Annotated[ConfigurationService, Depends(get_configuration)]

@@ -456,6 +456,9 @@ def peer_job(conversations: Sequence[Conversation], asked: Sequence[Question], k
     return {
         "kind": "retrieval",
         "k": k,
+        # A faiss store per conversation: mem0 filters by user after its nearest-neighbour search, so in a shared
+        # store a conversation's best turns can fall outside the window it fetches (fewer than k results).
+        "store_per_user": True,
         "conversations": [
             {
                 "user_id": c.sample_id,

@@ -5,9 +5,22 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol
 
+from mnemo.domain.entities import EntityCount
 from mnemo.domain.filters import Expr
 from mnemo.domain.memory import HistoryEntry, MemoryRecord, Scope
+from mnemo.errors import ConflictError
 from mnemo.ports.embedder import Vectors
+
+
+class DuplicateMemoryError(ConflictError):
+    """insert() met an active memory with the same scope and text hash, stored after the caller's find_by_hash
+    (a concurrent add won). Stores shared by many processes raise it; the caller treats the memory as known."""
+
+    def __init__(self, memory_id: str, scope: Scope, text_hash: str) -> None:
+        super().__init__(f"An active memory with this text already exists in this scope: {memory_id}.")
+        self.memory_id = memory_id
+        self.scope = scope
+        self.text_hash = text_hash
 
 
 class MemoryStore(Protocol):
@@ -36,6 +49,12 @@ class MemoryStore(Protocol):
         ...
 
     def count(self, expr: Expr) -> int: ...
+
+    def count_by_entity(self) -> list[EntityCount]:
+        """Every distinct user_id, agent_id and run_id of the active memories, with their count and the oldest
+        creation and latest update among them, sorted by (type, id). A memory counts once for each id it has.
+        Computed by the backend (an aggregate), never by scanning records into the process."""
+        ...
 
     def find_by_hash(self, scope: Scope, text_hash: str) -> MemoryRecord | None:
         """An active memory with exactly this scope (user, agent, run) and text hash."""

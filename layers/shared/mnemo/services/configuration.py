@@ -45,7 +45,8 @@ class ConfigurationService:
         self._defaults = defaults
         self.on_embedder_change = on_embedder_change
         self._lock = threading.Lock()
-        self.providers = ActiveProviders(self._build(self.current(), None, None))
+        self._applied = self.current()  # the configuration the active providers were built from
+        self.providers = ActiveProviders(self._build(self._applied, None, None))
 
     def current(self) -> dict[str, Any]:
         overrides = self._store.get_setting(SETTINGS_KEY) or {}
@@ -74,6 +75,19 @@ class ConfigurationService:
                 raise
             overrides = self._store.get_setting(SETTINGS_KEY) or {}
             self._store.put_setting(SETTINGS_KEY, merge_config(overrides, body))
+            self._applied = self.current()
+
+    def refresh(self) -> bool:
+        """Rebuild the providers when the stored configuration differs from the one they were built from: another
+        process (another Lambda execution environment) changed it. True when they changed. The process that made
+        the change re-embedded the memories; this one only follows."""
+        with self._lock:
+            stored = self.current()
+            if stored == self._applied:
+                return False
+            self.providers.swap(self._build(stored, self._applied, self.providers.get()))
+            self._applied = stored
+            return True
 
     def _build(self, config: dict[str, Any], before: dict[str, Any] | None, old: ProviderSet | None) -> ProviderSet:
         embedder_cfg = config.get("embedder") or {}

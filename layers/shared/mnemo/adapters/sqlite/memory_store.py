@@ -13,6 +13,7 @@ import numpy as np
 
 from mnemo.adapters.sqlite.database import Database
 from mnemo.domain import filters as f
+from mnemo.domain.entities import EntityCount, EntityType
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage, now
 from mnemo.domain.timefmt import date_or_none, from_iso, iso
 from mnemo.ports.embedder import Vectors
@@ -159,6 +160,15 @@ class SqliteMemoryStore:
 
     def count(self, expr: f.Expr) -> int:
         return sum(1 for _ in self._matching(expr))
+
+    def count_by_entity(self) -> list[EntityCount]:
+        parts = " UNION ALL ".join(
+            f"SELECT '{kind.value}', {kind.field}, COUNT(*), MIN(created_at), MAX(updated_at) FROM memories "
+            f"WHERE {kind.field} IS NOT NULL AND state = 'active' GROUP BY {kind.field}"
+            for kind in EntityType
+        )
+        rows = self._db.read().execute(f"SELECT * FROM ({parts}) ORDER BY 1, 2")
+        return [EntityCount(EntityType(r[0]), r[1], int(r[2]), from_iso(r[3]), from_iso(r[4])) for r in rows]
 
     def _matching(self, expr: f.Expr) -> Iterator[MemoryRecord]:
         where, params = _pinned_where(expr)

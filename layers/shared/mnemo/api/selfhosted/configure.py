@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Depends
 
 from mnemo.api.dependencies import Configuration
+from mnemo.api.security import authenticated, require_admin
 
-router = APIRouter(tags=["configuration"])
+router = APIRouter(tags=["configuration"], dependencies=[Depends(authenticated)])
 
 
 @router.get("/configure", summary="The current configuration, secrets redacted")
@@ -16,7 +17,11 @@ def get_configuration(configuration: Configuration) -> dict[str, Any]:
     return configuration.redacted()
 
 
-@router.post("/configure", summary="Change the LLM, the embedder or the custom instructions")
+@router.post(
+    "/configure",
+    summary="Change the LLM, the embedder or the custom instructions (admin)",
+    dependencies=[Depends(require_admin)],
+)
 def set_configuration(
     configuration: Configuration,
     body: dict[str, Any] = Body(  # noqa: B008 - FastAPI's way to declare a free-form JSON body

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query
 
 from mnemo.api.dependencies import Memories
+from mnemo.api.security import Authenticated, authenticated, require_admin
 from mnemo.api.selfhosted.schemas import (
     MemoryCreate,
     MemoryUpdate,
@@ -20,10 +21,11 @@ from mnemo.api.selfhosted.schemas import (
 )
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Scope
-from mnemo.errors import ValidationError
+from mnemo.errors import PermissionDeniedError, ValidationError
 from mnemo.services.commands import UNSET, AddCommand, Message, SearchCommand, UpdateCommand
 
-router = APIRouter(tags=["memories"])
+# Every route needs a caller; a self-hosted deployment is one team, so every caller sees every memory.
+router = APIRouter(tags=["memories"], dependencies=[Depends(authenticated)])
 
 IdQuery = Annotated[str | None, Query()]
 
@@ -56,6 +58,7 @@ def add_memories(body: MemoryCreate, memories: Memories) -> dict[str, Any]:
 @router.get("/memories", summary="List memories, filtered by user_id, agent_id or run_id")
 def list_memories(
     memories: Memories,
+    caller: Authenticated,
     user_id: IdQuery = None,
     agent_id: IdQuery = None,
     run_id: IdQuery = None,
@@ -63,6 +66,8 @@ def list_memories(
     show_expired: bool = False,
 ) -> dict[str, Any]:
     scope = scope_filter(user_id, agent_id, run_id)
+    if not scope and not caller.is_admin:
+        raise PermissionDeniedError("Admin role required to list all memories.")
     limit = top_k if top_k is not None else (20 if scope else 1000)
     records = memories.get_all(f.parse(scope), top_k=limit, show_expired=show_expired)
     return {"results": [memory_view(r, score=False) for r in records]}
@@ -88,7 +93,9 @@ def delete_memory(memory_id: str, memories: Memories) -> dict[str, str]:
     return {"message": "Memory deleted successfully"}
 
 
-@router.delete("/memories", summary="Delete all memories of a user, agent or run")
+@router.delete(
+    "/memories", summary="Delete all memories of a user, agent or run", dependencies=[Depends(require_admin)]
+)
 def delete_all_memories(
     memories: Memories, user_id: IdQuery = None, agent_id: IdQuery = None, run_id: IdQuery = None
 ) -> dict[str, str]:
@@ -129,7 +136,7 @@ def search_memories(body: SearchRequest, memories: Memories) -> dict[str, Any]:
     return {"results": [search_view(r, body.explain) for r in results]}
 
 
-@router.post("/reset", summary="Delete every memory and all history")
+@router.post("/reset", summary="Delete every memory and all history", dependencies=[Depends(require_admin)])
 def reset(memories: Memories) -> dict[str, str]:
     memories.reset()
     return {"message": "All memories reset"}

@@ -1,0 +1,1 @@
+"""The auth function (its handler is app.handler)."""

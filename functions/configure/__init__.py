@@ -1,0 +1,1 @@
+"""The configure function (its handler is app.handler)."""

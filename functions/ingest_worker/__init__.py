@@ -1,0 +1,1 @@
+"""The ingest_worker function (its handler is app.handler)."""

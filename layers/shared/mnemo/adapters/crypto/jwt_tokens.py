@@ -1,0 +1,40 @@
+"""HS256 JSON Web Tokens (PyJWT) signed with the deployment's JWT secret."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import jwt
+from jwt.warnings import InsecureKeyLengthWarning
+
+from mnemo.errors import AuthenticationError
+
+INVALID = "Invalid or expired token."
+ALGORITHM = "HS256"
+RECOMMENDED_SECRET_BYTES = 32
+
+# A short secret is reported once at start-up (mnemo.bootstrap); PyJWT would repeat it on every token.
+warnings.filterwarnings("ignore", category=InsecureKeyLengthWarning)
+
+
+class JwtTokenCodec:
+    def __init__(self, secret: str) -> None:
+        if not secret:
+            raise ValueError("the JWT secret must not be empty")
+        self._secret = secret
+
+    def encode(self, claims: dict[str, Any]) -> str:
+        return jwt.encode(claims, self._secret, algorithm=ALGORITHM)
+
+    def decode(self, token: str) -> dict[str, Any]:
+        try:
+            claims: dict[str, Any] = jwt.decode(
+                token,
+                self._secret,
+                algorithms=[ALGORITHM],
+                options={"require": ["exp", "sub", "type", "jti"]},
+            )
+        except jwt.PyJWTError as exc:
+            raise AuthenticationError(INVALID) from exc
+        return claims

@@ -1,0 +1,1 @@
+"""DynamoDB adapters: the record store on one table (see README.md)."""

@@ -1,0 +1,253 @@
+"""Memory, history, hash-claim, entity and setting items in DynamoDB's attribute-value form, and their keys.
+
+See README.md beside this file for the key design.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import zlib
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from mnemo.adapters.dynamodb.schema import ENTITY_SHARDS, TIME_SHARDS
+from mnemo.domain.entities import EntityType
+from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage
+from mnemo.domain.timefmt import date_or_none, from_iso, iso
+from mnemo.ports.embedder import Vectors
+
+Item = dict[str, dict[str, Any]]
+
+MEMORY_SK = "MEM"
+HASH_SK = "HASH"
+ENTITY_SK = "ENT"
+SETTING_SK = "SETTING"
+HISTORY_PREFIX = "HIST#"
+
+_OPTIONAL = ("user_id", "agent_id", "run_id", "app_id", "actor_id", "role", "attributed_to", "replaced_by")
+_SCOPE_KEYS = {"user_id": "user_pk", "agent_id": "agent_pk", "run_id": "run_pk"}
+
+
+# ---- keys ---------------------------------------------------------------------------------------------
+
+
+def key(pk: str, sk: str) -> Item:
+    return {"pk": {"S": pk}, "sk": {"S": sk}}
+
+
+def memory_pk(memory_id: str) -> str:
+    return f"MEM#{memory_id}"
+
+
+def memory_key(memory_id: str) -> Item:
+    return key(memory_pk(memory_id), MEMORY_SK)
+
+
+def claim_pk(scope: Scope, text_hash: str) -> str:
+    """The dedup claim of (user, agent, run, text hash): at most one active memory holds it."""
+    owners = json.dumps([scope.user_id, scope.agent_id, scope.run_id], separators=(",", ":"), ensure_ascii=False)
+    return f"HASH#{owners}#{text_hash}"
+
+
+def claim_of(record: MemoryRecord) -> str | None:
+    return claim_pk(record.scope, record.hash) if record.state is LifecycleState.ACTIVE else None
+
+
+def entity_key(kind: EntityType, entity_id: str) -> Item:
+    return key(f"ENT#{kind.value}#{entity_id}", ENTITY_SK)
+
+
+def entity_partition(kind: EntityType, shard: int) -> str:
+    return f"{kind.value}#{shard}"
+
+
+def setting_key(name: str) -> Item:
+    return key(f"SETTING#{name}", SETTING_SK)
+
+
+def scope_partition(field: str, value: str) -> str:
+    """The partition of one user, agent or run in its index (prefixed, so an empty id is still a valid key)."""
+    return f"{field[0].upper()}#{value}"
+
+
+def time_partition(shard: int) -> str:
+    return f"ALL#{shard}"
+
+
+def _shard(text: str, shards: int) -> int:
+    return zlib.crc32(text.encode("utf-8")) % shards
+
+
+class Sequence:
+    """Write order for ties: nanoseconds, strictly increasing within this process."""
+
+    def __init__(self) -> None:
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def next(self) -> int:
+        with self._lock:
+            self._last = max(time.time_ns(), self._last + 1)
+            return self._last
+
+
+def created_sort_key(created_at: datetime, seq: int) -> str:
+    """Newest first is this key descending: creation time, then write order (like SQLite's seq)."""
+    return f"{iso(created_at)}#{seq:020d}"
+
+
+def seq_of(created_sk: str) -> int:
+    return int(created_sk.rsplit("#", 1)[1])
+
+
+# ---- memories -----------------------------------------------------------------------------------------
+
+
+def vector_bytes(vector: Vectors) -> bytes:
+    return np.asarray(vector, dtype=np.float32).reshape(-1).tobytes()
+
+
+def vector_of(item: Item) -> Vectors:
+    out: Vectors = np.frombuffer(bytes(item["vec"]["B"]), dtype=np.float32)
+    return out
+
+
+def record_attributes(record: MemoryRecord, created_sk: str) -> tuple[Item, list[str]]:
+    """The record's attributes (indexed keys included), and the names of optional ones it does not have."""
+    attrs: Item = {
+        "id": {"S": record.id},
+        "text": {"S": record.text},
+        "hash": {"S": record.hash},
+        "metadata": {"S": json.dumps(record.metadata, ensure_ascii=False)},
+        "categories": {"S": json.dumps(list(record.categories), ensure_ascii=False)},
+        "sources": {"S": json.dumps([s.as_dict() for s in record.sources], ensure_ascii=False)},
+        "created_at": {"S": iso(record.created_at)},
+        "updated_at": {"S": iso(record.updated_at)},
+        "state": {"S": record.state.value},
+        "created_sk": {"S": created_sk},
+        "time_pk": {"S": time_partition(_shard(record.id, TIME_SHARDS))},
+    }
+    absent: list[str] = []
+    values = {
+        "user_id": record.scope.user_id,
+        "agent_id": record.scope.agent_id,
+        "run_id": record.scope.run_id,
+        "app_id": record.scope.app_id,
+        "actor_id": record.actor_id,
+        "role": record.role,
+        "attributed_to": record.attributed_to,
+        "replaced_by": record.replaced_by,
+        "expiration_date": record.expiration_date.isoformat() if record.expiration_date else None,
+    }
+    for name, value in values.items():
+        if value is None:
+            absent.append(name)
+        else:
+            attrs[name] = {"S": value}
+    for field, index_key in _SCOPE_KEYS.items():
+        value = values[field]
+        if value is None:
+            absent.append(index_key)
+        else:
+            attrs[index_key] = {"S": scope_partition(field, value)}
+    claim = claim_of(record)
+    if claim is None:
+        absent.append("guard")
+    else:
+        attrs["guard"] = {"S": claim}
+    return attrs, absent
+
+
+def memory_item(record: MemoryRecord, vector: Vectors, seq: int) -> Item:
+    attrs, _ = record_attributes(record, created_sort_key(record.created_at, seq))
+    return {**memory_key(record.id), **attrs, "vec": {"B": vector_bytes(vector)}}
+
+
+def _opt(item: Item, name: str) -> str | None:
+    value = item.get(name)
+    return None if value is None else str(value["S"])
+
+
+def record_of(item: Item) -> MemoryRecord:
+    return MemoryRecord(
+        id=item["id"]["S"],
+        text=item["text"]["S"],
+        hash=item["hash"]["S"],
+        scope=Scope(
+            user_id=_opt(item, "user_id"),
+            agent_id=_opt(item, "agent_id"),
+            run_id=_opt(item, "run_id"),
+            app_id=_opt(item, "app_id"),
+        ),
+        created_at=from_iso(item["created_at"]["S"]),
+        updated_at=from_iso(item["updated_at"]["S"]),
+        metadata=json.loads(item["metadata"]["S"]),
+        categories=tuple(json.loads(item["categories"]["S"])),
+        actor_id=_opt(item, "actor_id"),
+        role=_opt(item, "role"),
+        attributed_to=_opt(item, "attributed_to"),
+        expiration_date=date_or_none(_opt(item, "expiration_date")),
+        sources=tuple(SourceMessage.from_dict(s) for s in json.loads(item["sources"]["S"])),
+        state=LifecycleState(item["state"]["S"]),
+        replaced_by=_opt(item, "replaced_by"),
+    )
+
+
+# ---- history ------------------------------------------------------------------------------------------
+
+
+def history_item(entry: HistoryEntry, seq: int) -> Item:
+    """Kept in the memory's partition, sorted oldest first; deleting the memory item leaves them."""
+    sort = f"{HISTORY_PREFIX}{iso(entry.created_at)}#{iso(entry.updated_at)}#{seq:020d}#{entry.id}"
+    item: Item = {
+        **key(memory_pk(entry.memory_id), sort),
+        "id": {"S": entry.id},
+        "memory_id": {"S": entry.memory_id},
+        "event": {"S": entry.event.value},
+        "created_at": {"S": iso(entry.created_at)},
+        "updated_at": {"S": iso(entry.updated_at)},
+        "is_deleted": {"BOOL": entry.is_deleted},
+    }
+    for name in ("old_memory", "new_memory", "actor_id", "role"):
+        value = getattr(entry, name)
+        if value is not None:
+            item[name] = {"S": value}
+    return item
+
+
+def history_of(item: Item) -> HistoryEntry:
+    return HistoryEntry(
+        id=item["id"]["S"],
+        memory_id=item["memory_id"]["S"],
+        event=Event(item["event"]["S"]),
+        old_memory=_opt(item, "old_memory"),
+        new_memory=_opt(item, "new_memory"),
+        created_at=from_iso(item["created_at"]["S"]),
+        updated_at=from_iso(item["updated_at"]["S"]),
+        actor_id=_opt(item, "actor_id"),
+        role=_opt(item, "role"),
+        is_deleted=bool(item["is_deleted"]["BOOL"]),
+    )
+
+
+# ---- claims, entities, settings ----------------------------------------------------------------------
+
+
+def claim_item(claim: str, memory_id: str) -> Item:
+    return {**key(claim, HASH_SK), "memory_id": {"S": memory_id}}
+
+
+def entity_identity(kind: EntityType, entity_id: str) -> Item:
+    return {
+        "entity_type": {"S": kind.value},
+        "entity_id": {"S": entity_id},
+        "ent_pk": {"S": entity_partition(kind, _shard(entity_id, ENTITY_SHARDS))},
+    }
+
+
+def setting_item(name: str, value: Any, updated_at: datetime) -> Item:
+    return {**setting_key(name), "value": {"S": json.dumps(value)}, "updated_at": {"S": iso(updated_at)}}

@@ -1,0 +1,601 @@
+"""The DynamoDB record store for memories, history, entity counts and settings: one table, see README.md.
+
+The boto3 client is passed in (the composition root builds it); the table must exist (see schema.py).
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from botocore.exceptions import ClientError
+
+from mnemo.adapters.dynamodb import items as it
+from mnemo.adapters.dynamodb.operations import (
+    MAX_TRANSACTION,
+    Operations,
+    TransactionCancelledError,
+    error_code,
+    projection,
+)
+from mnemo.adapters.dynamodb.schema import (
+    BY_AGENT,
+    BY_RUN,
+    BY_TIME,
+    BY_USER,
+    ENTITIES,
+    ENTITY_SHARDS,
+    RECORD_ATTRIBUTES,
+    TIME_SHARDS,
+)
+from mnemo.domain import filters as f
+from mnemo.domain.entities import EntityCount, EntityType
+from mnemo.domain.memory import HistoryEntry, LifecycleState, MemoryRecord, Scope, now
+from mnemo.domain.timefmt import from_iso, iso
+from mnemo.errors import ConflictError, NotFoundError
+from mnemo.ports.embedder import Vectors
+from mnemo.ports.memory_store import DuplicateMemoryError
+
+log = logging.getLogger("mnemo.dynamodb")
+
+_SCOPE_INDEXES = (("run_id", BY_RUN), ("user_id", BY_USER), ("agent_id", BY_AGENT))  # preference on ties
+_INDEX_KEYS = {BY_USER: "user_pk", BY_AGENT: "agent_pk", BY_RUN: "run_pk", BY_TIME: "time_pk"}
+_STATE_ATTRIBUTES = (*RECORD_ATTRIBUTES, "guard")  # a memory without its embedding
+_MAX_RETRIES = 5
+
+
+@dataclass
+class _Delta:
+    """A change to one entity's aggregate: memories added (negative: removed) and their time bounds."""
+
+    count: int = 0
+    oldest: str | None = None  # created_at (iso) of the oldest memory that became active
+    latest: str | None = None  # updated_at (iso) of the latest change to an active memory
+
+    def add(self, record: MemoryRecord, sign: int) -> None:
+        self.count += sign
+        if sign > 0:
+            created = iso(record.created_at)
+            self.oldest = created if self.oldest is None else min(self.oldest, created)
+        if sign >= 0:
+            updated = iso(record.updated_at)
+            self.latest = updated if self.latest is None else max(self.latest, updated)
+
+
+class DynamoMemoryStore:
+    def __init__(
+        self,
+        client: Any,
+        table_name: str,
+        *,
+        page_size: int | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """`page_size` caps the items per Query/Scan page (None: DynamoDB's 1 MB pages); tests set it small.
+        `sleep` waits between retries of unprocessed batch items and transaction conflicts."""
+        self._ops = Operations(client, table_name, page_size=page_size, sleep=sleep)
+        self._seq = it.Sequence()
+
+    # ---- writes -------------------------------------------------------------------------------------
+
+    def insert(self, records: Sequence[MemoryRecord], vectors: Vectors, history: Sequence[HistoryEntry]) -> None:
+        """All or nothing per transaction of up to 100 items (about 30 memories with their claims and history);
+        a larger batch is split, each part atomic. An active memory whose scope and text hash another active
+        memory already holds raises DuplicateMemoryError (a concurrent add won the race)."""
+        if len(records) != len(vectors):
+            raise ValueError(f"{len(records)} records but {len(vectors)} vectors.")
+        claims = [it.claim_of(r) for r in records]
+        seen: dict[str, str] = {}
+        for record, claim in zip(records, claims, strict=True):
+            if claim is not None and seen.setdefault(claim, record.id) != record.id:
+                raise DuplicateMemoryError(seen[claim], record.scope, record.hash)
+        entries: dict[str, list[HistoryEntry]] = {}
+        for entry in history:
+            entries.setdefault(entry.memory_id, []).append(entry)
+        groups: list[tuple[list[dict[str, Any]], MemoryRecord | None]] = []
+        for record, vector, claim in zip(records, vectors, claims, strict=True):
+            actions = [self._ops.put_new(it.memory_item(record, vector, self._seq.next()))]
+            if claim is not None:
+                actions.append(self._ops.put_new(it.claim_item(claim, record.id)))
+            actions.extend(self._ops.put(it.history_item(h, self._seq.next())) for h in entries.pop(record.id, []))
+            groups.append((actions, record))
+        orphans = [self._ops.put(it.history_item(h, self._seq.next())) for hs in entries.values() for h in hs]
+        groups.extend(([action], None) for action in orphans)
+        for chunk in _chunks(groups):
+            self._insert_chunk(chunk)
+            stored = (r for _, r in chunk if r is not None and r.state is LifecycleState.ACTIVE)
+            self._apply(_deltas((r, 1) for r in stored))
+
+    def _insert_chunk(self, chunk: list[tuple[list[dict[str, Any]], MemoryRecord | None]]) -> None:
+        actions = [action for group, _ in chunk for action in group]
+        for _attempt in range(_MAX_RETRIES):
+            try:
+                self._ops.transact(actions)
+                return
+            except TransactionCancelledError as cancelled:
+                position, cleared = 0, False
+                for group, record in chunk:
+                    if cancelled.failed(position):
+                        raise ConflictError(f"A memory with id {record and record.id} already exists.") from cancelled
+                    if record is not None and len(group) > 1 and cancelled.failed(position + 1):
+                        self._claim_conflict(record)  # raises DuplicateMemoryError unless the claim was stale
+                        cleared = True
+                    position += len(group)
+                if not cleared:
+                    raise
+        raise RuntimeError("Dedup claims kept changing while inserting; giving up.")
+
+    def _claim_conflict(self, record: MemoryRecord) -> None:
+        """The claim is held: by a live memory (raise), or left by a memory that no longer holds it (clear it)."""
+        claim = it.claim_pk(record.scope, record.hash)
+        held = self._ops.get(it.key(claim, it.HASH_SK))
+        if held is None:
+            return  # released meanwhile: retry
+        owner_id = held["memory_id"]["S"]
+        owner = self._ops.get(it.memory_key(owner_id), ["guard"])
+        if owner is not None and owner.get("guard", {}).get("S") == claim:
+            raise DuplicateMemoryError(owner_id, record.scope, record.hash)
+        try:
+            self._ops.client.delete_item(
+                TableName=self._ops.table,
+                Key=it.key(claim, it.HASH_SK),
+                ConditionExpression="memory_id = :owner",
+                ExpressionAttributeValues={":owner": {"S": owner_id}},
+            )
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise
+        log.warning("cleared a stale dedup claim of memory %s", owner_id)
+
+    def replace(self, record: MemoryRecord, vector: Vectors | None, history: HistoryEntry) -> None:
+        """Overwrite the memory (it must still exist: a concurrent delete wins, NotFoundError) and append history.
+        If another active memory already holds the new text's claim, the update goes through without it."""
+        claim_new = True
+        for _attempt in range(_MAX_RETRIES):
+            current = self._ops.get(it.memory_key(record.id), _STATE_ATTRIBUTES)
+            if current is None:
+                raise NotFoundError(f"Memory with id {record.id} not found.")
+            old_claim = current.get("guard", {}).get("S")
+            new_claim = it.claim_of(record) if claim_new else None
+            attrs, absent = it.record_attributes(record, it.created_sort_key(record.created_at, _seq(current)))
+            if new_claim is None and attrs.pop("guard", None) is not None:
+                absent.append("guard")  # active, but another memory holds this text's claim
+            if vector is not None:
+                attrs["vec"] = {"B": it.vector_bytes(vector)}
+            update = self._update_memory(record.id, attrs, absent, old_claim)
+            actions = [update, self._ops.put(it.history_item(history, self._seq.next()))]
+            if old_claim != new_claim:
+                if old_claim is not None:
+                    actions.append(self._release(old_claim, record.id))
+                if new_claim is not None:
+                    actions.append(self._take(new_claim, record.id))
+            try:
+                self._ops.transact(actions)
+            except TransactionCancelledError as cancelled:
+                if cancelled.failed(0):
+                    continue  # changed or deleted meanwhile: read it again
+                if len(actions) > 2 and cancelled.failed(len(actions) - 1) and new_claim is not None:
+                    claim_new = False  # another active memory holds this text's claim
+                    continue
+                raise
+            before = it.record_of(current)
+            changes: list[tuple[MemoryRecord, int]] = []
+            if before.state is LifecycleState.ACTIVE:
+                changes.append((before, -1))
+            if record.state is LifecycleState.ACTIVE:
+                changes.append((record, 1))
+            self._apply(_deltas(changes))
+            return
+        raise RuntimeError(f"Memory {record.id} kept changing while being replaced; giving up.")
+
+    def _update_memory(self, memory_id: str, attrs: it.Item, absent: list[str], claim: str | None) -> dict[str, Any]:
+        names = {f"#a{i}": name for i, name in enumerate(attrs)}
+        values = {f":v{i}": value for i, value in enumerate(attrs.values())}
+        removed = {f"#r{i}": name for i, name in enumerate(absent)}
+        expression = "SET " + ", ".join(f"{n} = {v}" for n, v in zip(names, values, strict=True))
+        if removed:
+            expression += " REMOVE " + ", ".join(removed)
+        condition = "attribute_exists(pk) AND "
+        if claim is None:
+            condition += "attribute_not_exists(#guard)"
+        else:
+            condition += "#guard = :guard"
+            values[":guard"] = {"S": claim}
+        return {
+            "Update": {
+                "TableName": self._ops.table,
+                "Key": it.memory_key(memory_id),
+                "UpdateExpression": expression,
+                "ConditionExpression": condition,
+                "ExpressionAttributeNames": {**names, **removed, "#guard": "guard"},
+                "ExpressionAttributeValues": values,
+            }
+        }
+
+    def _take(self, claim: str, memory_id: str) -> dict[str, Any]:
+        return {
+            "Put": {
+                "TableName": self._ops.table,
+                "Item": it.claim_item(claim, memory_id),
+                "ConditionExpression": "attribute_not_exists(pk) OR memory_id = :me",
+                "ExpressionAttributeValues": {":me": {"S": memory_id}},
+            }
+        }
+
+    def _release(self, claim: str, memory_id: str) -> dict[str, Any]:
+        return {
+            "Delete": {
+                "TableName": self._ops.table,
+                "Key": it.key(claim, it.HASH_SK),
+                "ConditionExpression": "attribute_not_exists(pk) OR memory_id = :me",
+                "ExpressionAttributeValues": {":me": {"S": memory_id}},
+            }
+        }
+
+    def set_vectors(self, memory_ids: Sequence[str], vectors: Vectors) -> None:
+        """Each embedding replaced in place; a memory deleted meanwhile stays deleted."""
+        pairs = list(zip(memory_ids, vectors, strict=True))
+
+        def update(pair: tuple[str, Vectors]) -> None:
+            try:
+                self._ops.client.update_item(
+                    TableName=self._ops.table,
+                    Key=it.memory_key(pair[0]),
+                    UpdateExpression="SET vec = :vec",
+                    ConditionExpression="attribute_exists(pk)",
+                    ExpressionAttributeValues={":vec": {"B": it.vector_bytes(pair[1])}},
+                )
+            except ClientError as exc:
+                if error_code(exc) != "ConditionalCheckFailedException":
+                    raise
+
+        if len(pairs) <= 4:
+            for pair in pairs:
+                update(pair)
+            return
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            list(pool.map(update, pairs))
+
+    def remove(self, memory_ids: Sequence[str], history: Sequence[HistoryEntry]) -> None:
+        """Delete memories (with their claims) and append history, in transactions of up to 100 actions (each
+        memory with its claim and history entries in one of them)."""
+        entries: dict[str, list[HistoryEntry]] = {}
+        for entry in history:
+            entries.setdefault(entry.memory_id, []).append(entry)
+        chunk: list[str] = []
+        size = 0
+        for memory_id in dict.fromkeys(memory_ids):
+            cost = 2 + len(entries.get(memory_id, []))  # delete, release the claim, its history entries
+            if chunk and size + cost > MAX_TRANSACTION:
+                self._remove_chunk(chunk, {i: entries.pop(i, []) for i in chunk})
+                chunk, size = [], 0
+            chunk.append(memory_id)
+            size += cost
+        if chunk:
+            self._remove_chunk(chunk, {i: entries.pop(i, []) for i in chunk})
+        leftovers = [self._ops.put(it.history_item(h, self._seq.next())) for hs in entries.values() for h in hs]
+        for start in range(0, len(leftovers), MAX_TRANSACTION):
+            self._ops.transact(leftovers[start : start + MAX_TRANSACTION])
+
+    def _remove_chunk(self, memory_ids: list[str], entries: dict[str, list[HistoryEntry]]) -> None:
+        for _attempt in range(_MAX_RETRIES):
+            current = {
+                item["id"]["S"]: item
+                for item in self._ops.batch_get([it.memory_key(i) for i in memory_ids], _STATE_ATTRIBUTES)
+            }
+            actions: list[dict[str, Any]] = []
+            for memory_id in memory_ids:
+                item = current.get(memory_id)
+                if item is not None:
+                    claim = item.get("guard", {}).get("S")
+                    actions.append(self._delete_memory(memory_id, claim))
+                    if claim is not None:
+                        actions.append(self._release(claim, memory_id))
+                actions.extend(self._ops.put(it.history_item(h, self._seq.next())) for h in entries[memory_id])
+            if not actions:
+                return
+            try:
+                self._ops.transact(actions)
+            except TransactionCancelledError:
+                continue  # one of them changed meanwhile: read again
+            removed = [it.record_of(item) for item in current.values()]
+            self._apply(_deltas((r, -1) for r in removed if r.state is LifecycleState.ACTIVE))
+            return
+        raise RuntimeError("Memories kept changing while being removed; giving up.")
+
+    def _delete_memory(self, memory_id: str, claim: str | None) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "TableName": self._ops.table,
+            "Key": it.memory_key(memory_id),
+            "ExpressionAttributeNames": {"#guard": "guard"},
+        }
+        if claim is None:
+            request["ConditionExpression"] = "attribute_exists(pk) AND attribute_not_exists(#guard)"
+        else:
+            request["ConditionExpression"] = "attribute_exists(pk) AND #guard = :guard"
+            request["ExpressionAttributeValues"] = {":guard": {"S": claim}}
+        return {"Delete": request}
+
+    def clear(self) -> None:
+        """Delete every memory, history entry, claim and entity count; settings stay."""
+        doomed: list[dict[str, Any]] = []
+        for item in self._ops.items("scan", ConsistentRead=True, **projection(["pk", "sk"])):
+            if item["sk"]["S"] != it.SETTING_SK:
+                doomed.append({"DeleteRequest": {"Key": {"pk": item["pk"], "sk": item["sk"]}}})
+            if len(doomed) >= 500:
+                self._ops.batch_write(doomed)
+                doomed = []
+        self._ops.batch_write(doomed)
+
+    def put_setting(self, key: str, value: Any) -> None:
+        self._ops.client.put_item(TableName=self._ops.table, Item=it.setting_item(key, value, now()))
+
+    # ---- entity aggregates --------------------------------------------------------------------------
+
+    def _apply(self, deltas: dict[tuple[EntityType, str], _Delta]) -> None:
+        for (kind, entity_id), delta in deltas.items():
+            self._apply_one(kind, entity_id, delta)
+
+    def _apply_one(self, kind: EntityType, entity_id: str, delta: _Delta) -> None:
+        """One atomic counter update per entity (never a transaction: a popular agent's aggregate would be a
+        hot item that transactions conflict on). The time bounds move only forward: see README.md."""
+        client, table, entity = self._ops.client, self._ops.table, it.entity_key(kind, entity_id)
+        identity = it.entity_identity(kind, entity_id)
+        names = {"#n": "total", **{f"#{k}": k for k in identity}}
+        values: dict[str, Any] = {":n": {"N": str(delta.count)}, **{f":{k}": v for k, v in identity.items()}}
+        assign = ", ".join(f"#{k} = :{k}" for k in identity)
+        request: dict[str, Any] = {
+            "TableName": table,
+            "Key": entity,
+            "UpdateExpression": f"ADD #n :n SET {assign}",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+            "ReturnValues": "ALL_NEW",
+        }
+        latest = None
+        if delta.latest is not None:
+            latest = {**request, "UpdateExpression": f"ADD #n :n SET {assign}, #u = :u"}
+            latest["ExpressionAttributeNames"] = {**names, "#u": "updated_max"}
+            latest["ExpressionAttributeValues"] = {**values, ":u": {"S": delta.latest}}
+            latest["ConditionExpression"] = "attribute_not_exists(#u) OR #u <= :u"
+        try:
+            state = client.update_item(**(latest or request))["Attributes"]
+        except ClientError as exc:
+            if latest is None or error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            state = client.update_item(**request)["Attributes"]
+        if int(state["total"]["N"]) <= 0:
+            self._drop_entity(entity)
+            return
+        oldest = state.get("created_min", {}).get("S")
+        if delta.oldest is not None and (oldest is None or delta.oldest < oldest):
+            try:
+                client.update_item(
+                    TableName=table,
+                    Key=entity,
+                    UpdateExpression="SET #c = :c",
+                    ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#c) OR #c > :c)",
+                    ExpressionAttributeNames={"#c": "created_min"},
+                    ExpressionAttributeValues={":c": {"S": delta.oldest}},
+                )
+            except ClientError as exc:
+                if error_code(exc) != "ConditionalCheckFailedException":
+                    raise
+
+    def _drop_entity(self, entity: it.Item) -> None:
+        try:
+            self._ops.client.delete_item(
+                TableName=self._ops.table,
+                Key=entity,
+                ConditionExpression="#n <= :zero",
+                ExpressionAttributeNames={"#n": "total"},
+                ExpressionAttributeValues={":zero": {"N": "0"}},
+            )
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise
+
+    def count_by_entity(self) -> list[EntityCount]:
+        """Read from the entity aggregates (one small item per user, agent and run), never from the memories."""
+        out: list[EntityCount] = []
+        for kind in EntityType:
+            for shard in range(ENTITY_SHARDS):
+                for item in self._ops.items(
+                    "query",
+                    IndexName=ENTITIES,
+                    KeyConditionExpression="ent_pk = :p",
+                    ExpressionAttributeValues={":p": {"S": it.entity_partition(kind, shard)}},
+                ):
+                    total = int(item["total"]["N"])
+                    bounds = [item[name]["S"] for name in ("created_min", "updated_max") if name in item]
+                    if total <= 0 or not bounds:
+                        continue
+                    created = from_iso(item.get("created_min", {}).get("S") or bounds[0])
+                    updated = from_iso(item.get("updated_max", {}).get("S") or bounds[0])
+                    out.append(EntityCount(kind, item["entity_id"]["S"], total, created, updated))
+        out.sort(key=lambda e: (e.type.value, e.id))
+        return out
+
+    def rebuild_entity_counts(self) -> int:
+        """Recompute every entity aggregate exactly from the memories (a full scan: maintenance, run by
+        `mnemo reindex`). Returns the number of entities."""
+        totals: dict[tuple[EntityType, str], _Delta] = {}
+        for item in self._ops.items("scan", ConsistentRead=True, **_memories_only(_STATE_ATTRIBUTES)):
+            record = it.record_of(item)
+            if record.state is LifecycleState.ACTIVE:
+                for kind in EntityType:
+                    value = getattr(record.scope, kind.field)
+                    if value is not None:
+                        totals.setdefault((kind, value), _Delta()).add(record, 1)
+        fresh = []
+        for (kind, entity_id), delta in totals.items():
+            item = {**it.entity_key(kind, entity_id), **it.entity_identity(kind, entity_id)}
+            item["total"] = {"N": str(delta.count)}
+            item["created_min"] = {"S": str(delta.oldest)}
+            item["updated_max"] = {"S": str(delta.latest)}
+            fresh.append({"PutRequest": {"Item": item}})
+        self._ops.batch_write(fresh)
+        kept = {it.entity_key(kind, entity_id)["pk"]["S"] for kind, entity_id in totals}
+        stale = [
+            {"DeleteRequest": {"Key": {"pk": item["pk"], "sk": item["sk"]}}}
+            for item in self._ops.items(
+                "scan",
+                FilterExpression="sk = :ent",
+                ExpressionAttributeValues={":ent": {"S": it.ENTITY_SK}},
+                **projection(["pk", "sk"]),
+            )
+            if item["pk"]["S"] not in kept
+        ]
+        self._ops.batch_write(stale)
+        return len(fresh)
+
+    # ---- reads --------------------------------------------------------------------------------------
+
+    def get(self, memory_id: str) -> MemoryRecord | None:
+        item = self._ops.get(it.memory_key(memory_id), RECORD_ATTRIBUTES)
+        return it.record_of(item) if item is not None else None
+
+    def get_many(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        found = self._ops.batch_get([it.memory_key(i) for i in memory_ids], RECORD_ATTRIBUTES)
+        return {item["id"]["S"]: it.record_of(item) for item in found}
+
+    def find(self, expr: f.Expr, limit: int | None = None, offset: int = 0) -> list[MemoryRecord]:
+        if limit is not None and limit <= 0:
+            return []
+        out: list[MemoryRecord] = []
+        skipped = 0
+        for record in self._matching(expr, None if limit is None else offset + limit):
+            if skipped < offset:
+                skipped += 1
+                continue
+            out.append(record)
+            if limit is not None and len(out) >= limit:
+                break
+        return out
+
+    def count(self, expr: f.Expr) -> int:
+        return sum(1 for _ in self._matching(expr))
+
+    def _matching(self, expr: f.Expr, wanted: int | None = None) -> Iterator[MemoryRecord]:
+        check = f.predicate(expr)
+        for item in self._newest_first(expr, wanted):
+            record = it.record_of(item)
+            if check(record.filter_document()):
+                yield record
+
+    def _newest_first(self, expr: f.Expr, wanted: int | None) -> Iterator[it.Item]:
+        """Candidate items, newest first, from the narrowest place the filter pins: ids, a scope index, or
+        the sharded time index for an unscoped filter. `wanted`: how many the caller needs at most."""
+        ids = f.pinned_values(expr, "id")
+        if ids is not None:
+            found = self._ops.batch_get([it.memory_key(i) for i in sorted(ids)], RECORD_ATTRIBUTES)
+            yield from sorted(found, key=lambda item: item["created_sk"]["S"], reverse=True)
+            return
+        pinned: list[tuple[int, int, str, list[str]]] = []
+        for rank, (field, index) in enumerate(_SCOPE_INDEXES):
+            values = f.pinned_values(expr, field)
+            if values is None:
+                continue
+            if not values:
+                return
+            pinned.append((len(values), rank, index, [it.scope_partition(field, v) for v in sorted(values)]))
+        if pinned:
+            _, _, index, partitions = min(pinned)  # the fewest partitions; run before user before agent
+        else:
+            index, partitions = BY_TIME, [it.time_partition(s) for s in range(TIME_SHARDS)]
+        key_name = _INDEX_KEYS[index]
+        streams = [
+            self._ops.items(
+                "query",
+                IndexName=index,
+                KeyConditionExpression=f"{key_name} = :p",
+                ExpressionAttributeValues={":p": {"S": partition}},
+                ScanIndexForward=False,
+                first_page=wanted,
+            )
+            for partition in partitions
+        ]
+        yield from heapq.merge(*streams, key=lambda item: item["created_sk"]["S"], reverse=True)
+
+    def find_by_hash(self, scope: Scope, text_hash: str) -> MemoryRecord | None:
+        claim = it.claim_pk(scope, text_hash)
+        held = self._ops.get(it.key(claim, it.HASH_SK))
+        if held is None:
+            return None
+        item = self._ops.get(it.memory_key(held["memory_id"]["S"]), _STATE_ATTRIBUTES)
+        if item is None or item.get("guard", {}).get("S") != claim:
+            return None  # a claim left behind; insert clears it
+        return it.record_of(item)
+
+    def history(self, memory_id: str) -> list[HistoryEntry]:
+        return [
+            it.history_of(item)
+            for item in self._ops.items(
+                "query",
+                KeyConditionExpression="pk = :pk AND begins_with(sk, :hist)",
+                ExpressionAttributeValues={":pk": {"S": it.memory_pk(memory_id)}, ":hist": {"S": it.HISTORY_PREFIX}},
+                ConsistentRead=True,
+            )
+        ]
+
+    def scan(self, batch_size: int = 1000) -> Iterator[tuple[list[MemoryRecord], Vectors]]:
+        """Every memory with its embedding (a paginated, consistent table scan), in batches of `batch_size`."""
+        records: list[MemoryRecord] = []
+        vectors: list[Vectors] = []
+        for item in self._ops.items("scan", ConsistentRead=True, **_memories_only((*RECORD_ATTRIBUTES, "vec"))):
+            records.append(it.record_of(item))
+            vectors.append(it.vector_of(item))
+            if len(records) == batch_size:
+                yield records, np.stack(vectors)
+                records, vectors = [], []
+        if records:
+            yield records, np.stack(vectors)
+
+    def get_setting(self, key: str) -> Any | None:
+        item = self._ops.get(it.setting_key(key))
+        return None if item is None else json.loads(item["value"]["S"])
+
+
+def _seq(item: it.Item) -> int:
+    return it.seq_of(item["created_sk"]["S"])
+
+
+def _memories_only(names: Sequence[str]) -> dict[str, Any]:
+    request = projection(names)
+    request["FilterExpression"] = "#kind = :mem"
+    request["ExpressionAttributeNames"]["#kind"] = "sk"
+    request["ExpressionAttributeValues"] = {":mem": {"S": it.MEMORY_SK}}
+    return request
+
+
+def _deltas(changes: Iterable[tuple[MemoryRecord, int]]) -> dict[tuple[EntityType, str], _Delta]:
+    out: dict[tuple[EntityType, str], _Delta] = {}
+    for record, sign in changes:
+        for kind in EntityType:
+            value = getattr(record.scope, kind.field)
+            if value is not None:
+                out.setdefault((kind, value), _Delta()).add(record, sign)
+    return out
+
+
+def _chunks(
+    groups: list[tuple[list[dict[str, Any]], MemoryRecord | None]],
+) -> Iterator[list[tuple[list[dict[str, Any]], MemoryRecord | None]]]:
+    """Whole groups (a memory with its claim and history) packed into transactions of at most 100 actions."""
+    chunk: list[tuple[list[dict[str, Any]], MemoryRecord | None]] = []
+    size = 0
+    for group in groups:
+        if chunk and size + len(group[0]) > MAX_TRANSACTION:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(group)
+        size += len(group[0])
+    if chunk:
+        yield chunk

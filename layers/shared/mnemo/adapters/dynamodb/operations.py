@@ -1,0 +1,158 @@
+"""DynamoDB calls done properly: every query and scan paginated, batch leftovers retried, transactions retried
+on conflicts and idempotent across the SDK's own retries."""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from mnemo.adapters.dynamodb.items import Item
+
+MAX_BATCH_GET = 100
+MAX_BATCH_WRITE = 25
+MAX_TRANSACTION = 100
+
+
+class TransactionCancelledError(Exception):
+    """A transaction failed a condition: `reasons[i]` is the code for the i-th item ("None" when it was fine)."""
+
+    def __init__(self, reasons: list[str]) -> None:
+        super().__init__(f"transaction cancelled: {reasons}")
+        self.reasons = reasons
+
+    def failed(self, position: int) -> bool:
+        return position < len(self.reasons) and self.reasons[position] == "ConditionalCheckFailed"
+
+
+class UnprocessedError(Exception):
+    """DynamoDB kept returning unprocessed items after every retry."""
+
+
+def error_code(exc: ClientError) -> str:
+    return str(exc.response.get("Error", {}).get("Code", ""))
+
+
+def projection(names: Sequence[str]) -> dict[str, Any]:
+    """ProjectionExpression arguments with every name escaped (many attribute names are reserved words)."""
+    aliases = {f"#p{i}": name for i, name in enumerate(names)}
+    return {"ProjectionExpression": ", ".join(aliases), "ExpressionAttributeNames": aliases}
+
+
+class Operations:
+    def __init__(
+        self,
+        client: Any,
+        table: str,
+        *,
+        page_size: int | None = None,
+        max_attempts: int = 8,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.client = client
+        self.table = table
+        self.page_size = page_size
+        self.max_attempts = max_attempts
+        self._sleep = sleep
+
+    def _backoff(self, attempt: int) -> None:
+        self._sleep(min(0.025 * 2**attempt, 1.0) * (0.5 + random.random() / 2))
+
+    # ---- reads --------------------------------------------------------------------------------------
+
+    def items(self, operation: str, *, first_page: int | None = None, **kwargs: Any) -> Iterator[Item]:
+        """Every item of a Query or Scan, following LastEvaluatedKey page after page. `first_page` caps the
+        first page (a caller that wants only a few items), later pages are full."""
+        call = getattr(self.client, operation)
+        request = {"TableName": self.table, **kwargs}
+        limits = [n for n in (self.page_size, first_page) if n is not None]
+        if limits:
+            request["Limit"] = max(1, min(limits))
+        while True:
+            page = call(**request)
+            yield from page.get("Items", [])
+            last = page.get("LastEvaluatedKey")
+            if not last:
+                return
+            request["ExclusiveStartKey"] = last
+            if self.page_size is None:
+                request.pop("Limit", None)
+            else:
+                request["Limit"] = self.page_size
+
+    def get(self, item_key: Item, names: Sequence[str] | None = None) -> Item | None:
+        extra = projection(names) if names else {}
+        found: Item | None = self.client.get_item(TableName=self.table, Key=item_key, ConsistentRead=True, **extra).get(
+            "Item"
+        )
+        return found
+
+    def batch_get(self, keys: Sequence[Item], names: Sequence[str] | None = None) -> list[Item]:
+        """The items that exist among `keys` (strongly consistent), in no particular order."""
+        unique = list({(k["pk"]["S"], k["sk"]["S"]): k for k in keys}.values())
+        extra = projection(names) if names else {}
+        found: list[Item] = []
+        for start in range(0, len(unique), MAX_BATCH_GET):
+            pending: dict[str, Any] = {
+                self.table: {"Keys": unique[start : start + MAX_BATCH_GET], "ConsistentRead": True, **extra}
+            }
+            for attempt in range(self.max_attempts):
+                reply = self.client.batch_get_item(RequestItems=pending)
+                found.extend(reply.get("Responses", {}).get(self.table, []))
+                pending = reply.get("UnprocessedKeys") or {}
+                if not pending:
+                    break
+                self._backoff(attempt)
+            else:
+                raise UnprocessedError(f"BatchGetItem left keys unprocessed after {self.max_attempts} attempts.")
+        return found
+
+    # ---- writes -------------------------------------------------------------------------------------
+
+    def batch_write(self, requests: Sequence[dict[str, Any]]) -> None:
+        """PutRequest / DeleteRequest entries, 25 per call, unprocessed ones retried with backoff."""
+        for start in range(0, len(requests), MAX_BATCH_WRITE):
+            pending: dict[str, Any] = {self.table: list(requests[start : start + MAX_BATCH_WRITE])}
+            for attempt in range(self.max_attempts):
+                reply = self.client.batch_write_item(RequestItems=pending)
+                pending = reply.get("UnprocessedItems") or {}
+                if not pending:
+                    break
+                self._backoff(attempt)
+            else:
+                raise UnprocessedError(f"BatchWriteItem left items unprocessed after {self.max_attempts} attempts.")
+
+    def transact(self, actions: Sequence[dict[str, Any]]) -> None:
+        """One all-or-nothing TransactWriteItems. A failed condition raises TransactionCancelledError; conflicts with
+        other transactions are retried. The client request token makes the SDK's own retries idempotent."""
+        if len(actions) > MAX_TRANSACTION:
+            raise ValueError(f"A transaction holds at most {MAX_TRANSACTION} actions, not {len(actions)}.")
+        token = str(uuid.uuid4())
+        for attempt in range(self.max_attempts):
+            try:
+                self.client.transact_write_items(TransactItems=list(actions), ClientRequestToken=token)
+                return
+            except ClientError as exc:
+                code = error_code(exc)
+                if code == "TransactionCanceledException":
+                    reasons = [str(r.get("Code", "None")) for r in exc.response.get("CancellationReasons", [])]
+                    if "ConditionalCheckFailed" in reasons:
+                        raise TransactionCancelledError(reasons) from exc
+                    if not any(r in ("TransactionConflict", "ThrottlingError") for r in reasons):
+                        raise
+                elif code not in ("TransactionConflictException", "TransactionInProgressException"):
+                    raise
+                if attempt == self.max_attempts - 1:
+                    raise
+                token = str(uuid.uuid4()) if code == "TransactionCanceledException" else token
+                self._backoff(attempt)
+
+    def put(self, item: Item) -> dict[str, Any]:
+        return {"Put": {"TableName": self.table, "Item": item}}
+
+    def put_new(self, item: Item) -> dict[str, Any]:
+        return {"Put": {"TableName": self.table, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}

@@ -1,0 +1,94 @@
+"""The memories table: its keys and indexes (see README.md beside this file), and idempotent creation.
+
+The adapter never creates tables itself: SAM creates them in the cloud; tests and local tools call
+`create_memory_table`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+BY_USER = "by_user"
+BY_AGENT = "by_agent"
+BY_RUN = "by_run"
+BY_TIME = "by_time"
+ENTITIES = "entities"
+TIME_SHARDS = 8  # partitions of the by_time index: unscoped listing reads all of them, newest first
+ENTITY_SHARDS = 8  # partitions per entity type in the entities index
+
+# Every attribute of a memory item except its embedding (`vec`) and its dedup claim (`guard`): what listing
+# reads. The scope and time indexes project exactly these, so listing never reads embeddings.
+RECORD_ATTRIBUTES = (
+    "id",
+    "text",
+    "hash",
+    "user_id",
+    "agent_id",
+    "run_id",
+    "app_id",
+    "actor_id",
+    "role",
+    "attributed_to",
+    "metadata",
+    "categories",
+    "sources",
+    "created_at",
+    "updated_at",
+    "expiration_date",
+    "state",
+    "replaced_by",
+    "created_sk",
+)
+
+
+def _index(name: str, partition: str, sort: str, projected: tuple[str, ...] | None) -> dict[str, Any]:
+    projection: dict[str, Any] = {"ProjectionType": "ALL"}
+    if projected is not None:
+        keys = {"pk", "sk", partition, sort}
+        projection = {"ProjectionType": "INCLUDE", "NonKeyAttributes": [a for a in projected if a not in keys]}
+    return {
+        "IndexName": name,
+        "KeySchema": [{"AttributeName": partition, "KeyType": "HASH"}, {"AttributeName": sort, "KeyType": "RANGE"}],
+        "Projection": projection,
+    }
+
+
+def table_definition(table_name: str) -> dict[str, Any]:
+    """The CreateTable request (on-demand billing). The SAM template declares the same keys and indexes."""
+    string_attributes = ("pk", "sk", "user_pk", "agent_pk", "run_pk", "time_pk", "created_sk", "ent_pk", "entity_id")
+    return {
+        "TableName": table_name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in string_attributes],
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+        "GlobalSecondaryIndexes": [
+            _index(BY_USER, "user_pk", "created_sk", RECORD_ATTRIBUTES),
+            _index(BY_AGENT, "agent_pk", "created_sk", RECORD_ATTRIBUTES),
+            _index(BY_RUN, "run_pk", "created_sk", RECORD_ATTRIBUTES),
+            _index(BY_TIME, "time_pk", "created_sk", RECORD_ATTRIBUTES),
+            _index(ENTITIES, "ent_pk", "entity_id", None),
+        ],
+    }
+
+
+def create_memory_table(client: Any, table_name: str, *, wait_seconds: float = 300.0) -> bool:
+    """Create the table unless it exists, then wait until it is active. True when this call created it."""
+    created = True
+    try:
+        client.create_table(**table_definition(table_name))
+    except ClientError as exc:
+        if exc.response.get("Error", {}).get("Code") != "ResourceInUseException":
+            raise
+        created = False
+    deadline = time.monotonic() + wait_seconds
+    while True:
+        table = client.describe_table(TableName=table_name)["Table"]
+        indexes = table.get("GlobalSecondaryIndexes", [])
+        if table.get("TableStatus") == "ACTIVE" and all(i.get("IndexStatus", "ACTIVE") == "ACTIVE" for i in indexes):
+            return created
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"DynamoDB table {table_name} is not active after {wait_seconds:.0f} s.")
+        time.sleep(1.0)

@@ -1,0 +1,1 @@
+"""OpenSearch adapters: the memory search index over HTTP, signed with SigV4."""

@@ -1,0 +1,43 @@
+"""One route group as a Lambda function behind API Gateway (HTTP API, payload format 2.0): the group's FastAPI
+app wrapped in Mangum, with the container built on the first invocation and kept for the next ones."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from mangum import Mangum
+
+from mnemo.api.app import create_app
+from mnemo.bootstrap import Container, LazyContainer
+
+
+class HttpFunction:
+    def __init__(
+        self, groups: Iterable[str], container: LazyContainer | None = None, *, follow_configuration: bool = True
+    ) -> None:
+        """`follow_configuration`: before each invocation, pick up a provider change another execution environment
+        made with POST /configure (one strongly consistent read); for the groups that embed or call the LLM."""
+        self.groups = tuple(groups)
+        self.container = container or LazyContainer()
+        self.follow_configuration = follow_configuration
+        self._asgi: Mangum | None = None
+
+    def ready(self) -> Mangum:
+        """The ASGI adapter, building the container and the app if this is the first call."""
+        if self._asgi is None:
+            app = create_app(self.container.get(), self.groups)
+            self._asgi = Mangum(app, lifespan="off")
+        elif self.follow_configuration:
+            self.container.get().configuration.refresh()
+        return self._asgi
+
+    def reset(self, build: Callable[[], Container] | None = None) -> None:
+        """Forget the app and the container (built by `build` from now on): the next call starts as a new
+        execution environment."""
+        self._asgi = None
+        self.container.reset(build)
+
+    def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        response: dict[str, Any] = self.ready()(event, context)
+        return response

@@ -1,0 +1,10 @@
+"""The platform surface (service-interface.md, surface A): `/v1/`, `/v2/`, `/v3/` and `/api/v1/orgs/` routes,
+authenticated by `Authorization: Token <project key>`. `PLATFORM_ROUTERS` is what the app includes."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from mnemo.api.platform import memories, organizations, project_data
+
+PLATFORM_ROUTERS: tuple[APIRouter, ...] = (project_data.router, memories.router, organizations.router)

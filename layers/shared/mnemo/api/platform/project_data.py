@@ -1,0 +1,188 @@
+"""Platform routes over a project's data beside single memories: ping, entities, events, exports, summary,
+stats and feedback. All of them answer from the caller's project only."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+
+from mnemo.api.platform.memories import delete_matching
+from mnemo.api.platform.requests import Lenient
+from mnemo.api.platform.security import Caller, Owner, Platform
+from mnemo.api.platform.views import event_view, page
+from mnemo.domain import filters as f
+from mnemo.domain.entities import EntityCount
+from mnemo.domain.timefmt import iso
+from mnemo.errors import NotFoundError, ValidationError
+from mnemo.services.platform.memories import DELETE
+from mnemo.services.platform.tenancy import PlatformCaller
+
+router = APIRouter(tags=["platform: project data"])
+
+ENTITY_TYPES = ("user", "agent", "app", "run")
+
+
+@router.get("/v1/ping/", summary="Who the key belongs to, and the organization and project it targets")
+def ping(caller: Caller) -> dict[str, str]:
+    return {
+        "status": "ok",
+        "org_id": caller.project.org_id,
+        "project_id": caller.project_id,
+        "user_email": caller.user.email,
+    }
+
+
+# ---- entities -------------------------------------------------------------------------------------------
+
+
+def entity_view(entity: EntityCount, caller: PlatformCaller) -> dict[str, Any]:
+    return {
+        "id": entity.id,
+        "name": entity.id,
+        "type": entity.type.value,
+        "total_memories": entity.total_memories,
+        "created_at": iso(entity.created_at),
+        "updated_at": iso(entity.updated_at),
+        "owner": caller.user.email,
+        "metadata": {},
+    }
+
+
+@router.get("/v1/entities/", summary="The users, agents and runs that own memories in the project")
+def list_entities(
+    request: Request,
+    caller: Caller,
+    platform: Platform,
+    page_number: Annotated[int, Query(alias="page", ge=1)] = 1,
+    page_size: Annotated[int, Query(ge=1, le=10_000)] = 10_000,
+) -> dict[str, Any]:
+    entities = platform.memories.engine(caller.project_id).store.count_by_entity()
+    start = (page_number - 1) * page_size
+    body = page(
+        request,
+        [entity_view(e, caller) for e in entities[start : start + page_size]],
+        len(entities),
+        page_number,
+        page_size,
+    )
+    kinds = [e.type.value for e in entities]
+    body.update(
+        total_users=kinds.count("user"),
+        total_agents=kinds.count("agent"),
+        total_apps=0,
+        total_runs=kinds.count("run"),
+    )
+    return body
+
+
+def _entity_type(entity_type: str) -> str:
+    if entity_type not in ENTITY_TYPES:
+        raise ValidationError("Invalid entity type")
+    return f"{entity_type}_id"
+
+
+@router.get("/v2/entities/{entity_type}/{entity_id}/", summary="One entity of the project")
+def get_entity(entity_type: str, entity_id: str, caller: Caller, platform: Platform) -> list[dict[str, Any]]:
+    field = _entity_type(entity_type)
+    engine = platform.memories.engine(caller.project_id)
+    expr = f.Condition(field, "eq", entity_id)
+    records = engine.get_all(expr, top_k=None, show_expired=True)
+    if not records:
+        raise NotFoundError("Entity not found.")
+    return [
+        {
+            "id": entity_id,
+            "name": entity_id,
+            "type": entity_type,
+            "total_memories": len(records),
+            "created_at": iso(min(r.created_at for r in records)),
+            "updated_at": iso(max(r.updated_at for r in records)),
+            "owner": caller.user.email,
+            "metadata": {},
+        }
+    ]
+
+
+@router.delete("/v2/entities/{entity_type}/{entity_id}/", summary="Delete an entity: every memory of it")
+def delete_entity(entity_type: str, entity_id: str, caller: Owner, platform: Platform) -> dict[str, Any]:
+    field = _entity_type(entity_type)
+    deleted = delete_matching(platform.memories.engine(caller.project_id), f.Condition(field, "eq", entity_id))
+    event_id = platform.memories.record(
+        caller.project_id, DELETE, {field: entity_id}, [{"id": i, "event": "DELETE"} for i in deleted]
+    )
+    return {"message": "Entity deleted successfully.", "event_id": event_id, "deleted": len(deleted)}
+
+
+# ---- events ---------------------------------------------------------------------------------------------
+
+
+@router.get("/v1/event/{event_id}/", summary="One event (an asynchronous add, a delete) of the project")
+def get_event(event_id: str, caller: Caller, platform: Platform) -> dict[str, Any]:
+    event = platform.memories.store.get_event(caller.project_id, event_id)
+    if event is None:
+        raise NotFoundError("Event not found or you don't have permission to access it.")
+    return event_view(event)
+
+
+@router.get("/v1/events/", summary="The project's events, newest first")
+def list_events(
+    request: Request,
+    caller: Caller,
+    platform: Platform,
+    page_number: Annotated[int, Query(alias="page", ge=1)] = 1,
+    page_size: Annotated[int, Query(ge=1, le=1000)] = 50,
+) -> dict[str, Any]:
+    store = platform.memories.store
+    events = store.events_of_project(caller.project_id, page_size, (page_number - 1) * page_size)
+    return page(request, [event_view(e) for e in events], store.count_events(caller.project_id), page_number, page_size)
+
+
+# ---- exports, summary, stats, feedback ----------------------------------------------------------------
+
+
+class ExportGetBody(Lenient):
+    memory_export_id: str | None = None
+    filters: dict[str, Any] | None = None
+
+
+class FiltersBody(Lenient):
+    filters: dict[str, Any] | None = None
+
+
+class FeedbackBody(Lenient):
+    memory_id: Any = None
+    feedback: Any = None
+    feedback_reason: Any = None
+
+
+@router.post("/v1/exports/", status_code=201, summary="Export memories shaped by a JSON schema")
+def create_export(body: dict[str, Any], caller: Caller, platform: Platform) -> dict[str, str]:
+    export = platform.reports.create_export(
+        caller.project, body.get("schema"), body.get("filters"), body.get("export_instructions")
+    )
+    return {
+        "message": "Memory export request received. The export will be ready in a few seconds.",
+        "id": export.id,
+    }
+
+
+@router.post("/v1/exports/get/", summary="An export's result: the exported object itself")
+def get_export(body: ExportGetBody, caller: Caller, platform: Platform) -> dict[str, Any]:
+    return platform.reports.get_export(caller.project, body.memory_export_id, body.filters).result
+
+
+@router.post("/v1/summary/", summary="Per-entity summaries of the memories the filter selects")
+def summary(caller: Caller, platform: Platform, body: FiltersBody | None = None) -> list[dict[str, Any]]:
+    return platform.reports.summary(caller.project, (body or FiltersBody()).filters)
+
+
+@router.get("/v1/stats/", summary="Counts of the project's memories and calls")
+def stats(caller: Caller, platform: Platform) -> dict[str, Any]:
+    return platform.reports.stats(caller.project)
+
+
+@router.post("/v1/feedback/", summary="Feedback on a memory (POSITIVE, NEGATIVE, VERY_NEGATIVE, or null to clear)")
+def feedback(body: FeedbackBody, caller: Owner, platform: Platform) -> dict[str, Any]:
+    saved = platform.reports.feedback(caller.project, body.memory_id, body.feedback, body.feedback_reason)
+    return {"id": saved.memory_id, "feedback": saved.feedback, "feedback_reason": saved.reason}

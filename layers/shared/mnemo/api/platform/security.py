@@ -1,0 +1,54 @@
+"""The platform caller: `Authorization: Token <project key>` resolved to the key's user and the project it
+targets (service-interface.md, Authentication A). No other scheme opens the platform routes; AUTH_DISABLED
+does not either, since every platform call needs a tenant."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request, Security
+from fastapi.security import APIKeyHeader
+
+from mnemo.api.dependencies import get_container
+from mnemo.domain.tenancy import Role
+from mnemo.errors import AuthenticationError, ServerMisconfiguredError
+from mnemo.services.platform.services import PlatformServices
+from mnemo.services.platform.tenancy import INVALID_KEY, PlatformCaller
+
+CALLER_STATE = "platform_caller"
+
+token_scheme = APIKeyHeader(
+    name="Authorization",
+    auto_error=False,
+    scheme_name="PlatformToken",
+    description="`Token <project API key>`: the scheme word Token, a space, then the key (m0-…).",
+)
+
+
+def platform_services(request: Request) -> PlatformServices:
+    platform = get_container(request).platform
+    if platform is None:
+        raise ServerMisconfiguredError("The platform API is not available on this backend.")
+    return platform
+
+
+def platform_caller(request: Request, header: Annotated[str | None, Security(token_scheme)]) -> PlatformCaller:
+    platform = platform_services(request)
+    if header is None:
+        raise AuthenticationError(INVALID_KEY)
+    scheme, _, value = header.strip().partition(" ")
+    if scheme.lower() != "token" or not value.strip():
+        raise AuthenticationError(INVALID_KEY)
+    caller = platform.tenancy.authenticate(value.strip())
+    setattr(request.state, CALLER_STATE, caller)
+    return caller
+
+
+def owner(caller: Annotated[PlatformCaller, Depends(platform_caller)]) -> PlatformCaller:
+    caller.require(Role.OWNER)
+    return caller
+
+
+Platform = Annotated[PlatformServices, Depends(platform_services)]
+Caller = Annotated[PlatformCaller, Depends(platform_caller)]
+Owner = Annotated[PlatformCaller, Depends(owner)]

@@ -1,0 +1,131 @@
+"""The record store of platform tenancy: users, organizations, projects, members, project keys, and the
+per-project events, exports, feedback and counters.
+
+Every per-project read and write takes the project id and is answered from that project's rows only: a
+record of another project is never returned, whatever id is asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+from mnemo.domain.tenancy import (
+    Feedback,
+    Member,
+    MemoryExport,
+    Organization,
+    PlatformEvent,
+    PlatformUser,
+    Project,
+    ProjectKey,
+    Role,
+)
+
+
+class TenancyStore(Protocol):
+    # ---- users ----
+    def user_by_email(self, email: str) -> PlatformUser | None: ...
+
+    def user_by_id(self, user_id: str) -> PlatformUser | None: ...
+
+    def add_user(self, user: PlatformUser) -> PlatformUser:
+        """Store a new user, or return the one that already has this email."""
+        ...
+
+    # ---- organizations ----
+    def add_org(self, org: Organization, owner: PlatformUser) -> None:
+        """Store the organization with `owner` as its first OWNER."""
+        ...
+
+    def get_org(self, org_id: str) -> Organization | None: ...
+
+    def orgs_of(self, user_id: str) -> list[Organization]:
+        """The organizations the user is a member of, oldest first."""
+        ...
+
+    def delete_org(self, org_id: str) -> None:
+        """The organization and its members (its projects are deleted one by one before)."""
+        ...
+
+    def org_members(self, org_id: str) -> list[Member]: ...
+
+    def set_org_member(self, org_id: str, user: PlatformUser, role: Role) -> None: ...
+
+    def remove_org_member(self, org_id: str, user_id: str) -> bool: ...
+
+    # ---- projects ----
+    def add_project(self, project: Project, owner: PlatformUser) -> None: ...
+
+    def get_project(self, project_id: str) -> Project | None: ...
+
+    def projects_of_org(self, org_id: str) -> list[Project]: ...
+
+    def save_project(self, project: Project) -> None: ...
+
+    def delete_project(self, project_id: str) -> None:
+        """The project and everything of it here: members, keys, events, exports, feedback, counters."""
+        ...
+
+    def project_members(self, project_id: str) -> list[Member]: ...
+
+    def set_project_member(self, project_id: str, user: PlatformUser, role: Role) -> None: ...
+
+    def remove_project_member(self, project_id: str, user_id: str) -> bool: ...
+
+    # ---- project keys ----
+    def add_key(self, key: ProjectKey) -> None: ...
+
+    def key_by_hash(self, key_hash: str) -> ProjectKey | None:
+        """The unrevoked key with this hash."""
+        ...
+
+    def keys_of_project(self, project_id: str) -> list[ProjectKey]: ...
+
+    def revoke_key(self, project_id: str, key_id: str, at: datetime) -> bool:
+        """Revoke a key of this project; False when the project has no such unrevoked key."""
+        ...
+
+    def touch_key(self, key_id: str, at: datetime) -> None: ...
+
+    # ---- events ----
+    def save_event(self, event: PlatformEvent) -> None:
+        """Insert or overwrite the event."""
+        ...
+
+    def get_event(self, project_id: str, event_id: str) -> PlatformEvent | None: ...
+
+    def events_of_project(self, project_id: str, limit: int, offset: int) -> list[PlatformEvent]:
+        """Newest first."""
+        ...
+
+    def count_events(self, project_id: str, event_type: str | None = None) -> int: ...
+
+    def unfinished_events(self) -> list[PlatformEvent]:
+        """PENDING and RUNNING events of every project, oldest first (to resume after a restart)."""
+        ...
+
+    # ---- exports, feedback, counters ----
+    def save_export(self, export: MemoryExport) -> None: ...
+
+    def get_export(self, project_id: str, export_id: str) -> MemoryExport | None: ...
+
+    def exports_of_project(self, project_id: str) -> list[MemoryExport]:
+        """Newest first."""
+        ...
+
+    def save_feedback(self, feedback: Feedback) -> None: ...
+
+    def get_feedback(self, project_id: str, memory_id: str) -> Feedback | None: ...
+
+    def bump_counter(self, project_id: str, name: str, by: int = 1) -> None: ...
+
+    def counters(self, project_id: str) -> dict[str, int]: ...
+
+
+def role_of(members: Sequence[Member], user_id: str) -> Role | None:
+    for member in members:
+        if member.user.id == user_id:
+            return member.role
+    return None

@@ -1,0 +1,186 @@
+"""Reports over a project's memories: exports shaped by a JSON schema, summaries, statistics, feedback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from mnemo.domain import filters as f
+from mnemo.domain.memory import MemoryRecord, new_id, now
+from mnemo.domain.tenancy import Feedback, MemoryExport, Project
+from mnemo.domain.timefmt import iso
+from mnemo.errors import NotFoundError, ValidationError
+from mnemo.ports.tenancy_store import TenancyStore
+from mnemo.services.platform import filters as pf
+from mnemo.services.platform.memories import ProjectMemories
+
+FEEDBACK_VALUES = ("POSITIVE", "NEGATIVE", "VERY_NEGATIVE")
+EXPORT_LIMIT = 10_000
+
+
+class Reports:
+    def __init__(self, memories: ProjectMemories, store: TenancyStore, clock: Callable[[], datetime] = now) -> None:
+        self._memories = memories
+        self._store = store
+        self._clock = clock
+
+    # ---- exports ----
+
+    def create_export(self, project: Project, schema: Any, raw_filters: Any, instructions: str | None) -> MemoryExport:
+        if not isinstance(schema, dict) or not schema:
+            raise ValidationError("Schema is required and must be a valid object")
+        expr = pf.parse(raw_filters)
+        if not _names_entity(raw_filters):
+            raise ValidationError(
+                "One of the filters: app_id, user_id, agent_id, run_id, memory_export_id is required!"
+            )
+        records = self._memories.engine(project.id).get_all(expr, top_k=EXPORT_LIMIT)
+        export = MemoryExport(
+            id=new_id(),
+            project_id=project.id,
+            schema=schema,
+            filters=raw_filters if isinstance(raw_filters, dict) else {},
+            instructions=instructions,
+            result=shape(schema, records),
+            created_at=self._clock(),
+        )
+        self._store.save_export(export)
+        return export
+
+    def get_export(self, project: Project, export_id: str | None, raw_filters: Any) -> MemoryExport:
+        if export_id:
+            found = self._store.get_export(project.id, str(export_id))
+        else:
+            wanted = raw_filters if isinstance(raw_filters, dict) else None
+            found = next(
+                (e for e in self._store.exports_of_project(project.id) if wanted is None or e.filters == wanted), None
+            )
+        if found is None:
+            raise NotFoundError("No memory export request found")
+        return found
+
+    # ---- summary, stats ----
+
+    def summary(self, project: Project, raw_filters: Any) -> list[dict[str, Any]]:
+        """One entry per entity the filter selects: its memory count and the memories as a bullet list
+        (deterministic; no LLM is called)."""
+        expr = pf.parse(raw_filters)
+        records = self._memories.engine(project.id).get_all(expr, top_k=EXPORT_LIMIT)
+        groups: dict[tuple[str, str], list[MemoryRecord]] = {}
+        for record in records:
+            for name in ("user_id", "agent_id", "run_id"):
+                value = getattr(record.scope, name)
+                if value is not None:
+                    groups.setdefault((name, value), []).append(record)
+                    break
+        return [
+            {
+                name: value,
+                "total_memories": len(group),
+                "summary": "\n".join(f"- {r.text}" for r in reversed(group)),
+                "updated_at": iso(max(r.updated_at for r in group)),
+            }
+            for (name, value), group in sorted(groups.items())
+        ]
+
+    def stats(self, project: Project) -> dict[str, Any]:
+        engine = self._memories.engine(project.id)
+        entities = engine.store.count_by_entity()
+        counters = self._store.counters(project.id)
+        per: dict[str, dict[str, int]] = {"user": {}, "agent": {}, "run": {}}
+        for entity in entities:
+            per[entity.type.value][entity.id] = entity.total_memories
+        retrievals = counters.get("search_events", 0) + counters.get("get_events", 0)
+        return {
+            "total_memories": engine.count(f.And(()), show_expired=True),
+            "total_retrieval_events": retrievals,
+            "total_add_events": counters.get("add_events", 0),
+            "total_api_retrieval_events": retrievals,
+            "total_retrieval_events_limit": None,
+            "total_users_with_memories": len(per["user"]),
+            "total_agents_with_memories": len(per["agent"]),
+            "total_runs_with_memories": len(per["run"]),
+            "memories_per_user": per["user"],
+            "memories_per_agent": per["agent"],
+            "memories_per_run": per["run"],
+        }
+
+    # ---- feedback ----
+
+    def feedback(self, project: Project, memory_id: Any, value: Any, reason: Any) -> Feedback:
+        if not isinstance(memory_id, str) or not memory_id:
+            raise ValidationError("Invalid memory_id")
+        self._memories.engine(project.id).get(memory_id)  # NotFoundError for another project's memory
+        if value is not None and (not isinstance(value, str) or value.upper() not in FEEDBACK_VALUES):
+            raise ValidationError(f"feedback must be one of {', '.join(FEEDBACK_VALUES)} or null.")
+        saved = Feedback(
+            memory_id=memory_id,
+            project_id=project.id,
+            feedback=value.upper() if isinstance(value, str) else None,
+            reason=reason if isinstance(reason, str) else None,
+            updated_at=self._clock(),
+        )
+        self._store.save_feedback(saved)
+        return saved
+
+
+def _names_entity(raw: Any) -> bool:
+    if not isinstance(raw, dict):
+        return False
+    for key, value in raw.items():
+        if key in pf.ENTITY_KEYS:
+            return True
+        if key in ("AND", "OR") and isinstance(value, list) and any(_names_entity(v) for v in value):
+            return True
+    return False
+
+
+_FIELDS: dict[str, Callable[[MemoryRecord], Any]] = {
+    "id": lambda r: r.id,
+    "memory_id": lambda r: r.id,
+    "memory": lambda r: r.text,
+    "text": lambda r: r.text,
+    "content": lambda r: r.text,
+    "user_id": lambda r: r.scope.user_id,
+    "agent_id": lambda r: r.scope.agent_id,
+    "app_id": lambda r: r.scope.app_id,
+    "run_id": lambda r: r.scope.run_id,
+    "categories": lambda r: list(r.categories),
+    "metadata": lambda r: r.metadata,
+    "created_at": lambda r: iso(r.created_at),
+    "updated_at": lambda r: iso(r.updated_at),
+}
+
+
+def shape(schema: dict[str, Any], records: list[MemoryRecord]) -> dict[str, Any]:
+    """The memories laid out by the schema's top-level properties, without an LLM: an array of objects gets
+    one object per memory (properties named like memory fields are filled, others null); an array of
+    strings gets the memory texts; a string gets the texts joined; a number gets the count."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or not properties:
+        return {"memories": [r.text for r in reversed(records)]}
+    ordered = list(reversed(records))  # oldest first
+    out: dict[str, Any] = {}
+    for name, spec in properties.items():
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        if kind == "array":
+            items = spec.get("items") if isinstance(spec.get("items"), dict) else {}
+            item_props = items.get("properties") if isinstance(items.get("properties"), dict) else None
+            if items.get("type") == "object" or item_props:
+                keys = list(item_props or {"id": {}, "memory": {}})
+                out[name] = [{k: _FIELDS[k](r) if k in _FIELDS else None for k in keys} for r in ordered]
+            else:
+                out[name] = [r.text for r in ordered]
+        elif kind == "string":
+            out[name] = "\n".join(r.text for r in ordered) if name not in _FIELDS else _single(name, ordered)
+        elif kind in ("integer", "number"):
+            out[name] = len(ordered)
+        else:
+            out[name] = _single(name, ordered) if name in _FIELDS else None
+    return out
+
+
+def _single(name: str, records: list[MemoryRecord]) -> Any:
+    values = {str(_FIELDS[name](r)) for r in records}
+    return values.pop() if len(values) == 1 else None

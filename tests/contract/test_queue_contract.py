@@ -1,0 +1,140 @@
+"""The MessageQueue contract: the in-process queue and SQS (standard and FIFO, under moto) pass one suite.
+
+Each adapter comes with a way to take what was sent (what a worker would receive). FIFO semantics (order within
+a group, deduplication) hold for the in-process queue and FIFO SQS queues only; a standard queue refuses a
+dedup id.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from moto import mock_aws
+
+from mnemo.adapters.aws.queue import SqsQueue
+from mnemo.adapters.inprocess.queue import InProcessQueue
+from mnemo.ports.queue import MessageQueue
+from tests.support import moto_aws
+
+
+@dataclass
+class Received:
+    id: str
+    body: dict[str, Any]
+    group: str | None
+
+
+@dataclass
+class QueueUnderTest:
+    queue: MessageQueue
+    take: Callable[[], list[Received]]
+
+
+@contextmanager
+def _in_process() -> Iterator[QueueUnderTest]:
+    queue = InProcessQueue()
+    yield QueueUnderTest(queue, lambda: [Received(m.id, m.body, m.group) for m in queue.receive(1000)])
+
+
+def _sqs(fifo: bool) -> Callable[[], AbstractContextManager[QueueUnderTest]]:
+    @contextmanager
+    def build() -> Iterator[QueueUnderTest]:
+        with mock_aws():
+            client = moto_aws.client("sqs")
+            attributes = {"FifoQueue": "true"} if fifo else {}
+            url = client.create_queue(QueueName="jobs.fifo" if fifo else "jobs", Attributes=attributes)["QueueUrl"]
+
+            def take() -> list[Received]:
+                out: list[Received] = []
+                while True:
+                    reply = client.receive_message(
+                        QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=0, MessageSystemAttributeNames=["All"]
+                    )
+                    messages = reply.get("Messages", [])
+                    if not messages:
+                        return out
+                    for message in messages:
+                        group = message.get("Attributes", {}).get("MessageGroupId")
+                        out.append(Received(message["MessageId"], json.loads(message["Body"]), group))
+                        client.delete_message(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"])
+
+            yield QueueUnderTest(SqsQueue(client, url), take)
+
+    return build
+
+
+ADAPTERS: dict[str, Callable[[], AbstractContextManager[QueueUnderTest]]] = {
+    "in-process": _in_process,
+    "sqs": _sqs(fifo=False),
+    "sqs-fifo": _sqs(fifo=True),
+}
+FIFO_ADAPTERS = ["in-process", "sqs-fifo"]
+
+
+@pytest.fixture(params=list(ADAPTERS))
+def subject(request: pytest.FixtureRequest) -> Iterator[QueueUnderTest]:
+    with ADAPTERS[request.param]() as built:
+        yield built
+
+
+@pytest.fixture(params=FIFO_ADAPTERS)
+def fifo(request: pytest.FixtureRequest) -> Iterator[QueueUnderTest]:
+    with ADAPTERS[request.param]() as built:
+        yield built
+
+
+def test_given_messages_when_sent_then_each_arrives_once_with_the_same_json(subject: QueueUnderTest):
+    messages: list[dict[str, Any]] = [
+        {"job": "extract", "memory_ids": ["a", "b"], "attempt": 1},
+        {"job": "webhook", "payload": {"text": "Ana’s café ☕", "score": 0.25, "ok": True, "none": None}},
+        {"job": "profile", "user_id": "alice"},
+    ]
+
+    ids = [subject.queue.send(m) for m in messages]
+
+    received = subject.take()
+    assert sorted(json.dumps(r.body, sort_keys=True) for r in received) == sorted(
+        json.dumps(m, sort_keys=True) for m in messages
+    )
+    assert len(set(ids)) == 3 and {r.id for r in received} == set(ids)
+    assert subject.take() == []
+
+
+@pytest.mark.parametrize("bad", [{"when": object()}, {"values": {1, 2}}, {"score": math.nan}])
+def test_given_a_message_that_is_not_json_when_sent_then_type_error_and_nothing_is_queued(
+    subject: QueueUnderTest, bad: dict[str, Any]
+):
+    with pytest.raises(TypeError):
+        subject.queue.send(bad)
+
+    assert subject.take() == []
+
+
+def test_given_a_group_when_messages_are_sent_then_they_arrive_in_order_with_their_group(fifo: QueueUnderTest):
+    for i in range(12):
+        fifo.queue.send({"n": i}, group="user-alice" if i % 2 else "user-bob")
+
+    received = fifo.take()
+
+    assert [r.body["n"] for r in received if r.group == "user-bob"] == [0, 2, 4, 6, 8, 10]
+    assert [r.body["n"] for r in received if r.group == "user-alice"] == [1, 3, 5, 7, 9, 11]
+    assert len(received) == 12
+
+
+def test_given_a_dedup_id_when_the_same_message_is_sent_again_then_it_arrives_once(fifo: QueueUnderTest):
+    first = fifo.queue.send({"job": "extract", "event": "e-1"}, group="alice", dedup_id="e-1")
+    fifo.queue.send({"job": "extract", "event": "e-1"}, group="alice", dedup_id="e-1")
+    fifo.queue.send({"job": "extract", "event": "e-2"}, group="alice", dedup_id="e-2")
+    fifo.queue.send({"job": "extract", "event": "no dedup id"}, group="alice")
+    fifo.queue.send({"job": "extract", "event": "no dedup id"}, group="alice")
+
+    received = fifo.take()
+
+    assert [r.body["event"] for r in received] == ["e-1", "e-2", "no dedup id", "no dedup id"]
+    assert received[0].id == first

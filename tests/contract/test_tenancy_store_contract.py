@@ -1,0 +1,188 @@
+"""The TenancyStore contract: every adapter of the port must pass this one suite.
+
+To add an adapter (e.g. DynamoDB), write a context manager that builds it on a fresh, empty backend and
+register it in ADAPTERS. The per-project records (keys, events, exports, feedback, counters) must never be
+answered across projects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
+from mnemo.domain.memory import new_id
+from mnemo.domain.tenancy import (
+    EventStatus,
+    Feedback,
+    MemoryExport,
+    Organization,
+    PlatformEvent,
+    PlatformUser,
+    Project,
+    ProjectKey,
+    Role,
+)
+from mnemo.ports.tenancy_store import TenancyStore
+
+T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+@contextmanager
+def sqlite_store(tmp_path: Path) -> Iterator[TenancyStore]:
+    database = Database(tmp_path / "tenancy.sqlite3")
+    try:
+        yield SqliteTenancyStore(database)
+    finally:
+        database.close()
+
+
+ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[TenancyStore]]] = {"sqlite": sqlite_store}
+
+
+@pytest.fixture(params=sorted(ADAPTERS))
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TenancyStore]:
+    with ADAPTERS[request.param](tmp_path) as built:
+        yield built
+
+
+def user(store: TenancyStore, email: str) -> PlatformUser:
+    return store.add_user(PlatformUser(new_id(), email, T0))
+
+
+def project(store: TenancyStore, org: Organization, owner: PlatformUser, name: str = "p") -> Project:
+    made = Project(id=f"proj_{new_id()[:8]}", org_id=org.id, name=name, created_at=T0, updated_at=T0)
+    store.add_project(made, owner)
+    return made
+
+
+def org(store: TenancyStore, owner: PlatformUser, name: str = "o") -> Organization:
+    made = Organization(f"org_{new_id()[:8]}", name, T0, T0)
+    store.add_org(made, owner)
+    return made
+
+
+def event(project_id: str, status: EventStatus = EventStatus.PENDING) -> PlatformEvent:
+    return PlatformEvent(new_id(), project_id, "ADD", status, {"messages": []}, T0, T0)
+
+
+def test_users_are_unique_by_email(store: TenancyStore) -> None:
+    alice = user(store, "alice@example.com")
+    again = store.add_user(PlatformUser(new_id(), "alice@example.com", T0))
+    assert again.id == alice.id
+    assert store.user_by_email("alice@example.com") == alice
+    assert store.user_by_id(alice.id) == alice
+    assert store.user_by_email("nobody@example.com") is None
+
+
+def test_orgs_projects_and_members(store: TenancyStore) -> None:
+    alice, bob = user(store, "alice@example.com"), user(store, "bob@example.com")
+    acme = org(store, alice, "Acme")
+    assert store.get_org(acme.id) == acme
+    assert [m.role for m in store.org_members(acme.id)] == [Role.OWNER]
+    assert store.orgs_of(alice.id) == [acme]
+    assert store.orgs_of(bob.id) == []
+    store.set_org_member(acme.id, bob, Role.READER)
+    store.set_org_member(acme.id, bob, Role.OWNER)  # a role change, not a second membership
+    assert [(m.user.email, m.role) for m in store.org_members(acme.id)] == [
+        ("alice@example.com", Role.OWNER),
+        ("bob@example.com", Role.OWNER),
+    ]
+    first = project(store, acme, alice, "first")
+    assert store.get_project(first.id) == first
+    assert store.projects_of_org(acme.id) == [first]
+    store.save_project(first.changed(decay=True, custom_categories=({"food": "what they eat"},)))
+    saved = store.get_project(first.id)
+    assert saved is not None and saved.decay and saved.custom_categories == ({"food": "what they eat"},)
+    store.set_project_member(first.id, bob, Role.READER)
+    assert [(m.user.id, m.role) for m in store.project_members(first.id)] == [
+        (alice.id, Role.OWNER),
+        (bob.id, Role.READER),
+    ]
+    assert store.remove_project_member(first.id, bob.id)
+    assert not store.remove_project_member(first.id, bob.id)
+    assert store.remove_org_member(acme.id, bob.id)
+    store.delete_org(acme.id)
+    assert store.get_org(acme.id) is None and store.orgs_of(alice.id) == []
+
+
+def test_keys_are_found_by_hash_until_revoked_and_only_within_their_project(store: TenancyStore) -> None:
+    alice = user(store, "alice@example.com")
+    acme = org(store, alice)
+    one, two = project(store, acme, alice), project(store, acme, alice)
+    key = ProjectKey(new_id(), one.id, alice.id, "ci", "m0-abcdefg", "hash-1", T0)
+    store.add_key(key)
+    assert store.key_by_hash("hash-1") == key
+    assert store.keys_of_project(two.id) == []
+    assert not store.revoke_key(two.id, key.id, T0)  # another project cannot revoke it
+    assert store.key_by_hash("hash-1") is not None
+    store.touch_key(key.id, T0 + timedelta(minutes=1))
+    assert store.keys_of_project(one.id)[0].last_used_at == T0 + timedelta(minutes=1)
+    assert store.revoke_key(one.id, key.id, T0)
+    assert store.key_by_hash("hash-1") is None
+    assert store.keys_of_project(one.id)[0].revoked_at == T0
+
+
+def test_events_exports_feedback_and_counters_stay_in_their_project(store: TenancyStore) -> None:
+    alice = user(store, "alice@example.com")
+    acme = org(store, alice)
+    one, two = project(store, acme, alice), project(store, acme, alice)
+    pending = event(one.id)
+    store.save_event(pending)
+    assert store.get_event(one.id, pending.id) == pending
+    assert store.get_event(two.id, pending.id) is None
+    assert store.unfinished_events() == [pending]
+    done = pending.changed(status=EventStatus.SUCCEEDED, results=[{"id": "m"}], completed_at=T0)
+    store.save_event(done)
+    assert store.get_event(one.id, pending.id) == done
+    assert store.unfinished_events() == []
+    second = event(one.id, EventStatus.SUCCEEDED)
+    store.save_event(second)
+    assert [e.id for e in store.events_of_project(one.id, 10, 0)] == [second.id, pending.id]
+    assert [e.id for e in store.events_of_project(one.id, 1, 1)] == [pending.id]
+    assert store.count_events(one.id) == 2 and store.count_events(two.id) == 0
+
+    export = MemoryExport(new_id(), one.id, {"type": "object"}, {"user_id": "u"}, None, {"memories": ["x"]}, T0)
+    store.save_export(export)
+    assert store.get_export(one.id, export.id) == export
+    assert store.get_export(two.id, export.id) is None
+    assert store.exports_of_project(two.id) == []
+
+    store.save_feedback(Feedback("m1", one.id, "POSITIVE", "good", T0))
+    assert store.get_feedback(two.id, "m1") is None
+    store.save_feedback(Feedback("m1", one.id, None, None, T0))
+    stored = store.get_feedback(one.id, "m1")
+    assert stored is not None and stored.feedback is None
+
+    store.bump_counter(one.id, "search_events")
+    store.bump_counter(one.id, "search_events", 2)
+    assert store.counters(one.id) == {"search_events": 3}
+    assert store.counters(two.id) == {}
+
+
+def test_deleting_a_project_deletes_all_its_records_and_no_other(store: TenancyStore) -> None:
+    alice = user(store, "alice@example.com")
+    acme = org(store, alice)
+    gone, kept = project(store, acme, alice), project(store, acme, alice)
+    for target in (gone, kept):
+        store.add_key(ProjectKey(new_id(), target.id, alice.id, "", "m0-x", f"hash-{target.id}", T0))
+        store.save_event(event(target.id))
+        store.save_export(MemoryExport(new_id(), target.id, {}, {}, None, {}, T0))
+        store.save_feedback(Feedback("m", target.id, "POSITIVE", None, T0))
+        store.bump_counter(target.id, "add_events")
+    store.delete_project(gone.id)
+    assert store.get_project(gone.id) is None
+    assert store.project_members(gone.id) == []
+    assert store.key_by_hash(f"hash-{gone.id}") is None
+    assert store.events_of_project(gone.id, 10, 0) == []
+    assert store.exports_of_project(gone.id) == []
+    assert store.get_feedback(gone.id, "m") is None
+    assert store.counters(gone.id) == {}
+    assert store.key_by_hash(f"hash-{kept.id}") is not None
+    assert len(store.events_of_project(kept.id, 10, 0)) == 1
+    assert store.counters(kept.id) == {"add_events": 1}

@@ -1,0 +1,111 @@
+"""A running platform server for the real `mem0ai` client: the whole app under uvicorn on a loopback port, in a
+thread of the test process (so it shares the session's loaded embedding model), and tenants made with the
+same bootstrap `mnemo platform bootstrap` uses."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+# The client library reports usage to PostHog unless told not to, and keeps state under ~/.mem0.
+os.environ["MEM0_TELEMETRY"] = "false"
+os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="mnemo-test-mem0-"))
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from pydantic import SecretStr
+from tests.conftest import CachedModelRegistry
+
+from mnemo.api.app import create_app
+from mnemo.bootstrap import Container, bootstrap
+from mnemo.domain.tenancy import EventStatus
+from mnemo.services.platform.services import PlatformServices
+from mnemo.settings import Settings
+
+
+@dataclass
+class Server:
+    url: str
+    container: Container
+
+    @property
+    def platform(self) -> PlatformServices:
+        assert self.container.platform is not None
+        return self.container.platform
+
+
+@dataclass
+class Tenant:
+    key: str
+    org_id: str
+    project_id: str
+    email: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Token {self.key}"}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    data_dir: Path = tmp_path_factory.mktemp("platform") / "data"
+    container = bootstrap(
+        Settings(data_dir=data_dir, jwt_secret=SecretStr("x" * 40), argon2_memory_kib=64, argon2_time_cost=1),
+        CachedModelRegistry(embedder),
+    )
+    port = free_port()
+    config = uvicorn.Config(create_app(container), host="127.0.0.1", port=port, log_level="warning")
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not running.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield Server(f"http://127.0.0.1:{port}", container)
+    finally:
+        running.should_exit = True
+        thread.join(timeout=15)
+        container.close()
+
+
+_counter = iter(range(1_000_000))
+
+
+def new_tenant(server: Server, name: str = "acme") -> Tenant:
+    number = next(_counter)
+    made = server.platform.tenancy.bootstrap(f"{name}{number}@example.com", f"{name} {number}")
+    return Tenant(made.api_key, made.org.id, made.project.id, made.user.email)
+
+
+@pytest.fixture
+def tenant(server: Server) -> Tenant:
+    return new_tenant(server)
+
+
+def wait_for_event(server: Server | str, tenant: Tenant, event_id: str, timeout: float = 30) -> dict[str, Any]:
+    """Poll GET /v1/event/{id}/ (of a Server, or of a base URL) until the event is finished."""
+    base = server if isinstance(server, str) else server.url
+    deadline = time.monotonic() + timeout
+    while True:
+        body: dict[str, Any] = httpx.get(f"{base}/v1/event/{event_id}/", headers=tenant.headers).json()
+        if body["status"] in (EventStatus.SUCCEEDED.value, EventStatus.FAILED.value):
+            return body
+        assert time.monotonic() < deadline, f"event {event_id} still {body['status']}"
+        time.sleep(0.05)

@@ -1,0 +1,157 @@
+"""Organizations, projects and members through the real client's `project` operations and our routes: the
+settings a project keeps, `?fields=`, the three outcomes of adding a member, and the irreversible delete."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from mem0 import MemoryClient
+from mem0.exceptions import AuthenticationError, MemoryNotFoundError
+from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+
+
+def test_project_get_update_and_fields(server: Server, tenant: Tenant) -> None:
+    client = MemoryClient(api_key=tenant.key, host=server.url)
+    project = client.project.get()
+    assert project["project_id"] == tenant.project_id and project["org_id"] == tenant.org_id
+    assert project["decay"] is False and project["multilingual"] is False and project["is_default"] is True
+    assert project["members"] == [{"username": tenant.email, "email": tenant.email, "role": "OWNER"}]
+    assert client.project.get(fields=["decay"]) == {"decay": False}
+
+    updated = client.project.update(
+        custom_instructions="Remember food preferences only.",
+        custom_categories=[{"food": "what the user eats and drinks"}, {"travel": "trips and cities"}],
+        multilingual=True,
+        decay=True,
+    )
+    assert updated["message"] == "Project updated successfully" and updated["decay"] is True
+    read = client.project.get()
+    assert read["custom_instructions"] == "Remember food preferences only."
+    assert read["custom_categories"] == [{"food": "what the user eats and drinks"}, {"travel": "trips and cities"}]
+    assert (read["multilingual"], read["decay"]) == (True, True)
+    assert client.project.get(fields=["decay", "multilingual"]) == {"decay": True, "multilingual": True}
+    assert client.get_project(fields=["decay"]) == {"decay": True}  # the deprecated form
+    client.project.update(decay=False)
+    assert client.project.get(fields=["decay"]) == {"decay": False}
+    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    path = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
+    assert http.get(path, params={"fields": "nonsense"}).status_code == 400
+    assert http.patch(path, json={"org_id": tenant.org_id, "project_id": tenant.project_id}).status_code == 400
+    http.patch(path, json={"name": "Renamed", "description": "the main one"})
+    assert http.get(path, params={"fields": ["name", "description"]}).json() == {
+        "name": "Renamed",
+        "description": "the main one",
+    }
+
+
+def test_project_settings_reach_the_add(server: Server, tenant: Tenant) -> None:
+    client = MemoryClient(api_key=tenant.key, host=server.url)
+    client.project.update(
+        custom_categories=[{"food": "meals, cooking and drinks"}, {"travel": "trips, flights, cities"}]
+    )
+    queued = client.add("I had sushi for dinner with my cooking club.", user_id="alice")
+    event = wait_for_event(server, tenant, queued["event_id"])
+    assert event["payload"]["custom_categories"] == [
+        {"food": "meals, cooking and drinks"},
+        {"travel": "trips, flights, cities"},
+    ]
+    (memory,) = client.get_all(filters={"user_id": "alice"})["results"]
+    assert memory["categories"] == ["food"]
+    # the call's own list replaces the project's
+    own = client.add("We booked flights to Rome.", user_id="bob", custom_categories=[{"plans": "things booked ahead"}])
+    assert wait_for_event(server, tenant, own["event_id"])["payload"]["custom_categories"] == [
+        {"plans": "things booked ahead"}
+    ]
+    (booked,) = client.get_all(filters={"user_id": "bob"})["results"]
+    assert booked["categories"] == ["plans"]
+    assert client.search("dinner", filters={"user_id": "alice", "categories": {"in": ["food"]}})["results"]
+
+
+def test_project_members_and_the_three_outcomes_of_adding_one(server: Server, tenant: Tenant) -> None:
+    client = MemoryClient(api_key=tenant.key, host=server.url)
+    assert client.project.add_member("Ana@Example.com", "READER") == {
+        "message": "User added to the project successfully."
+    }
+    members = client.project.get_members()["members"]
+    assert {(m["username"], m["role"]) for m in members} == {(tenant.email, "OWNER"), ("ana@example.com", "READER")}
+    assert client.project.update_member("ana@example.com", "OWNER") == {"message": "User role updated successfully."}
+    assert {m["role"] for m in client.project.get_members()["members"]} == {"OWNER"}
+    assert client.project.remove_member("ana@example.com") == {"message": "Member removed from the project"}
+    assert [m["username"] for m in client.project.get_members()["members"]] == [tenant.email]
+    with pytest.raises(MemoryNotFoundError):
+        client.project.remove_member("ana@example.com")
+
+    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    missing = http.post(
+        f"/api/v1/orgs/organizations/{tenant.org_id}/projects/proj_nonexistent/members/",
+        json={"email": "x@example.com", "role": "READER"},
+    )
+    assert (missing.status_code, missing.json()["message"]) == (404, "Organization or project not found.")
+    bad_role = http.post(
+        f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/members/",
+        json={"email": "x@example.com", "role": "ADMIN"},
+    )
+    assert bad_role.status_code == 400
+
+
+def test_projects_and_orgs_are_created_listed_and_deleted_with_their_data(server: Server) -> None:
+    tenant = new_tenant(server)
+    client = MemoryClient(api_key=tenant.key, host=server.url)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    created = client.project.create("Second", description="for experiments")
+    assert created["message"] == "Project created successfully." and created["project_id"].startswith("proj_")
+    second = created["project_id"]
+    org_path = f"/api/v1/orgs/organizations/{tenant.org_id}/"
+    listed = http.get(org_path + "projects/").json()
+    assert [p["name"] for p in listed] == ["Default Project", "Second"]
+
+    # a key for the second project, its memory, then the project's deletion takes all of it
+    key = http.post(org_path + f"projects/{second}/api-keys/", json={"label": "exp"}).json()["api_key"]
+    other = MemoryClient(api_key=key, host=server.url)
+    assert other.project_id == second
+    memory = other.add("I test things here", user_id="u", infer=False)["results"][0]["id"]
+    namespace_file = server.platform.namespaces.path_of(second)  # type: ignore[attr-defined]
+    assert namespace_file.exists()
+    assert http.delete(org_path + f"projects/{second}/").json() == {
+        "message": "Project and related data deleted successfully."
+    }
+    assert not namespace_file.exists()
+    assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {key}"}).status_code == 401
+    assert http.get(org_path + f"projects/{second}/").status_code == 404
+    assert server.platform.memories.store.events_of_project(second, 10, 0) == []
+    assert client.project.get()["project_id"] == tenant.project_id  # the default project is untouched
+    with pytest.raises(MemoryNotFoundError):
+        client.get(memory)  # and never held that memory
+
+    # organizations: create, list, members, delete
+    made = http.post("/api/v1/orgs/organizations/", json={"name": "Side Org"})
+    assert made.status_code == 201
+    new_org = made.json()["org_id"]
+    orgs = http.get("/api/v1/orgs/organizations/").json()
+    assert {o["org_id"] for o in orgs} == {tenant.org_id, new_org} and all(o["is_owner"] for o in orgs)
+    members_path = f"/api/v1/orgs/organizations/{new_org}/members/"
+    assert http.post(members_path, json={"email": "bea@example.com", "role": "READER"}).status_code == 200
+    assert http.put(members_path, json={"email": "bea@example.com", "role": "OWNER"}).status_code == 200
+    assert {(m["email"], m["role"]) for m in http.get(members_path).json()["members"]} == {
+        (tenant.email, "OWNER"),
+        ("bea@example.com", "OWNER"),
+    }
+    assert http.request("DELETE", members_path, json={"email": "bea@example.com"}).status_code == 200
+    assert http.request("DELETE", members_path, json={"email": tenant.email}).status_code == 400  # the last owner
+    side_project = http.post(f"/api/v1/orgs/organizations/{new_org}/projects/", json={"name": "P"}).json()["project_id"]
+    assert http.delete(f"/api/v1/orgs/organizations/{new_org}/").status_code == 200
+    assert http.get(f"/api/v1/orgs/organizations/{new_org}/").status_code == 404
+    assert server.platform.memories.store.get_project(side_project) is None
+
+
+def test_a_project_reader_cannot_create_projects_in_the_org(server: Server, tenant: Tenant) -> None:
+    owner = httpx.Client(base_url=server.url, headers=tenant.headers)
+    path = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
+    owner.post(path + "members/", json={"email": "rita@example.com", "role": "READER"})
+    key = owner.post(path + "api-keys/", json={"email": "rita@example.com"}).json()["api_key"]
+    reader = MemoryClient(api_key=key, host=server.url)
+    with pytest.raises(MemoryNotFoundError):  # not a member of the organization: it is not hers to see
+        reader.project.create("Mine")
+    with pytest.raises(AuthenticationError):
+        reader.project.delete()
+    assert owner.get(path).status_code == 200

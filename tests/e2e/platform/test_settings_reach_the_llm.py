@@ -1,0 +1,67 @@
+"""A project's custom_instructions, custom_categories and multilingual reach the LLM extraction step of its
+adds (a loopback server speaking the OpenAI protocol plays the LLM); another project's adds never see them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from mem0 import MemoryClient
+from tests.e2e.platform.conftest import Server, new_tenant, wait_for_event
+from tests.support.openai_server import OpenAIServer
+
+
+@pytest.fixture(scope="module")
+def llm(server: Server) -> Iterator[OpenAIServer]:
+    with OpenAIServer(embedding_dims=64) as fake:
+        config = {"provider": "openai", "config": {"base_url": fake.base_url, "api_key": "sk-test", "model": "m"}}
+        server.container.configuration.update({"llm": config})
+        yield fake
+
+
+def extraction_prompt(llm: OpenAIServer) -> str:
+    (system, _user) = llm.chat_requests[-1].body["messages"]
+    assert system["role"] == "system"
+    prompt: str = system["content"]
+    return prompt
+
+
+def test_project_settings_reach_the_extraction_prompt(server: Server, llm: OpenAIServer) -> None:
+    configured, plain = new_tenant(server), new_tenant(server)
+    client = MemoryClient(api_key=configured.key, host=server.url)
+    client.project.update(
+        custom_instructions="Only remember what the user eats.",
+        custom_categories=[{"cuisine": "dishes and restaurants"}],
+        multilingual=True,
+    )
+    llm.reply_json({"facts": []})
+    queued = client.add("Comí paella en Valencia.", user_id="alice")
+    assert wait_for_event(server, configured, queued["event_id"])["status"] == "SUCCEEDED"
+    prompt = extraction_prompt(llm)
+    assert "Only remember what the user eats." in prompt
+    assert "- cuisine: dishes and restaurants" in prompt
+    assert "Write each fact in the language the speaker used." in prompt
+
+    llm.reply_json({"facts": []})
+    own = client.add("Comí tapas.", user_id="alice", custom_instructions="Only remember drinks.")
+    assert wait_for_event(server, configured, own["event_id"])["status"] == "SUCCEEDED"
+    per_call = extraction_prompt(llm)
+    assert "Only remember drinks." in per_call and "Only remember what the user eats." not in per_call
+
+    other = MemoryClient(api_key=plain.key, host=server.url)
+    llm.reply_json({"facts": []})
+    queued = other.add("I had soup.", user_id="alice")
+    assert wait_for_event(server, plain, queued["event_id"])["status"] == "SUCCEEDED"
+    untouched = extraction_prompt(llm)
+    assert "Only remember what the user eats." not in untouched and "cuisine" not in untouched
+    assert "Write each fact in English." in untouched
+
+
+def test_an_llm_failure_ends_the_event_failed(server: Server, llm: OpenAIServer) -> None:
+    tenant = new_tenant(server)
+    client = MemoryClient(api_key=tenant.key, host=server.url)
+    llm.reply("this is not JSON")
+    queued = client.add("I live in Oslo.", user_id="alice")
+    event = wait_for_event(server, tenant, queued["event_id"])
+    assert event["status"] == "FAILED" and "JSON" in event["error"]
+    assert client.get_all(filters={"user_id": "alice"})["count"] == 0

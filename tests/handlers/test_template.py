@@ -1,0 +1,180 @@
+"""template.yaml against the code: the tables declare exactly the keys and indexes the DynamoDB adapters create,
+each function's API routes are exactly its route group's, every route and message kind has a sample event, and
+the queue, DLQ and TTL settings are as the deployment needs them."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from fastapi.routing import APIRoute
+
+from mnemo.adapters.dynamodb.schema import table_definition
+from mnemo.adapters.dynamodb.tables import TTL_ATTRIBUTE, key_table
+from mnemo.api.app import ROUTE_GROUPS
+from tests.support import moto_aws
+from tests.support.lambda_aws import EVENTS, FUNCTIONS, ROOT
+
+
+class _CloudFormationLoader(yaml.SafeLoader):
+    """YAML with CloudFormation's short tags (!Ref, !Sub, !If, ...) read as {"Ref": ...}-style mappings."""
+
+
+def _tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> dict[str, Any]:
+    name = "Ref" if suffix == "Ref" else f"Fn::{suffix}"
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+        if suffix == "GetAtt":
+            value = value.split(".", 1)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+    return {name: value}
+
+
+_CloudFormationLoader.add_multi_constructor("!", _tag)
+
+TEMPLATE: dict[str, Any] = yaml.load((ROOT / "template.yaml").read_text(), Loader=_CloudFormationLoader)
+RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
+FUNCTION_GROUPS = {
+    name: Path(r["Properties"]["CodeUri"]).name
+    for name, r in RESOURCES.items()
+    if r["Type"] == "AWS::Serverless::Function"
+}
+HTTP_GROUPS = {name: group for name, group in FUNCTION_GROUPS.items() if group in ROUTE_GROUPS}
+EXPLORER = {("GET", "/"), ("GET", "/docs"), ("GET", "/openapi.json")}  # every app has them; the admin's is routed
+
+
+def _table(properties: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a table that must match the adapter's CreateTable request, in a comparable form."""
+    indexes = {
+        i["IndexName"]: (
+            [(k["AttributeName"], k["KeyType"]) for k in i["KeySchema"]],
+            i["Projection"]["ProjectionType"],
+            sorted(i["Projection"].get("NonKeyAttributes", [])),
+        )
+        for i in properties.get("GlobalSecondaryIndexes", [])
+    }
+    return {
+        "attributes": sorted((a["AttributeName"], a["AttributeType"]) for a in properties["AttributeDefinitions"]),
+        "keys": [(k["AttributeName"], k["KeyType"]) for k in properties["KeySchema"]],
+        "indexes": indexes,
+        "billing": properties["BillingMode"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("resource", "definition", "ttl"),
+    [
+        ("MemoriesTable", table_definition("x"), None),
+        ("AccountsTable", key_table("x"), TTL_ATTRIBUTE),
+        ("RequestLogTable", key_table("x"), TTL_ATTRIBUTE),
+    ],
+)
+def test_each_table_declares_exactly_what_its_adapter_creates(
+    resource: str, definition: dict[str, Any], ttl: str | None
+) -> None:
+    properties = RESOURCES[resource]["Properties"]
+    assert _table(properties) == _table(definition)
+    assert properties["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+    assert properties["SSESpecification"] == {"SSEEnabled": True}
+    assert properties.get("TimeToLiveSpecification") == (
+        None if ttl is None else {"AttributeName": ttl, "Enabled": True}
+    )
+
+
+def test_the_jobs_table_is_keyed_as_powertools_idempotency_writes_it() -> None:
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
+    layer = DynamoDBPersistenceLayer(table_name="x", boto3_client=moto_aws.client("dynamodb"))  # never called
+    properties = RESOURCES["JobsTable"]["Properties"]
+    assert properties["KeySchema"] == [{"AttributeName": layer.key_attr, "KeyType": "HASH"}]
+    assert properties["TimeToLiveSpecification"] == {"AttributeName": layer.expiry_attr, "Enabled": True}
+    assert properties["BillingMode"] == "PAY_PER_REQUEST"
+
+
+def _api_routes(function: str) -> list[tuple[str, str]]:
+    events = RESOURCES[function]["Properties"]["Events"].values()
+    return [(e["Properties"]["Method"], e["Properties"]["Path"]) for e in events if e["Type"] == "HttpApi"]
+
+
+def _matches(api_route: tuple[str, str], method: str, path: str) -> bool:
+    """Whether API Gateway sends `method path` on this route ({proxy+} is greedy, a {name} is one segment)."""
+    api_method, api_path = api_route
+    pattern = re.escape(api_path).replace(re.escape("{proxy+}"), ".+")
+    pattern = re.sub(r"\\\{[a-z_]+\\\}", "[^/]+", pattern)
+    return api_method in ("ANY", method) and re.fullmatch(pattern, path) is not None
+
+
+def _group_routes(group: str) -> list[tuple[str, str]]:
+    """The (method, path) of each route of the group, with a sample value in each path parameter."""
+    routes: list[tuple[str, str]] = []
+    for router in ROUTE_GROUPS[group]:
+        for route in router.routes:
+            assert isinstance(route, APIRoute)
+            path = re.sub(r"\{[a-z_]+\}", "x1", route.path)
+            routes.extend((method, path) for method in sorted(route.methods or ()))
+    return routes
+
+
+@pytest.mark.parametrize("function", sorted(HTTP_GROUPS))
+def test_a_functions_api_routes_are_exactly_its_route_group(function: str) -> None:
+    group, api = HTTP_GROUPS[function], _api_routes(function)
+    served = _group_routes(group) + (sorted(EXPLORER) if group == "admin" else [])
+    unrouted = [r for r in served if not any(_matches(a, *r) for a in api)]
+    assert unrouted == [], f"{function} serves routes API Gateway never sends it"
+    for route in api:
+        assert any(_matches(route, method, path) for method, path in served), f"{route} reaches no route of {group}"
+    others = [(n, r) for n, g in HTTP_GROUPS.items() if n != function for r in _api_routes(n)]
+    stolen = [(n, a) for n, a in others for r in _group_routes(group) if _matches(a, *r)]
+    assert stolen == [], f"another function's routes take {group}'s paths"
+
+
+def test_every_function_folder_is_in_the_template_with_its_events() -> None:
+    folders = sorted(p.parent.name for p in FUNCTIONS.glob("*/app.py"))
+    assert sorted(FUNCTION_GROUPS.values()) == folders
+    assert sorted(p.name for p in EVENTS.iterdir() if p.is_dir()) == folders
+
+
+@pytest.mark.parametrize("function", sorted(HTTP_GROUPS))
+def test_every_route_has_a_sample_event_that_api_gateway_would_send_its_function(function: str) -> None:
+    group, api = HTTP_GROUPS[function], _api_routes(function)
+    samples = [json.loads(p.read_text()) for p in sorted((EVENTS / group).glob("*.json"))]
+    sent = []
+    for event in samples:
+        method, path = event["requestContext"]["http"]["method"], event["rawPath"]
+        assert event["version"] == "2.0" and event["routeKey"].split(" ", 1)[1] in {a[1] for a in api}
+        assert any(_matches(a, method, path) for a in api), (method, path)
+        sent.append((method, path))
+    served = _group_routes(group) + (sorted(EXPLORER) if group == "admin" else [])
+    for method, path in served:
+        pattern = re.escape(path).replace("x1", "[^/]+")
+        assert any(m == method and re.fullmatch(pattern, p) for m, p in sent), f"no sample event for {method} {path}"
+
+
+def test_the_ingest_queue_is_fifo_with_a_dead_letter_queue_and_time_for_the_worker() -> None:
+    worker = RESOURCES["IngestWorkerFunction"]["Properties"]
+    queue = RESOURCES["IngestQueue"]["Properties"]
+    [source] = worker["Events"].values()
+    assert source["Type"] == "SQS"
+    assert source["Properties"]["Queue"] == {"Fn::GetAtt": ["IngestQueue", "Arn"]}
+    assert source["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert queue["VisibilityTimeout"] >= 6 * worker["Timeout"]
+    assert queue["FifoQueue"] is True and RESOURCES["IngestDeadLetterQueue"]["Properties"]["FifoQueue"] is True
+    assert queue["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["IngestDeadLetterQueue", "Arn"]}
+    assert worker["Environment"]["Variables"]["MNEMO_JOBS_TABLE"] == {"Ref": "JobsTable"}
+
+
+def test_secrets_reach_the_functions_as_parameter_names_only() -> None:
+    variables = TEMPLATE["Globals"]["Function"]["Environment"]["Variables"]
+    for secret in ("JWT_SECRET", "ADMIN_API_KEY", "LLM_API_KEY", "EMBEDDER_API_KEY"):
+        assert f"MNEMO_{secret}" not in variables and secret not in variables
+        assert variables[f"MNEMO_{secret}_PARAMETER"]["Ref"].endswith("ParameterName")
+    for name in ("JwtSecretParameterName", "AdminApiKeyParameterName"):
+        assert TEMPLATE["Parameters"][name]["Type"] == "String"
+        assert "NoEcho" not in TEMPLATE["Parameters"][name]  # a name, not a value

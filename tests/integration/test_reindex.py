@@ -1,0 +1,189 @@
+"""`mnemo reindex`: the search index rebuilt from the record store, locally (SQLite) and from DynamoDB."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import pytest
+from moto import mock_aws
+
+from mnemo.adapters.aws import factory
+from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
+from mnemo.adapters.dynamodb.schema import create_memory_table
+from mnemo.adapters.opensearch.transport import HttpTransport
+from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
+from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
+from mnemo.cli import main
+from mnemo.domain import filters as f
+from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope
+from mnemo.ports.embedder import Vectors, unit_rows
+from mnemo.ports.memory_store import MemoryStore
+from mnemo.services.reindex import rebuild_index
+from tests.support import moto_aws
+
+T0 = datetime(2024, 5, 8, 14, 30, tzinfo=UTC)
+
+
+class RecordingIndex:
+    """A MemoryIndex that keeps what it is told, in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list[str]]] = []
+        self.vectors: dict[str, Vectors] = {}
+
+    def upsert(self, records: Sequence[MemoryRecord], vectors: Vectors) -> None:
+        self.calls.append(("upsert", [r.id for r in records]))
+        self.vectors.update((r.id, np.array(v)) for r, v in zip(records, vectors, strict=True))
+
+    def remove(self, memory_ids: Sequence[str]) -> None:
+        self.calls.append(("remove", list(memory_ids)))
+
+    def search(self, vector: Vectors, query_text: str, expr: f.Expr, limit: int) -> list[Any]:
+        raise AssertionError("reindex never searches")
+
+    def count(self) -> int:
+        return len(self.vectors)
+
+    def clear(self) -> None:
+        self.calls.append(("clear", []))
+        self.vectors.clear()
+
+
+def corpus() -> list[MemoryRecord]:
+    memories = [
+        MemoryRecord.create(text, Scope(user_id=user), at=T0 + timedelta(minutes=i))
+        for i, (user, text) in enumerate(
+            [
+                ("alice", "The wifi password at the cabin is marmalade."),
+                ("alice", "I love eating vegetable pizza."),
+                ("bob", "Bob keeps bees and sells honey."),
+                ("bob", "Bob's sister lives in Lisbon."),
+                ("carol", "Carol plays chess on Sundays."),
+            ]
+        )
+    ]
+    memories[3] = replace(memories[3], state=LifecycleState.SUPERSEDED, replaced_by=memories[2].id)
+    return memories
+
+
+def fill(store: MemoryStore, memories: list[MemoryRecord]) -> Vectors:
+    vectors = unit_rows(np.random.default_rng(5).standard_normal((len(memories), 16)))
+    store.insert(memories, vectors, [HistoryEntry.of(Event.ADD, m, None, m.text) for m in memories])
+    return vectors
+
+
+@pytest.fixture(autouse=True)
+def local_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("MNEMO_BACKEND", "MNEMO_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+
+
+# ---- local ---------------------------------------------------------------------------------------------
+
+
+def test_given_a_keyword_table_that_drifted_when_reindexed_locally_then_it_holds_exactly_the_active_memories(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    memories = corpus()
+    db = Database(tmp_path / "mnemo.sqlite3")
+    store = SqliteMemoryStore(db)
+    fill(store, memories)
+    index = LocalMemoryIndex(db, 16)
+    index.upsert(memories[:2], unit_rows(np.ones((2, 16))))
+    with db.write() as conn:  # a row for a memory that no longer exists, and most rows missing
+        conn.execute("INSERT INTO memory_fts (text, memory_id, user_id, dated) VALUES ('ghost', 'gone', 'x', '')")
+    db.close()
+
+    code = main(["reindex", "--data-dir", str(tmp_path), "--batch-size", "2"])
+
+    captured = capsys.readouterr()
+    assert code == 0
+    assert captured.out == "4 memories indexed (local backend).\n"
+    assert captured.err.startswith("\rreindex [..............................] 0/4")
+    assert captured.err.endswith("\rreindex [##############################] 4/4\n")
+    db = Database(tmp_path / "mnemo.sqlite3")
+    try:
+        rows = db.read().execute("SELECT memory_id, text FROM memory_fts").fetchall()
+        active = [m for m in memories if m.state is LifecycleState.ACTIVE]
+        assert sorted(rows) == sorted((m.id, m.text) for m in active)
+    finally:
+        db.close()
+
+
+def test_given_an_empty_store_when_reindexed_then_zero_and_a_full_bar(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    assert main(["reindex", "--data-dir", str(tmp_path)]) == 0
+
+    captured = capsys.readouterr()
+    assert captured.out == "0 memories indexed (local backend).\n"
+    assert captured.err == "\rreindex [##############################] 0/0\n"
+
+
+def test_given_a_batch_size_of_zero_when_reindexing_then_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    assert main(["reindex", "--data-dir", str(tmp_path), "--batch-size", "0"]) == 2
+    assert "--batch-size must be positive" in capsys.readouterr().err
+
+
+# ---- DynamoDB ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def dynamodb() -> Iterator[Any]:
+    with mock_aws():
+        client = moto_aws.client("dynamodb")
+        create_memory_table(client, "mnemo-memories")
+        yield client
+
+
+def test_given_memories_in_dynamodb_when_reindexed_then_the_index_is_cleared_and_gets_every_active_one_in_batches(
+    dynamodb: Any,
+):
+    store = DynamoMemoryStore(dynamodb, "mnemo-memories", page_size=2)
+    memories = corpus()
+    vectors = fill(store, memories)
+    index = RecordingIndex()
+    index.vectors["stale"] = np.zeros(16, dtype=np.float32)
+    seen: list[tuple[int, int]] = []
+
+    count = rebuild_index(store, index, batch_size=2, progress=lambda done, total: seen.append((done, total)))
+
+    assert count == 4
+    assert index.calls[0] == ("clear", [])
+    batches = [ids for call, ids in index.calls[1:] if call == "upsert"]
+    assert all(1 <= len(ids) <= 2 for ids in batches) and len(batches) == len(index.calls) - 1
+    active = {m.id: v for m, v in zip(memories, vectors, strict=True) if m.state is LifecycleState.ACTIVE}
+    assert sorted(id_ for ids in batches for id_ in ids) == sorted(active)
+    for memory_id, vector in active.items():
+        np.testing.assert_array_equal(index.vectors[memory_id], vector)
+    assert seen[0] == (0, 4) and seen[-1] == (4, 4)
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+
+
+def test_given_the_aws_backend_when_reindexing_from_the_cli_then_dynamodb_feeds_the_index_and_entities_are_recounted(
+    dynamodb: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+):
+    store = DynamoMemoryStore(dynamodb, "mnemo-memories")
+    fill(store, corpus())
+    index = RecordingIndex()
+    built: list[Any] = []
+
+    def build(settings: Any, session: Any = None) -> factory.AwsAdapters:
+        built.append(settings)
+        transport = HttpTransport("https://search.example.com")
+        return factory.AwsAdapters(store, cast(Any, index), None, None, transport)
+
+    monkeypatch.setattr(factory, "build_aws_adapters", build)
+    monkeypatch.setenv("MNEMO_BACKEND", "aws")
+
+    assert main(["reindex"]) == 0
+
+    assert capsys.readouterr().out == "4 memories indexed (aws backend); 3 entity counts recomputed.\n"
+    assert built[0].backend == "aws"
+    assert index.count() == 4
