@@ -33,7 +33,7 @@ tracer = Tracer(patch_modules=["botocore", "httpx"])
 metrics = Metrics()
 container = LazyContainer(lambda: bootstrap(serves_http=False))
 processor = SqsFifoPartialProcessor(skip_group_on_error=True)
-jobs = DynamoDBPersistenceLayer(table_name=os.environ.get("MNEMO_JOBS_TABLE", "mnemo-jobs"))
+jobs = DynamoDBPersistenceLayer(table_name=os.environ["MNEMO_JOBS_TABLE"])  # set by template.yaml
 idempotency = IdempotencyConfig(
     event_key_jmespath="job_id", raise_on_no_idempotency_key=True, expires_after_seconds=JOB_RECORD_DAYS * 86400
 )

@@ -69,7 +69,6 @@ def deployed(embedder: LocalMiniLMEmbedder, tmp_path_factory: pytest.TempPathFac
             index = LocalMemoryIndex(index_db, embedder.dimension)
             catalog = BedrockAsLocalCatalog(embedder)
             worker = importlib.import_module("functions.ingest_worker.app")
-            worker.jobs.table_name = stack.jobs_table
             worker.container.reset(lambda: bootstrap(catalog=catalog, index=index, serves_http=False))
             api = bootstrap(catalog=catalog, index=index)
             yield Deployed(stack, worker, api)

@@ -178,3 +178,17 @@ def test_secrets_reach_the_functions_as_parameter_names_only() -> None:
     for name in ("JwtSecretParameterName", "AdminApiKeyParameterName"):
         assert TEMPLATE["Parameters"][name]["Type"] == "String"
         assert "NoEcho" not in TEMPLATE["Parameters"][name]  # a name, not a value
+
+
+def test_the_layer_installs_no_local_model_runtime_and_builds_for_lambdas_platform() -> None:
+    requirements = (ROOT / "layers" / "shared" / "requirements.txt").read_text().lower()
+    names = {re.split(r"[<>=\[; ]", line.strip(), maxsplit=1)[0] for line in requirements.splitlines()}
+    names.discard("")
+    names = {n for n in names if not n.startswith("#")}
+    assert not names & {"onnxruntime", "onnx", "torch", "tokenizers", "sentence-transformers", "transformers"}
+    assert {"fastapi", "mangum", "aws-lambda-powertools", "numpy"} <= names
+    layer = RESOURCES["SharedLayer"]
+    assert layer["Metadata"]["BuildMethod"] == "makefile"
+    assert layer["Properties"]["CompatibleRuntimes"] == [TEMPLATE["Globals"]["Function"]["Runtime"]]
+    makefile = (ROOT / "layers" / "shared" / "Makefile").read_text()
+    assert "--platform manylinux2014_x86_64" in makefile and "--python-version 3.11" in makefile

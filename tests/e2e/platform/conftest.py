@@ -14,6 +14,7 @@ os.environ.setdefault("MEM0_DIR", tempfile.mkdtemp(prefix="mnemo-test-mem0-"))
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,13 +24,13 @@ import httpx
 import pytest
 import uvicorn
 from pydantic import SecretStr
-from tests.conftest import CachedModelRegistry
 
 from mnemo.api.app import create_app
 from mnemo.bootstrap import Container, bootstrap
 from mnemo.domain.tenancy import EventStatus
 from mnemo.services.platform.services import PlatformServices
 from mnemo.settings import Settings
+from tests.conftest import CachedModelRegistry
 
 
 @dataclass
@@ -85,12 +86,10 @@ def server(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         container.close()
 
 
-_counter = iter(range(1_000_000))
-
-
 def new_tenant(server: Server, name: str = "acme") -> Tenant:
-    number = next(_counter)
-    made = server.platform.tenancy.bootstrap(f"{name}{number}@example.com", f"{name} {number}")
+    """A fresh user (a unique email), organization, default project and key."""
+    unique = uuid.uuid4().hex[:12]
+    made = server.platform.tenancy.bootstrap(f"{name}-{unique}@example.com", f"{name} {unique}")
     return Tenant(made.api_key, made.org.id, made.project.id, made.user.email)
 
 

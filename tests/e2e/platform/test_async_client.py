@@ -6,6 +6,7 @@ import asyncio
 
 from mem0 import AsyncMemoryClient
 from mem0.exceptions import MemoryNotFoundError
+
 from tests.e2e.platform.conftest import Server, Tenant, wait_for_event
 
 

@@ -10,6 +10,7 @@ import httpx
 import pytest
 from mem0 import MemoryClient
 from mem0.exceptions import AuthenticationError
+
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
 
 MISSING = {"GET", "PUT", "DELETE"}
@@ -141,13 +142,14 @@ def test_every_platform_route_needs_a_token_key(server: Server) -> None:
         if path.startswith(("/v1/", "/v2/", "/v3/", "/api/v1/"))
         for method in methods
     }
-    assert len(platform) == 46
+    assert len(platform) >= 46  # the routes of this issue; webhooks and profiles add more
     values = {"memory_id": "00000000-0000-4000-8000-000000000000", "event_id": "e", "entity_type": "user"}
+    http = httpx.Client()
     for method, path in sorted(platform):
         assert spec["paths"][path][method]["security"] == [{"PlatformToken": []}], (method, path)
         url = server.url + path.format_map(
             {**dict.fromkeys(("org_id", "project_id", "key_id", "entity_id"), "x"), **values}
         )
         for headers in ({}, {"Authorization": "Token m0-" + "x" * 43}, {"X-API-Key": "m0sk_" + "x" * 43}):
-            response = httpx.request(method.upper(), url, headers=headers, json={})
+            response = http.request(method.upper(), url, headers=headers, json={})
             assert response.status_code == 401, (method, path, headers, response.text)

@@ -9,6 +9,7 @@ import httpx
 import pytest
 from mem0 import MemoryClient
 from mem0.exceptions import MemoryNotFoundError, ValidationError
+
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
 
 
@@ -284,9 +285,13 @@ def test_add_failures_are_reported(server: Server) -> None:
     client = client_of(server, tenant)
     with pytest.raises(ValidationError):
         client.add("I like tea", infer=False)  # no entity id
+    with pytest.raises(ValidationError, match="app_id alone"):
+        client.add("I like tea", app_id="web", infer=False)
     with pytest.raises(ValidationError):
         client.add(
             [{"role": "user", "content": {"type": "image_url", "image_url": {"url": "http://x"}}}],
             user_id="u",
             infer=False,
         )
+    assert client.users()["results"] == []
+    assert httpx.get(f"{server.url}/v1/events/", headers=tenant.headers).json()["count"] == 0

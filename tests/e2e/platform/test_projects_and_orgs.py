@@ -7,6 +7,7 @@ import httpx
 import pytest
 from mem0 import MemoryClient
 from mem0.exceptions import AuthenticationError, MemoryNotFoundError
+
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
 
 
@@ -155,3 +156,21 @@ def test_a_project_reader_cannot_create_projects_in_the_org(server: Server, tena
     with pytest.raises(AuthenticationError):
         reader.project.delete()
     assert owner.get(path).status_code == 200
+
+
+def test_organization_roles_carry_over_to_its_projects(server: Server, tenant: Tenant) -> None:
+    owner = httpx.Client(base_url=server.url, headers=tenant.headers)
+    org_path = f"/api/v1/orgs/organizations/{tenant.org_id}/"
+    project_path = org_path + f"projects/{tenant.project_id}/"
+    assert owner.post(project_path + "api-keys/", json={"email": "outsider@example.com"}).status_code == 400
+    owner.post(org_path + "members/", json={"email": "olga@example.com", "role": "READER"})
+    key = owner.post(project_path + "api-keys/", json={"email": "olga@example.com"}).json()["api_key"]
+    olga = MemoryClient(api_key=key, host=server.url)
+    assert olga.project.get(fields=["user_role"]) == {"user_role": "READER"}
+    with pytest.raises(AuthenticationError):
+        olga.add("I like figs", user_id="u", infer=False)
+    owner.put(org_path + "members/", json={"email": "olga@example.com", "role": "OWNER"})
+    assert olga.project.get(fields=["user_role"]) == {"user_role": "OWNER"}
+    assert olga.add("I like figs", user_id="u", infer=False)["status"] == "SUCCEEDED"
+    owner.request("DELETE", org_path + "members/", json={"email": "olga@example.com"})
+    assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {key}"}).status_code == 401

@@ -10,9 +10,6 @@ from pathlib import Path
 
 import httpx
 from mem0 import MemoryClient
-from tests.conftest import CachedModelRegistry
-from tests.e2e.platform.conftest import Tenant, wait_for_event
-from tests.e2e.test_concurrency_and_restart import MNEMO, serving
 
 from mnemo.bootstrap import bootstrap
 from mnemo.domain import filters as f
@@ -21,6 +18,9 @@ from mnemo.domain.tenancy import EventStatus
 from mnemo.services.commands import Message
 from mnemo.services.platform.memories import AddRequest
 from mnemo.settings import Settings
+from tests.conftest import CachedModelRegistry
+from tests.e2e.platform.conftest import Tenant, wait_for_event
+from tests.e2e.test_concurrency_and_restart import MNEMO, serving
 
 
 def run_bootstrap(data_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:

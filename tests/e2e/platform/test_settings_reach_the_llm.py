@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from mem0 import MemoryClient
+
 from tests.e2e.platform.conftest import Server, new_tenant, wait_for_event
 from tests.support.openai_server import OpenAIServer
 

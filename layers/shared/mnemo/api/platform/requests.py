@@ -151,8 +151,8 @@ def add_request(body: AddBody) -> AddRequest:
     """The add's scope comes from the top-level ids and from `filters` (both forms are sent); top-level wins."""
     ids = {**pf.entity_ids(body.filters), **top_level_ids(body)}
     scope = Scope(**{name: clean_id(name, value) for name, value in ids.items()})
-    if scope.is_empty() and scope.app_id is None:
-        raise ValidationError("At least one of user_id, agent_id, app_id or run_id is required.")
+    if scope.is_empty():
+        raise ValidationError("At least one of user_id, agent_id or run_id is required (app_id alone is no scope).")
     instructions = body.custom_instructions
     if body.agent_custom_instructions and scope.agent_id and not scope.user_id:
         instructions = body.agent_custom_instructions

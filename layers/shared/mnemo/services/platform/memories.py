@@ -158,13 +158,13 @@ class ProjectMemories:
     def add_now(self, project: Project, request: AddRequest) -> tuple[PlatformEvent, list[dict[str, Any]]]:
         event = self._new_event(project.id, ADD, with_project_settings(request, project).payload())
         self.store.save_event(event)
-        finished = self.process(project.id, event.id)
-        if finished is None or finished.status is EventStatus.FAILED:
-            raise MnemoError(finished.error if finished and finished.error else "The add failed.")
+        finished = self.process(project.id, event.id, reraise=True)
+        assert finished is not None  # the project exists: the caller's key was just checked against it
         return finished, finished.results
 
-    def process(self, project_id: str, event_id: str) -> PlatformEvent | None:
-        """Run a stored add event (the worker's job). Errors end the event FAILED, never escape."""
+    def process(self, project_id: str, event_id: str, *, reraise: bool = False) -> PlatformEvent | None:
+        """Run a stored add event (the worker's job). An error ends the event FAILED; it escapes only with
+        `reraise` (a synchronous add answers with it)."""
         event = self.store.get_event(project_id, event_id)
         if event is None or event.status in (EventStatus.SUCCEEDED, EventStatus.FAILED):
             return event
@@ -175,11 +175,17 @@ class ProjectMemories:
         self.store.save_event(event)
         try:
             results = self.engine(project_id).add(AddRequest.from_payload(event.payload).command())
-        except MnemoError as exc:
-            finished = event.changed(status=EventStatus.FAILED, error=exc.message)
         except Exception as exc:  # the worker must survive any job; the event says what went wrong
-            log.exception("add event %s of project %s failed", event_id, project_id)
-            finished = event.changed(status=EventStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
+            if not isinstance(exc, MnemoError):
+                log.exception("add event %s of project %s failed", event_id, project_id)
+            error = exc.message if isinstance(exc, MnemoError) else f"{type(exc).__name__}: {exc}"
+            moment = self._clock()
+            self.store.save_event(
+                event.changed(status=EventStatus.FAILED, error=error, completed_at=moment, updated_at=moment)
+            )
+            if reraise:
+                raise
+            return self.store.get_event(project_id, event_id)
         else:
             finished = event.changed(status=EventStatus.SUCCEEDED, results=[add_result_view(r) for r in results])
             self.store.bump_counter(project_id, "add_events")
