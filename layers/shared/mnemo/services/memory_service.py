@@ -24,7 +24,7 @@ from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.ports.memory_index import MemoryIndex
-from mnemo.ports.memory_store import MemoryStore
+from mnemo.ports.memory_store import DuplicateMemoryError, MemoryStore
 from mnemo.services import llm_extraction, prompts
 from mnemo.services.commands import (
     UNSET,
@@ -235,12 +235,36 @@ class MemoryService:
                 fresh.append(i)
                 results.append(AddResult(record, Event.ADD))
             if fresh:
-                new_records = [records[i] for i in fresh]
-                new_vectors = vectors[fresh]
-                history = [HistoryEntry.of(Event.ADD, r, None, r.text) for r in new_records]
-                self.store.insert(new_records, new_vectors, history)
-                self.index.upsert(new_records, new_vectors)
+                outcomes = self._insert_new([records[i] for i in fresh], vectors[fresh], scope)
+                for i, outcome in zip(fresh, outcomes, strict=True):
+                    results[i] = outcome
         return results
+
+    def _insert_new(self, records: list[MemoryRecord], vectors: Vectors, scope: Scope) -> list[AddResult]:
+        history = [HistoryEntry.of(Event.ADD, r, None, r.text) for r in records]
+        try:
+            self.store.insert(records, vectors, history)
+        except DuplicateMemoryError:
+            # Another process stored one of these texts in this scope since find_by_hash looked (a store shared
+            # by many processes, such as DynamoDB): settle them one by one; the one that lost is already known.
+            return [self._insert_one(record, vectors[k : k + 1], scope) for k, record in enumerate(records)]
+        self.index.upsert(records, vectors)
+        return [AddResult(r, Event.ADD) for r in records]
+
+    def _insert_one(self, record: MemoryRecord, vector: Vectors, scope: Scope) -> AddResult:
+        if self.store.get(record.id) is None:  # not stored by a part of the batch that went through
+            known = self.store.find_by_hash(scope, record.hash)
+            if known is not None:
+                return AddResult(known, Event.NONE)
+            try:
+                self.store.insert([record], vector, [HistoryEntry.of(Event.ADD, record, None, record.text)])
+            except DuplicateMemoryError as lost:
+                winner = self.store.get(lost.memory_id) or self.store.find_by_hash(scope, record.hash)
+                if winner is None:
+                    raise
+                return AddResult(winner, Event.NONE)
+        self.index.upsert([record], vector)
+        return AddResult(record, Event.ADD)
 
     # ---- read ---------------------------------------------------------------------------------------
 
