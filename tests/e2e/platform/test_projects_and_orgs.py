@@ -32,6 +32,11 @@ def test_project_get_update_and_fields(server: Server, tenant: Tenant) -> None:
     assert (read["multilingual"], read["decay"]) == (True, True)
     assert client.project.get(fields=["decay", "multilingual"]) == {"decay": True, "multilingual": True}
     assert client.get_project(fields=["decay"]) == {"decay": True}  # the deprecated form
+    client.update_project(custom_instructions="Remember travel only.", multilingual=False)  # deprecated too
+    assert client.get_project(fields=["custom_instructions", "multilingual"]) == {
+        "custom_instructions": "Remember travel only.",
+        "multilingual": False,
+    }
     client.project.update(decay=False)
     assert client.project.get(fields=["decay"]) == {"decay": False}
     http = httpx.Client(base_url=server.url, headers=tenant.headers)
