@@ -1,6 +1,7 @@
 """Lambda entry of the ingestion worker: batches of queued add jobs from the SQS FIFO queue.
 
-Each job (the message shape is in mnemo.services.ingestion) is stored through MemoryService. A job that fails is
+Each job (the message shape is in mnemo.services.ingestion) is stored through MemoryService; a platform add job
+(kind `platform.add`, mnemo.services.platform.jobs) runs its project's stored PENDING event. A job that fails is
 reported alone (a partial batch response), and only the later jobs of its message group wait for its retry; after
 the queue's maxReceiveCount it goes to the dead-letter queue. A job already done (a redelivered message) returns
 the result recorded in the jobs table (Powertools idempotency, expiring by TTL) instead of adding again.
@@ -25,6 +26,8 @@ from aws_lambda_powertools.utilities.idempotency import (
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from mnemo.bootstrap import LazyContainer, bootstrap
+from mnemo.errors import ServerMisconfiguredError
+from mnemo.services.platform.jobs import is_platform_job, process_platform_job
 
 JOB_RECORD_DAYS = 7  # how long a finished job's result is kept (the jobs table's TTL)
 
@@ -42,7 +45,12 @@ idempotency = IdempotencyConfig(
 @idempotent_function(data_keyword_argument="job", config=idempotency, persistence_store=jobs)
 def store_job(job: dict[str, Any]) -> dict[str, Any]:
     """The job's summary (memory ids and events, never text): what the jobs table keeps."""
-    summary: dict[str, Any] = container.get().ingestion.process(job)
+    built = container.get()
+    if is_platform_job(job):
+        if built.platform is None:
+            raise ServerMisconfiguredError("A platform add job reached a worker without the platform services.")
+        return process_platform_job(built.platform.memories, job)
+    summary: dict[str, Any] = built.ingestion.process(job)
     return summary
 
 

@@ -10,15 +10,22 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 import pytest
+from moto import mock_aws
 
+from mnemo.adapters.aws.namespaces import AwsMemoryNamespaces
+from mnemo.adapters.dynamodb.schema import create_memory_table
+from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Scope
 from mnemo.errors import NotFoundError
 from mnemo.ports.embedder import Embedder
+from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import MemoryNamespaces
 from mnemo.services.commands import AddCommand, Message, SearchCommand, UpdateCommand
 from mnemo.services.providers import ActiveProviders, ProviderSet
+from tests.support import moto_aws
 
 
 @contextmanager
@@ -31,16 +38,46 @@ def sqlite_namespaces(root: Path, embedder: Embedder) -> Iterator[MemoryNamespac
         built.close()
 
 
+# The test's "OpenSearch": one in-process index per namespace, outliving a reopen (closed when the test ends).
+_SEARCH_INDEXES: dict[tuple[Path, str], tuple[Database, LocalMemoryIndex]] = {}
+
+
+@contextmanager
+def aws_namespaces(root: Path, embedder: Embedder) -> Iterator[MemoryNamespaces]:
+    """DynamoDB under moto (the `make` fixture keeps one mock for the whole test, so a reopen sees the table),
+    pages of 2 items; one in-process index per namespace standing in for its OpenSearch index."""
+    providers = ActiveProviders(ProviderSet(embedder=embedder, llm=None, custom_instructions=None))
+    client = moto_aws.client("dynamodb")
+    create_memory_table(client, "memories")
+    root.mkdir(parents=True, exist_ok=True)
+
+    def index_for(namespace: str) -> MemoryIndex:
+        if (root, namespace) not in _SEARCH_INDEXES:
+            database = Database(root / f"{namespace}.index")
+            _SEARCH_INDEXES[root, namespace] = (database, LocalMemoryIndex(database, embedder.dimension))
+        return _SEARCH_INDEXES[root, namespace][1]
+
+    built = AwsMemoryNamespaces(client, "memories", index_for, providers, page_size=2)
+    try:
+        yield built
+    finally:
+        built.close()
+
+
 ADAPTERS: dict[str, Callable[[Path, Embedder], AbstractContextManager[MemoryNamespaces]]] = {
-    "sqlite": sqlite_namespaces
+    "sqlite": sqlite_namespaces,
+    "aws": aws_namespaces,
 }
 
 
 @pytest.fixture(params=sorted(ADAPTERS))
 def make(
     request: pytest.FixtureRequest, tmp_path: Path, embedder: Embedder
-) -> Callable[[], AbstractContextManager[MemoryNamespaces]]:
-    return lambda: ADAPTERS[request.param](tmp_path / "namespaces", embedder)
+) -> Iterator[Callable[[], AbstractContextManager[MemoryNamespaces]]]:
+    with mock_aws():  # one moto account for the whole test: what one namespaces object writes, the next reads
+        yield lambda: ADAPTERS[request.param](tmp_path / "namespaces", embedder)
+    for key in [k for k in _SEARCH_INDEXES if k[0] == tmp_path / "namespaces"]:
+        _SEARCH_INDEXES.pop(key)[0].close()
 
 
 def add(namespaces: MemoryNamespaces, namespace: str, text: str, user: str = "alice") -> str:

@@ -60,14 +60,33 @@ def _dynamodb_store(tmp_path: Path) -> Iterator[MemoryStore]:
         yield DynamoMemoryStore(client, "mnemo-contract", page_size=3)
 
 
+@contextmanager
+def _dynamodb_namespaced_store(tmp_path: Path) -> Iterator[MemoryStore]:
+    """A platform project's store (namespace "proj_a") in a table that already holds the plain store's and another
+    namespace's memories, with the same texts, users and ids where ids can repeat: the contract must hold as if
+    the namespace were alone in the table."""
+    with mock_aws():
+        client = moto_aws.OneCallAtATime(moto_aws.client("dynamodb"))
+        create_memory_table(client, "mnemo-contract")
+        for noise in (
+            DynamoMemoryStore(client, "mnemo-contract"),
+            DynamoMemoryStore(client, "mnemo-contract", namespace="proj_b"),
+        ):
+            records = [MemoryRecord.create(t, Scope(user_id="alice", agent_id="a1", run_id="r1")) for t in ("x", "y")]
+            noise.insert(records, np.ones((2, 4), dtype=np.float32), [])
+            noise.put_setting("shared", "noise")
+        yield DynamoMemoryStore(client, "mnemo-contract", page_size=3, namespace="proj_a")
+
+
 ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[MemoryStore]]] = {
     "sqlite": _sqlite_store,
     "dynamodb": _dynamodb_store,
+    "dynamodb-namespaced": _dynamodb_namespaced_store,
 }
 # Writes per thread in the concurrency test. moto answers each DynamoDB call by scanning (and, in transactions,
 # copying) its whole table in Python, so its run is smaller: it checks the adapter's thread safety; DynamoDB's
 # own concurrency is not moto's to show.
-WRITES_PER_THREAD = {"dynamodb": 3}
+WRITES_PER_THREAD = {"dynamodb": 3, "dynamodb-namespaced": 3}
 
 
 @pytest.fixture(params=list(ADAPTERS))

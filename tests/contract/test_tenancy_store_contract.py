@@ -13,7 +13,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from moto import mock_aws
 
+from mnemo.adapters.dynamodb.tenancy import DynamoTenancyStore, create_tenancy_table
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.domain.memory import new_id
@@ -29,6 +31,7 @@ from mnemo.domain.tenancy import (
     Role,
 )
 from mnemo.ports.tenancy_store import TenancyStore
+from tests.support import moto_aws
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -42,7 +45,19 @@ def sqlite_store(tmp_path: Path) -> Iterator[TenancyStore]:
         database.close()
 
 
-ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[TenancyStore]]] = {"sqlite": sqlite_store}
+@contextmanager
+def dynamodb_store(_tmp_path: Path) -> Iterator[TenancyStore]:
+    """DynamoDB under moto; pages of 2 items, so that every query below runs over several pages."""
+    with mock_aws():
+        client = moto_aws.client("dynamodb")
+        create_tenancy_table(client, "tenancy")
+        yield DynamoTenancyStore(client, "tenancy", page_size=2)
+
+
+ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[TenancyStore]]] = {
+    "sqlite": sqlite_store,
+    "dynamodb": dynamodb_store,
+}
 
 
 @pytest.fixture(params=sorted(ADAPTERS))

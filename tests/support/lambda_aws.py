@@ -35,6 +35,10 @@ PLACEHOLDERS = {
     "memory_id": "7d2c4a0e-5b1f-4c3a-9e8d-000000000001",
     "key_id": "7d2c4a0e-5b1f-4c3a-9e8d-000000000002",
     "user_id": "7d2c4a0e-5b1f-4c3a-9e8d-000000000003",
+    "event_id": "7d2c4a0e-5b1f-4c3a-9e8d-000000000004",
+    "project_key": "SAMPLE_PROJECT_KEY",
+    "org_id": "org_sample000000000000001",
+    "project_id": "proj_sample00000000000001",
 }
 
 

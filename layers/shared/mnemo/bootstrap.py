@@ -102,7 +102,7 @@ class Container:
     queue: MessageQueue | None = None  # slow work (SQS on AWS)
     publisher: EventPublisher | None = None  # events to subscribers (SNS on AWS)
     closers: list[Callable[[], None]] = field(default_factory=list)
-    platform: PlatformServices | None = None  # the platform surface (local backend only, so far)
+    platform: PlatformServices | None = None  # the platform surface (/v1, /v2, /v3, /api/v1/orgs)
 
     def close(self) -> None:
         if self.platform is not None:
@@ -121,13 +121,17 @@ def bootstrap(
     index: MemoryIndex | None = None,
     session: Any | None = None,
     serves_http: bool = True,
+    namespace_index: Callable[[str], MemoryIndex] | None = None,
 ) -> Container:
-    """The container for `settings.backend`. On AWS, `index` replaces the OpenSearch index (tests; the index is
-    derived data) and `session` is the boto3 session to use (default: the SDK's credential chain). A worker
-    (`serves_http=False`) is not warned about the authentication settings, which only the HTTP routes use."""
+    """The container for `settings.backend`. On AWS, `index` replaces the OpenSearch index and `namespace_index`
+    a platform project's own OpenSearch index (tests; the index is derived data), and `session` is the boto3
+    session to use (default: the SDK's credential chain). A worker (`serves_http=False`) is not warned about the
+    authentication settings, which only the HTTP routes use."""
     settings = settings or Settings()
     if settings.backend == "aws":
-        return bootstrap_aws(settings, catalog, index=index, session=session, serves_http=serves_http)
+        return bootstrap_aws(
+            settings, catalog, index=index, session=session, serves_http=serves_http, namespace_index=namespace_index
+        )
     database = Database(settings.database_path)
     store = SqliteMemoryStore(database)
     configuration = ConfigurationService(store, catalog or ProviderRegistry(), settings.default_provider_config())
@@ -166,6 +170,7 @@ def bootstrap_aws(
     index: MemoryIndex | None = None,
     session: Any | None = None,
     serves_http: bool = True,
+    namespace_index: Callable[[str], MemoryIndex] | None = None,
 ) -> Container:
     """DynamoDB records, the OpenSearch index, SQS and SNS, secrets from SSM. Nothing is read at start-up but the
     secrets and the provider settings: no index load (OpenSearch keeps it), no pruning (the tables' TTL does it),
@@ -210,6 +215,12 @@ def bootstrap_aws(
         serves_http=serves_http,
     )
     container.closers.append(aws.close)
+    # ---- platform surface (issue 6): tenancy in the accounts table, project namespaces, adds queued to SQS ----
+    from mnemo.bootstrap_platform import build_aws_platform
+
+    index_for = namespace_index or aws.namespace_index
+    if index_for is not None:
+        container.platform = build_aws_platform(settings, dynamodb, index_for, configuration, aws.queue)
     return container
 
 

@@ -67,7 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     start.add_argument("--org", required=True, help="The new organization's name.")
     start.add_argument("--project", default="Default Project", help="The default project's name.")
     start.add_argument("--json", action="store_true", help="Print one JSON object: api_key, org_id, project_id.")
-    start.add_argument("--data-dir", type=Path, help="Where the SQLite file lives (env MNEMO_DATA_DIR).")
+    start.add_argument(
+        "--data-dir",
+        type=Path,
+        help="Where the SQLite file lives (env MNEMO_DATA_DIR). With MNEMO_BACKEND=aws the tenant is written to "
+        "the stack's accounts table (MNEMO_ACCOUNTS_TABLE) instead.",
+    )
     args = parser.parse_args(argv)
     if args.command == "platform":
         return _platform_bootstrap(args)
@@ -177,26 +182,22 @@ def _reindex(args: argparse.Namespace) -> int:
     return 0
 
 
-def _platform_bootstrap(args: argparse.Namespace) -> int:
+def _platform_bootstrap(args: argparse.Namespace, session: Any | None = None) -> int:
+    """Writes tenancy records only (no namespace is opened, so no embedder is loaded): to the SQLite file of the
+    data dir, or with MNEMO_BACKEND=aws to the accounts table (MNEMO_ACCOUNTS_TABLE) of a deployed stack."""
     import json
 
-    from mnemo.adapters.sqlite.database import Database
-    from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
+    from mnemo.bootstrap_platform import open_tenancy_store
     from mnemo.errors import MnemoError
     from mnemo.services.platform.tenancy import TenancyService
 
     settings = Settings(**({"data_dir": args.data_dir} if args.data_dir is not None else {}))
-    database = Database(settings.database_path)
     try:
-        # Only tenancy records are written: no namespace is opened, so no embedder is loaded.
-        started = TenancyService(SqliteTenancyStore(database), lambda _namespace: None).bootstrap(
-            args.email, args.org, args.project
-        )
+        with open_tenancy_store(settings, session) as store:
+            started = TenancyService(store, lambda _namespace: None).bootstrap(args.email, args.org, args.project)
     except MnemoError as exc:
         print(f"mnemo platform bootstrap: {exc.message}", file=sys.stderr)
         return 1
-    finally:
-        database.close()
     if args.json:
         print(json.dumps({"api_key": started.api_key, "org_id": started.org.id, "project_id": started.project.id}))
     else:

@@ -3,9 +3,11 @@ local process never imports it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mnemo.adapters.aws.namespaces import namespace_index_name
 from mnemo.adapters.aws.publisher import SnsPublisher
 from mnemo.adapters.aws.queue import SqsQueue
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
@@ -22,6 +24,7 @@ class AwsAdapters:
     queue: SqsQueue | None  # None when no queue URL is configured
     publisher: SnsPublisher | None  # None when no topic ARN is configured
     transport: HttpTransport
+    namespace_index: Callable[[str], OpenSearchMemoryIndex] | None = None  # a project's own index (`<index>-<id>`)
 
     def close(self) -> None:
         self.transport.close()
@@ -45,14 +48,25 @@ def build_aws_adapters(settings: Settings, session: Any | None = None) -> AwsAda
     transport = HttpTransport(
         settings.opensearch_endpoint, auth=AwsSigV4(credentials, region, settings.opensearch_service)
     )
-    index = OpenSearchMemoryIndex(
-        transport,
-        settings.opensearch_index,
-        document_ids="generated" if settings.opensearch_service == "aoss" else "memory",
-        refresh="false" if settings.opensearch_service == "aoss" else settings.opensearch_refresh,
-    )
+
+    def index_named(name: str) -> OpenSearchMemoryIndex:
+        return OpenSearchMemoryIndex(
+            transport,
+            name,
+            document_ids="generated" if settings.opensearch_service == "aoss" else "memory",
+            refresh="false" if settings.opensearch_service == "aoss" else settings.opensearch_refresh,
+        )
+
+    index = index_named(settings.opensearch_index)
     queue = SqsQueue(session.client("sqs", config=config), settings.queue_url) if settings.queue_url else None
     topic = settings.topic_arn
     publisher = SnsPublisher(session.client("sns", config=config), topic) if topic else None
     store = DynamoMemoryStore(session.client("dynamodb", config=config), settings.dynamodb_table)
-    return AwsAdapters(store=store, index=index, queue=queue, publisher=publisher, transport=transport)
+    return AwsAdapters(
+        store=store,
+        index=index,
+        queue=queue,
+        publisher=publisher,
+        transport=transport,
+        namespace_index=lambda namespace: index_named(namespace_index_name(settings.opensearch_index, namespace)),
+    )

@@ -6,6 +6,7 @@ See README.md beside this file for the key design.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import zlib
@@ -33,49 +34,61 @@ _SCOPE_KEYS = {"user_id": "user_pk", "agent_id": "agent_pk", "run_id": "run_pk"}
 
 
 # ---- keys ---------------------------------------------------------------------------------------------
+# `ns` is the namespace prefix of a namespaced store ("" for the plain one): it starts every partition key the
+# store writes or queries, in the table and in every index (see "Namespaces" in README.md).
+
+NAMESPACE_MARK = "NS#"  # no key of the plain store starts with it
+_NAMESPACE = re.compile(r"^[a-z0-9_-]{1,64}$")
+
+
+def namespace_prefix(namespace: str) -> str:
+    """`NS#<namespace>#`. The namespace has no `#`, so one namespace's prefix never starts another's keys."""
+    if not _NAMESPACE.match(namespace):
+        raise ValueError(f"Invalid namespace: {namespace!r} (lowercase letters, digits, _ and -; at most 64)")
+    return f"{NAMESPACE_MARK}{namespace}#"
 
 
 def key(pk: str, sk: str) -> Item:
     return {"pk": {"S": pk}, "sk": {"S": sk}}
 
 
-def memory_pk(memory_id: str) -> str:
-    return f"MEM#{memory_id}"
+def memory_pk(memory_id: str, ns: str = "") -> str:
+    return f"{ns}MEM#{memory_id}"
 
 
-def memory_key(memory_id: str) -> Item:
-    return key(memory_pk(memory_id), MEMORY_SK)
+def memory_key(memory_id: str, ns: str = "") -> Item:
+    return key(memory_pk(memory_id, ns), MEMORY_SK)
 
 
-def claim_pk(scope: Scope, text_hash: str) -> str:
+def claim_pk(scope: Scope, text_hash: str, ns: str = "") -> str:
     """The dedup claim of (user, agent, run, text hash): at most one active memory holds it."""
     owners = json.dumps([scope.user_id, scope.agent_id, scope.run_id], separators=(",", ":"), ensure_ascii=False)
-    return f"HASH#{owners}#{text_hash}"
+    return f"{ns}HASH#{owners}#{text_hash}"
 
 
-def claim_of(record: MemoryRecord) -> str | None:
-    return claim_pk(record.scope, record.hash) if record.state is LifecycleState.ACTIVE else None
+def claim_of(record: MemoryRecord, ns: str = "") -> str | None:
+    return claim_pk(record.scope, record.hash, ns) if record.state is LifecycleState.ACTIVE else None
 
 
-def entity_key(kind: EntityType, entity_id: str) -> Item:
-    return key(f"ENT#{kind.value}#{entity_id}", ENTITY_SK)
+def entity_key(kind: EntityType, entity_id: str, ns: str = "") -> Item:
+    return key(f"{ns}ENT#{kind.value}#{entity_id}", ENTITY_SK)
 
 
-def entity_partition(kind: EntityType, shard: int) -> str:
-    return f"{kind.value}#{shard}"
+def entity_partition(kind: EntityType, shard: int, ns: str = "") -> str:
+    return f"{ns}{kind.value}#{shard}"
 
 
-def setting_key(name: str) -> Item:
-    return key(f"SETTING#{name}", SETTING_SK)
+def setting_key(name: str, ns: str = "") -> Item:
+    return key(f"{ns}SETTING#{name}", SETTING_SK)
 
 
-def scope_partition(field: str, value: str) -> str:
+def scope_partition(field: str, value: str, ns: str = "") -> str:
     """The partition of one user, agent or run in its index (prefixed, so an empty id is still a valid key)."""
-    return f"{field[0].upper()}#{value}"
+    return f"{ns}{field[0].upper()}#{value}"
 
 
-def time_partition(shard: int) -> str:
-    return f"ALL#{shard}"
+def time_partition(shard: int, ns: str = "") -> str:
+    return f"{ns}ALL#{shard}"
 
 
 def _shard(text: str, shards: int) -> int:
@@ -116,7 +129,7 @@ def vector_of(item: Item) -> Vectors:
     return out
 
 
-def record_attributes(record: MemoryRecord, created_sk: str) -> tuple[Item, list[str]]:
+def record_attributes(record: MemoryRecord, created_sk: str, ns: str = "") -> tuple[Item, list[str]]:
     """The record's attributes (indexed keys included), and the names of optional ones it does not have."""
     attrs: Item = {
         "id": {"S": record.id},
@@ -129,7 +142,7 @@ def record_attributes(record: MemoryRecord, created_sk: str) -> tuple[Item, list
         "updated_at": {"S": iso(record.updated_at)},
         "state": {"S": record.state.value},
         "created_sk": {"S": created_sk},
-        "time_pk": {"S": time_partition(_shard(record.id, TIME_SHARDS))},
+        "time_pk": {"S": time_partition(_shard(record.id, TIME_SHARDS), ns)},
     }
     absent: list[str] = []
     values = {
@@ -153,8 +166,8 @@ def record_attributes(record: MemoryRecord, created_sk: str) -> tuple[Item, list
         if value is None:
             absent.append(index_key)
         else:
-            attrs[index_key] = {"S": scope_partition(field, value)}
-    claim = claim_of(record)
+            attrs[index_key] = {"S": scope_partition(field, value, ns)}
+    claim = claim_of(record, ns)
     if claim is None:
         absent.append("guard")
     else:
@@ -162,9 +175,9 @@ def record_attributes(record: MemoryRecord, created_sk: str) -> tuple[Item, list
     return attrs, absent
 
 
-def memory_item(record: MemoryRecord, vector: Vectors, seq: int) -> Item:
-    attrs, _ = record_attributes(record, created_sort_key(record.created_at, seq))
-    return {**memory_key(record.id), **attrs, "vec": {"B": vector_bytes(vector)}}
+def memory_item(record: MemoryRecord, vector: Vectors, seq: int, ns: str = "") -> Item:
+    attrs, _ = record_attributes(record, created_sort_key(record.created_at, seq), ns)
+    return {**memory_key(record.id, ns), **attrs, "vec": {"B": vector_bytes(vector)}}
 
 
 def _opt(item: Item, name: str) -> str | None:
@@ -200,11 +213,11 @@ def record_of(item: Item) -> MemoryRecord:
 # ---- history ------------------------------------------------------------------------------------------
 
 
-def history_item(entry: HistoryEntry, seq: int) -> Item:
+def history_item(entry: HistoryEntry, seq: int, ns: str = "") -> Item:
     """Kept in the memory's partition, sorted oldest first; deleting the memory item leaves them."""
     sort = f"{HISTORY_PREFIX}{iso(entry.created_at)}#{iso(entry.updated_at)}#{seq:020d}#{entry.id}"
     item: Item = {
-        **key(memory_pk(entry.memory_id), sort),
+        **key(memory_pk(entry.memory_id, ns), sort),
         "id": {"S": entry.id},
         "memory_id": {"S": entry.memory_id},
         "event": {"S": entry.event.value},
@@ -241,13 +254,13 @@ def claim_item(claim: str, memory_id: str) -> Item:
     return {**key(claim, HASH_SK), "memory_id": {"S": memory_id}}
 
 
-def entity_identity(kind: EntityType, entity_id: str) -> Item:
+def entity_identity(kind: EntityType, entity_id: str, ns: str = "") -> Item:
     return {
         "entity_type": {"S": kind.value},
         "entity_id": {"S": entity_id},
-        "ent_pk": {"S": entity_partition(kind, _shard(entity_id, ENTITY_SHARDS))},
+        "ent_pk": {"S": entity_partition(kind, _shard(entity_id, ENTITY_SHARDS), ns)},
     }
 
 
-def setting_item(name: str, value: Any, updated_at: datetime) -> Item:
-    return {**setting_key(name), "value": {"S": json.dumps(value)}, "updated_at": {"S": iso(updated_at)}}
+def setting_item(name: str, value: Any, updated_at: datetime, ns: str = "") -> Item:
+    return {**setting_key(name, ns), "value": {"S": json.dumps(value)}, "updated_at": {"S": iso(updated_at)}}

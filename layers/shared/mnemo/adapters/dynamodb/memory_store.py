@@ -77,11 +77,25 @@ class DynamoMemoryStore:
         *,
         page_size: int | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        namespace: str | None = None,
     ) -> None:
         """`page_size` caps the items per Query/Scan page (None: DynamoDB's 1 MB pages); tests set it small.
-        `sleep` waits between retries of unprocessed batch items and transaction conflicts."""
+        `sleep` waits between retries of unprocessed batch items and transaction conflicts. `namespace` (a
+        platform project) prefixes every partition key this store writes and queries, in the table and the
+        indexes: it sees only its namespace's items, and the plain store (None) sees no namespaced item."""
         self._ops = Operations(client, table_name, page_size=page_size, sleep=sleep)
         self._seq = it.Sequence()
+        self.namespace = namespace
+        self._ns = "" if namespace is None else it.namespace_prefix(namespace)
+
+    def _own(self, request: dict[str, Any], condition: str | None = None) -> dict[str, Any]:
+        """A Scan request restricted to this store's items (a namespace's prefix, or no namespace's), and
+        `condition` if given: table-wide maintenance (scan, clear, rebuild) never crosses namespaces."""
+        mine = "begins_with(pk, :ns)" if self._ns else "NOT begins_with(pk, :ns)"
+        request = {**request, "ExpressionAttributeValues": {**request.get("ExpressionAttributeValues", {})}}
+        request["ExpressionAttributeValues"][":ns"] = {"S": self._ns or it.NAMESPACE_MARK}
+        request["FilterExpression"] = mine if condition is None else f"({condition}) AND {mine}"
+        return request
 
     # ---- writes -------------------------------------------------------------------------------------
 
@@ -91,7 +105,7 @@ class DynamoMemoryStore:
         memory already holds raises DuplicateMemoryError (a concurrent add won the race)."""
         if len(records) != len(vectors):
             raise ValueError(f"{len(records)} records but {len(vectors)} vectors.")
-        claims = [it.claim_of(r) for r in records]
+        claims = [it.claim_of(r, ns=self._ns) for r in records]
         seen: dict[str, str] = {}
         for record, claim in zip(records, claims, strict=True):
             if claim is not None and seen.setdefault(claim, record.id) != record.id:
@@ -101,12 +115,16 @@ class DynamoMemoryStore:
             entries.setdefault(entry.memory_id, []).append(entry)
         groups: list[tuple[list[dict[str, Any]], MemoryRecord | None]] = []
         for record, vector, claim in zip(records, vectors, claims, strict=True):
-            actions = [self._ops.put_new(it.memory_item(record, vector, self._seq.next()))]
+            actions = [self._ops.put_new(it.memory_item(record, vector, self._seq.next(), ns=self._ns))]
             if claim is not None:
                 actions.append(self._ops.put_new(it.claim_item(claim, record.id)))
-            actions.extend(self._ops.put(it.history_item(h, self._seq.next())) for h in entries.pop(record.id, []))
+            actions.extend(
+                self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns)) for h in entries.pop(record.id, [])
+            )
             groups.append((actions, record))
-        orphans = [self._ops.put(it.history_item(h, self._seq.next())) for hs in entries.values() for h in hs]
+        orphans = [
+            self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns)) for hs in entries.values() for h in hs
+        ]
         groups.extend(([action], None) for action in orphans)
         for chunk in _chunks(groups):
             self._insert_chunk(chunk)
@@ -134,12 +152,12 @@ class DynamoMemoryStore:
 
     def _claim_conflict(self, record: MemoryRecord) -> None:
         """The claim is held: by a live memory (raise), or left by a memory that no longer holds it (clear it)."""
-        claim = it.claim_pk(record.scope, record.hash)
+        claim = it.claim_pk(record.scope, record.hash, ns=self._ns)
         held = self._ops.get(it.key(claim, it.HASH_SK))
         if held is None:
             return  # released meanwhile: retry
         owner_id = held["memory_id"]["S"]
-        owner = self._ops.get(it.memory_key(owner_id), ["guard"])
+        owner = self._ops.get(it.memory_key(owner_id, ns=self._ns), ["guard"])
         if owner is not None and owner.get("guard", {}).get("S") == claim:
             raise DuplicateMemoryError(owner_id, record.scope, record.hash)
         try:
@@ -159,18 +177,20 @@ class DynamoMemoryStore:
         If another active memory already holds the new text's claim, the update goes through without it."""
         claim_new = True
         for _attempt in range(_MAX_RETRIES):
-            current = self._ops.get(it.memory_key(record.id), _STATE_ATTRIBUTES)
+            current = self._ops.get(it.memory_key(record.id, ns=self._ns), _STATE_ATTRIBUTES)
             if current is None:
                 raise NotFoundError(f"Memory with id {record.id} not found.")
             old_claim = current.get("guard", {}).get("S")
-            new_claim = it.claim_of(record) if claim_new else None
-            attrs, absent = it.record_attributes(record, it.created_sort_key(record.created_at, _seq(current)))
+            new_claim = it.claim_of(record, ns=self._ns) if claim_new else None
+            attrs, absent = it.record_attributes(
+                record, it.created_sort_key(record.created_at, _seq(current)), ns=self._ns
+            )
             if new_claim is None and attrs.pop("guard", None) is not None:
                 absent.append("guard")  # active, but another memory holds this text's claim
             if vector is not None:
                 attrs["vec"] = {"B": it.vector_bytes(vector)}
             update = self._update_memory(record.id, attrs, absent, old_claim)
-            actions = [update, self._ops.put(it.history_item(history, self._seq.next()))]
+            actions = [update, self._ops.put(it.history_item(history, self._seq.next(), ns=self._ns))]
             if old_claim != new_claim:
                 if old_claim is not None:
                     actions.append(self._release(old_claim, record.id))
@@ -211,7 +231,7 @@ class DynamoMemoryStore:
         return {
             "Update": {
                 "TableName": self._ops.table,
-                "Key": it.memory_key(memory_id),
+                "Key": it.memory_key(memory_id, ns=self._ns),
                 "UpdateExpression": expression,
                 "ConditionExpression": condition,
                 "ExpressionAttributeNames": {**names, **removed, "#guard": "guard"},
@@ -247,7 +267,7 @@ class DynamoMemoryStore:
             try:
                 self._ops.client.update_item(
                     TableName=self._ops.table,
-                    Key=it.memory_key(pair[0]),
+                    Key=it.memory_key(pair[0], ns=self._ns),
                     UpdateExpression="SET vec = :vec",
                     ConditionExpression="attribute_exists(pk)",
                     ExpressionAttributeValues={":vec": {"B": it.vector_bytes(pair[1])}},
@@ -280,7 +300,9 @@ class DynamoMemoryStore:
             size += cost
         if chunk:
             self._remove_chunk(chunk, {i: entries.pop(i, []) for i in chunk})
-        leftovers = [self._ops.put(it.history_item(h, self._seq.next())) for hs in entries.values() for h in hs]
+        leftovers = [
+            self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns)) for hs in entries.values() for h in hs
+        ]
         for start in range(0, len(leftovers), MAX_TRANSACTION):
             self._ops.transact(leftovers[start : start + MAX_TRANSACTION])
 
@@ -288,7 +310,7 @@ class DynamoMemoryStore:
         for _attempt in range(_MAX_RETRIES):
             current = {
                 item["id"]["S"]: item
-                for item in self._ops.batch_get([it.memory_key(i) for i in memory_ids], _STATE_ATTRIBUTES)
+                for item in self._ops.batch_get([it.memory_key(i, ns=self._ns) for i in memory_ids], _STATE_ATTRIBUTES)
             }
             actions: list[dict[str, Any]] = []
             for memory_id in memory_ids:
@@ -298,7 +320,9 @@ class DynamoMemoryStore:
                     actions.append(self._delete_memory(memory_id, claim))
                     if claim is not None:
                         actions.append(self._release(claim, memory_id))
-                actions.extend(self._ops.put(it.history_item(h, self._seq.next())) for h in entries[memory_id])
+                actions.extend(
+                    self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns)) for h in entries[memory_id]
+                )
             if not actions:
                 return
             try:
@@ -313,7 +337,7 @@ class DynamoMemoryStore:
     def _delete_memory(self, memory_id: str, claim: str | None) -> dict[str, Any]:
         request: dict[str, Any] = {
             "TableName": self._ops.table,
-            "Key": it.memory_key(memory_id),
+            "Key": it.memory_key(memory_id, ns=self._ns),
             "ExpressionAttributeNames": {"#guard": "guard"},
         }
         if claim is None:
@@ -326,7 +350,7 @@ class DynamoMemoryStore:
     def clear(self) -> None:
         """Delete every memory, history entry, claim and entity count; settings stay."""
         doomed: list[dict[str, Any]] = []
-        for item in self._ops.items("scan", ConsistentRead=True, **projection(["pk", "sk"])):
+        for item in self._ops.items("scan", ConsistentRead=True, **self._own(projection(["pk", "sk"]))):
             if item["sk"]["S"] != it.SETTING_SK:
                 doomed.append({"DeleteRequest": {"Key": {"pk": item["pk"], "sk": item["sk"]}}})
             if len(doomed) >= 500:
@@ -335,7 +359,7 @@ class DynamoMemoryStore:
         self._ops.batch_write(doomed)
 
     def put_setting(self, key: str, value: Any) -> None:
-        self._ops.client.put_item(TableName=self._ops.table, Item=it.setting_item(key, value, now()))
+        self._ops.client.put_item(TableName=self._ops.table, Item=it.setting_item(key, value, now(), ns=self._ns))
 
     # ---- entity aggregates --------------------------------------------------------------------------
 
@@ -346,8 +370,8 @@ class DynamoMemoryStore:
     def _apply_one(self, kind: EntityType, entity_id: str, delta: _Delta) -> None:
         """One atomic counter update per entity (never a transaction: a popular agent's aggregate would be a
         hot item that transactions conflict on). The time bounds move only forward: see README.md."""
-        client, table, entity = self._ops.client, self._ops.table, it.entity_key(kind, entity_id)
-        identity = it.entity_identity(kind, entity_id)
+        client, table, entity = self._ops.client, self._ops.table, it.entity_key(kind, entity_id, ns=self._ns)
+        identity = it.entity_identity(kind, entity_id, ns=self._ns)
         names = {"#n": "total", **{f"#{k}": k for k in identity}}
         values: dict[str, Any] = {":n": {"N": str(delta.count)}, **{f":{k}": v for k, v in identity.items()}}
         assign = ", ".join(f"#{k} = :{k}" for k in identity)
@@ -411,7 +435,7 @@ class DynamoMemoryStore:
                     "query",
                     IndexName=ENTITIES,
                     KeyConditionExpression="ent_pk = :p",
-                    ExpressionAttributeValues={":p": {"S": it.entity_partition(kind, shard)}},
+                    ExpressionAttributeValues={":p": {"S": it.entity_partition(kind, shard, ns=self._ns)}},
                 ):
                     total = int(item["total"]["N"])
                     bounds = [item[name]["S"] for name in ("created_min", "updated_max") if name in item]
@@ -427,7 +451,7 @@ class DynamoMemoryStore:
         """Recompute every entity aggregate exactly from the memories (a full scan: maintenance, run by
         `mnemo reindex`). Returns the number of entities."""
         totals: dict[tuple[EntityType, str], _Delta] = {}
-        for item in self._ops.items("scan", ConsistentRead=True, **_memories_only(_STATE_ATTRIBUTES)):
+        for item in self._ops.items("scan", ConsistentRead=True, **self._memories_only(_STATE_ATTRIBUTES)):
             record = it.record_of(item)
             if record.state is LifecycleState.ACTIVE:
                 for kind in EntityType:
@@ -436,20 +460,21 @@ class DynamoMemoryStore:
                         totals.setdefault((kind, value), _Delta()).add(record, 1)
         fresh = []
         for (kind, entity_id), delta in totals.items():
-            item = {**it.entity_key(kind, entity_id), **it.entity_identity(kind, entity_id)}
+            item = {**it.entity_key(kind, entity_id, ns=self._ns), **it.entity_identity(kind, entity_id, ns=self._ns)}
             item["total"] = {"N": str(delta.count)}
             item["created_min"] = {"S": str(delta.oldest)}
             item["updated_max"] = {"S": str(delta.latest)}
             fresh.append({"PutRequest": {"Item": item}})
         self._ops.batch_write(fresh)
-        kept = {it.entity_key(kind, entity_id)["pk"]["S"] for kind, entity_id in totals}
+        kept = {it.entity_key(kind, entity_id, ns=self._ns)["pk"]["S"] for kind, entity_id in totals}
         stale = [
             {"DeleteRequest": {"Key": {"pk": item["pk"], "sk": item["sk"]}}}
             for item in self._ops.items(
                 "scan",
-                FilterExpression="sk = :ent",
-                ExpressionAttributeValues={":ent": {"S": it.ENTITY_SK}},
-                **projection(["pk", "sk"]),
+                **self._own(
+                    {**projection(["pk", "sk"]), "ExpressionAttributeValues": {":ent": {"S": it.ENTITY_SK}}},
+                    "sk = :ent",
+                ),
             )
             if item["pk"]["S"] not in kept
         ]
@@ -459,11 +484,11 @@ class DynamoMemoryStore:
     # ---- reads --------------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> MemoryRecord | None:
-        item = self._ops.get(it.memory_key(memory_id), RECORD_ATTRIBUTES)
+        item = self._ops.get(it.memory_key(memory_id, ns=self._ns), RECORD_ATTRIBUTES)
         return it.record_of(item) if item is not None else None
 
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
-        found = self._ops.batch_get([it.memory_key(i) for i in memory_ids], RECORD_ATTRIBUTES)
+        found = self._ops.batch_get([it.memory_key(i, ns=self._ns) for i in memory_ids], RECORD_ATTRIBUTES)
         return {item["id"]["S"]: it.record_of(item) for item in found}
 
     def find(self, expr: f.Expr, limit: int | None = None, offset: int = 0) -> list[MemoryRecord]:
@@ -495,7 +520,7 @@ class DynamoMemoryStore:
         the sharded time index for an unscoped filter. `wanted`: how many the caller needs at most."""
         ids = f.pinned_values(expr, "id")
         if ids is not None:
-            found = self._ops.batch_get([it.memory_key(i) for i in sorted(ids)], RECORD_ATTRIBUTES)
+            found = self._ops.batch_get([it.memory_key(i, ns=self._ns) for i in sorted(ids)], RECORD_ATTRIBUTES)
             yield from sorted(found, key=lambda item: item["created_sk"]["S"], reverse=True)
             return
         pinned: list[tuple[int, int, str, list[str]]] = []
@@ -505,11 +530,13 @@ class DynamoMemoryStore:
                 continue
             if not values:
                 return
-            pinned.append((len(values), rank, index, [it.scope_partition(field, v) for v in sorted(values)]))
+            pinned.append(
+                (len(values), rank, index, [it.scope_partition(field, v, ns=self._ns) for v in sorted(values)])
+            )
         if pinned:
             _, _, index, partitions = min(pinned)  # the fewest partitions; run before user before agent
         else:
-            index, partitions = BY_TIME, [it.time_partition(s) for s in range(TIME_SHARDS)]
+            index, partitions = BY_TIME, [it.time_partition(s, ns=self._ns) for s in range(TIME_SHARDS)]
         key_name = _INDEX_KEYS[index]
         streams = [
             self._ops.items(
@@ -525,11 +552,11 @@ class DynamoMemoryStore:
         yield from heapq.merge(*streams, key=lambda item: item["created_sk"]["S"], reverse=True)
 
     def find_by_hash(self, scope: Scope, text_hash: str) -> MemoryRecord | None:
-        claim = it.claim_pk(scope, text_hash)
+        claim = it.claim_pk(scope, text_hash, ns=self._ns)
         held = self._ops.get(it.key(claim, it.HASH_SK))
         if held is None:
             return None
-        item = self._ops.get(it.memory_key(held["memory_id"]["S"]), _STATE_ATTRIBUTES)
+        item = self._ops.get(it.memory_key(held["memory_id"]["S"], ns=self._ns), _STATE_ATTRIBUTES)
         if item is None or item.get("guard", {}).get("S") != claim:
             return None  # a claim left behind; insert clears it
         return it.record_of(item)
@@ -540,7 +567,10 @@ class DynamoMemoryStore:
             for item in self._ops.items(
                 "query",
                 KeyConditionExpression="pk = :pk AND begins_with(sk, :hist)",
-                ExpressionAttributeValues={":pk": {"S": it.memory_pk(memory_id)}, ":hist": {"S": it.HISTORY_PREFIX}},
+                ExpressionAttributeValues={
+                    ":pk": {"S": it.memory_pk(memory_id, ns=self._ns)},
+                    ":hist": {"S": it.HISTORY_PREFIX},
+                },
                 ConsistentRead=True,
             )
         ]
@@ -549,7 +579,7 @@ class DynamoMemoryStore:
         """Every memory with its embedding (a paginated, consistent table scan), in batches of `batch_size`."""
         records: list[MemoryRecord] = []
         vectors: list[Vectors] = []
-        for item in self._ops.items("scan", ConsistentRead=True, **_memories_only((*RECORD_ATTRIBUTES, "vec"))):
+        for item in self._ops.items("scan", ConsistentRead=True, **self._memories_only((*RECORD_ATTRIBUTES, "vec"))):
             records.append(it.record_of(item))
             vectors.append(it.vector_of(item))
             if len(records) == batch_size:
@@ -558,21 +588,19 @@ class DynamoMemoryStore:
         if records:
             yield records, np.stack(vectors)
 
+    def _memories_only(self, names: Sequence[str]) -> dict[str, Any]:
+        request = projection(names)
+        request["ExpressionAttributeNames"]["#kind"] = "sk"
+        request["ExpressionAttributeValues"] = {":mem": {"S": it.MEMORY_SK}}
+        return self._own(request, "#kind = :mem")
+
     def get_setting(self, key: str) -> Any | None:
-        item = self._ops.get(it.setting_key(key))
+        item = self._ops.get(it.setting_key(key, ns=self._ns))
         return None if item is None else json.loads(item["value"]["S"])
 
 
 def _seq(item: it.Item) -> int:
     return it.seq_of(item["created_sk"]["S"])
-
-
-def _memories_only(names: Sequence[str]) -> dict[str, Any]:
-    request = projection(names)
-    request["FilterExpression"] = "#kind = :mem"
-    request["ExpressionAttributeNames"]["#kind"] = "sk"
-    request["ExpressionAttributeValues"] = {":mem": {"S": it.MEMORY_SK}}
-    return request
 
 
 def _deltas(changes: Iterable[tuple[MemoryRecord, int]]) -> dict[tuple[EntityType, str], _Delta]:

@@ -1,0 +1,89 @@
+"""Memory namespaces on the AWS backend: every platform project's memories in the shared DynamoDB memories
+table under its own key prefix, and in its own OpenSearch index.
+
+- DynamoDB: a namespace's DynamoMemoryStore (`namespace=`) starts every partition key it writes or queries
+  (table and indexes) with `NS#<namespace>#`: a get by id, a history read, a dedup claim, a listing of a user
+  or of the time shards, an entity count all name the namespace in the key, so no id or filter a caller sends
+  can reach another namespace's item. Table-wide maintenance scans (reindex, clear) are filtered to the prefix.
+- OpenSearch: one index per namespace, `<MNEMO_OPENSEARCH_INDEX>-<namespace>` (namespaces are lowercase ids,
+  as index names must be), created lazily and idempotently on the first upsert as the plain index is. Every
+  request of a namespace's index names that index in its path, so no query can match another project's
+  documents; dropping a namespace deletes its index. (One index per project is simple and strictly isolated;
+  a deployment with many thousands of projects would rather share an index with a `namespace` term filter.)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from mnemo.adapters.dynamodb import items as it
+from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
+from mnemo.adapters.dynamodb.operations import Operations, projection
+from mnemo.ports.memory_index import MemoryIndex
+from mnemo.services.memory_service import MemoryService
+from mnemo.services.providers import ActiveProviders
+from mnemo.services.ranking import RankingWeights
+
+
+def namespace_index_name(base: str, namespace: str) -> str:
+    """The OpenSearch index of a namespace: `<base>-<namespace>` (the namespace is checked as for DynamoDB)."""
+    it.namespace_prefix(namespace)  # raises ValueError on anything but [a-z0-9_-]{1,64}
+    return f"{base}-{namespace}"
+
+
+class AwsMemoryNamespaces:
+    def __init__(
+        self,
+        dynamodb: Any,
+        table_name: str,
+        index_for: Callable[[str], MemoryIndex],
+        providers: ActiveProviders,
+        weights: RankingWeights | None = None,
+        *,
+        page_size: int | None = None,
+    ) -> None:
+        """`index_for(namespace)` builds the namespace's search index (OpenSearch: `namespace_index_name`)."""
+        self._dynamodb = dynamodb
+        self._table = table_name
+        self._index_for = index_for
+        self._providers = providers
+        self._weights = weights
+        self._page_size = page_size
+        self._open: dict[str, MemoryService] = {}
+        self._lock = threading.Lock()
+
+    def memories(self, namespace: str) -> MemoryService:
+        with self._lock:
+            service = self._open.get(namespace)
+            if service is None:
+                store = DynamoMemoryStore(self._dynamodb, self._table, page_size=self._page_size, namespace=namespace)
+                service = MemoryService(store, self._index_for(namespace), self._providers, self._weights)
+                self._open[namespace] = service
+            return service
+
+    def drop(self, namespace: str) -> None:
+        """Every memory, history entry, claim and entity count of the namespace, and its index."""
+        service = self.memories(namespace)
+        service.store.clear()
+        service.index.clear()
+        with self._lock:
+            self._open.pop(namespace, None)
+
+    def stored_namespaces(self) -> list[str]:
+        """The namespaces that hold memories (a table scan filtered to namespaced memory items: maintenance)."""
+        ops = Operations(self._dynamodb, self._table, page_size=self._page_size)
+        request = projection(["pk"])
+        request["ExpressionAttributeNames"]["#kind"] = "sk"
+        request["ExpressionAttributeValues"] = {":mem": {"S": it.MEMORY_SK}, ":ns": {"S": it.NAMESPACE_MARK}}
+        request["FilterExpression"] = "#kind = :mem AND begins_with(#p0, :ns)"
+        found = {item["pk"]["S"].split("#", 2)[1] for item in ops.items("scan", **request)}
+        return sorted(found)
+
+    def reembed_all(self) -> int:
+        return sum(self.memories(namespace).reembed_all() for namespace in self.stored_namespaces())
+
+    def close(self) -> None:
+        with self._lock:
+            self._open.clear()

@@ -1,0 +1,197 @@
+"""The platform function, invoked as Lambda invokes it: functions/platform/app.py's handler with the sample events
+of events/platform/ (API Gateway HTTP API, payload 2.0), through Powertools, Mangum, the platform routers, the
+services, the DynamoDB tenancy store and the namespaced DynamoDB memory store, under moto. An asynchronous add
+is queued to the real (moto) SQS FIFO queue and run by the ingest worker's handler.
+
+No OpenSearch here: each project's index is an in-process one, shared by the functions as OpenSearch is.
+The tests run in file order, as the life of one deployment.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from moto import mock_aws
+
+from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
+from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
+from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
+from mnemo.bootstrap import Container, bootstrap
+from mnemo.domain import filters as f
+from mnemo.ports.memory_index import MemoryIndex
+from mnemo.services.platform.services import PlatformServices
+from mnemo.services.platform.tenancy import Bootstrapped
+from tests.support import moto_aws
+from tests.support.lambda_aws import (
+    BedrockAsLocalCatalog,
+    FakeLambdaContext,
+    HttpResponse,
+    Stack,
+    create_stack,
+    environment,
+    load_event,
+)
+
+QUEUE_ARN = "arn:aws:sqs:us-east-1:123456789012:mnemo-test-ingest.fifo"
+
+
+@dataclass
+class Deployed:
+    stack: Stack
+    platform_function: ModuleType
+    worker: ModuleType
+    tenants: dict[str, Bootstrapped] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
+
+    def call(self, event: str, tenant: str = "acme", **fill: str) -> HttpResponse:
+        """Invoke the platform function with events/platform/<event>.json, as `tenant` (its project key)."""
+        loaded = load_event(f"platform/{event}", **{"project_key": self.tenants[tenant].api_key, **fill})
+        raw = self.platform_function.handler(loaded, FakeLambdaContext(function_name="platform"))
+        return HttpResponse.of(raw)
+
+    def platform(self) -> PlatformServices:
+        container: Container = self.platform_function.function.container.get()
+        assert container.platform is not None
+        return container.platform
+
+    def received(self) -> list[dict[str, Any]]:
+        sqs = moto_aws.client("sqs")
+        reply = sqs.receive_message(
+            QueueUrl=self.stack.queue_url, MaxNumberOfMessages=10, AttributeNames=["All"], WaitTimeSeconds=0
+        )
+        messages: list[dict[str, Any]] = reply.get("Messages", [])
+        return messages
+
+
+@pytest.fixture(scope="module")
+def deployed(embedder: LocalMiniLMEmbedder, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployed]:
+    with mock_aws():
+        stack = create_stack()
+        with environment(stack.env):
+            root = Path(tmp_path_factory.mktemp("indexes"))
+            databases: list[Database] = []
+            indexes: dict[str, LocalMemoryIndex] = {}
+
+            def index_for(namespace: str) -> MemoryIndex:
+                if namespace not in indexes:
+                    databases.append(Database(root / f"{namespace}.sqlite3"))
+                    indexes[namespace] = LocalMemoryIndex(databases[-1], embedder.dimension)
+                return indexes[namespace]
+
+            catalog = BedrockAsLocalCatalog(embedder)
+            function = importlib.import_module("functions.platform.app")
+            worker = importlib.import_module("functions.ingest_worker.app")
+            function.function.reset(lambda: bootstrap(catalog=catalog, namespace_index=index_for))
+            worker.container.reset(lambda: bootstrap(catalog=catalog, serves_http=False, namespace_index=index_for))
+            deployed = Deployed(stack, function, worker)
+            tenancy = deployed.platform().tenancy
+            deployed.tenants["acme"] = tenancy.bootstrap("alice@acme.example", "Acme")
+            deployed.tenants["globex"] = tenancy.bootstrap("hank@globex.example", "Globex")
+            yield deployed
+            function.function.reset()
+            worker.container.reset()
+            for database in databases:
+                database.close()
+
+
+def test_given_a_project_key_when_pinged_then_the_key_names_its_org_and_project(deployed: Deployed) -> None:
+    acme = deployed.tenants["acme"]
+    pong = deployed.call("ping")
+    assert pong.status == 200, pong.body
+    assert pong.body["org_id"] == acme.org.id and pong.body["project_id"] == acme.project.id
+    assert pong.body["user_email"] == "alice@acme.example"
+    refused = deployed.call("ping", project_key="m0-" + "x" * 43)
+    assert refused.status == 401
+
+
+def test_given_infer_false_when_adding_then_the_memory_is_stored_in_the_projects_namespace(deployed: Deployed) -> None:
+    added = deployed.call("add_now")
+    assert added.status == 200, added.body
+    assert added.body["status"] == "SUCCEEDED"
+    [result] = added.body["results"]
+    assert result["event"] == "ADD" and result["data"]["memory"] == "I am vegetarian and I love green tea."
+    deployed.state["memory_id"] = result["id"]
+    project = deployed.tenants["acme"].project.id
+    namespaced = DynamoMemoryStore(moto_aws.client("dynamodb"), deployed.stack.memories_table, namespace=project)
+    assert [r.id for r in namespaced.find(f.parse({"user_id": "alice"}))] == [result["id"]]
+    plain = DynamoMemoryStore(moto_aws.client("dynamodb"), deployed.stack.memories_table)
+    assert plain.get(result["id"]) is None and plain.find(f.parse({"user_id": "alice"})) == []
+
+
+def test_given_a_stored_memory_when_searched_and_read_then_it_is_found(deployed: Deployed) -> None:
+    memory_id = deployed.state["memory_id"]
+    found = deployed.call("search_v3")
+    assert found.status == 200, found.body
+    hits = found.body["results"] if isinstance(found.body, dict) else found.body
+    assert [h["id"] for h in hits] == [memory_id]
+    got = deployed.call("get", memory_id=memory_id)
+    assert got.status == 200, got.body
+    assert got.body["id"] == memory_id and got.body["memory"] == "I am vegetarian and I love green tea."
+
+
+def test_given_another_tenants_key_when_reading_the_memory_then_404_and_nothing_leaks(deployed: Deployed) -> None:
+    memory_id = deployed.state["memory_id"]
+    stolen = deployed.call("get", tenant="globex", memory_id=memory_id)
+    assert stolen.status == 404, stolen.body
+    assert deployed.call("delete", tenant="globex", memory_id=memory_id).status == 404
+    searched = deployed.call("search_v3", tenant="globex")
+    hits = searched.body["results"] if isinstance(searched.body, dict) else searched.body
+    assert searched.status == 200 and hits == []
+    assert deployed.call("get", memory_id=memory_id).status == 200  # still there for its own project
+
+
+def test_given_a_memory_when_deleted_then_it_is_gone(deployed: Deployed) -> None:
+    memory_id = deployed.state["memory_id"]
+    deleted = deployed.call("delete", memory_id=memory_id)
+    assert deleted.status == 200, deleted.body
+    assert deployed.call("get", memory_id=memory_id).status == 404
+
+
+def test_given_an_async_add_when_the_worker_runs_its_message_then_the_event_succeeds(deployed: Deployed) -> None:
+    submitted = deployed.call("add_async")
+    assert submitted.status == 200, submitted.body
+    assert submitted.body["status"] == "PENDING"
+    event_id = submitted.body["event_id"]
+    pending = deployed.call("event_get", event_id=event_id)
+    assert pending.status == 200 and pending.body["status"] == "PENDING"
+
+    [message] = deployed.received()
+    body = json.loads(message["Body"])
+    project = deployed.tenants["acme"].project.id
+    assert body == {
+        "kind": "platform.add",
+        "version": 1,
+        "job_id": event_id,
+        "project_id": project,
+        "event_id": event_id,
+    }
+    assert message["Attributes"]["MessageGroupId"] == project
+    record = {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": message["Attributes"],
+        "messageAttributes": {},
+        "md5OfBody": message["MD5OfBody"],
+        "eventSource": "aws:sqs",
+        "eventSourceARN": QUEUE_ARN,
+        "awsRegion": moto_aws.REGION,
+    }
+    response = deployed.worker.handler({"Records": [record]}, FakeLambdaContext(function_name="ingest_worker"))
+    assert response == {"batchItemFailures": []}
+
+    done = deployed.call("event_get", event_id=event_id)
+    assert done.status == 200, done.body
+    assert done.body["status"] == "SUCCEEDED"
+    listed = deployed.call("list_v2")
+    texts = [m["memory"] for m in (listed.body["results"] if isinstance(listed.body, dict) else listed.body)]
+    assert texts and all(isinstance(t, str) for t in texts)
+    assert deployed.call("event_get", tenant="globex", event_id=event_id).status == 404
