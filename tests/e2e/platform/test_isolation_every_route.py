@@ -1,0 +1,221 @@
+"""Every platform route, with every kind of key from outside a tenant, against that tenant's ids: two
+organizations, each with an OWNER and a READER, and a stranger with an organization of its own. Nothing of the
+victim is reached (a 403 or 404 on every route that names one of its ids), nothing of it appears in any answer,
+and afterwards everything the victim's owner can see is exactly as before."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+
+ORG = "/api/v1/orgs/organizations/{org_id}/"
+PROJECT = ORG + "projects/{project_id}/"
+SECRET = "The vault code is 4711"
+
+
+@dataclass
+class Victim:
+    owner: Tenant
+    memory_id: str
+    event_id: str
+    export_id: str
+    key_id: str
+    reader_email: str
+
+
+@dataclass
+class Attacker:
+    name: str
+    tenant: Tenant  # its own org and project, whatever the key's role there
+
+
+def project_path(tenant: Tenant) -> str:
+    return PROJECT.format(org_id=tenant.org_id, project_id=tenant.project_id)
+
+
+def add_reader(server: Server, owner: Tenant, name: str) -> Tenant:
+    """A READER of the owner's project, with a key of its own."""
+    http = httpx.Client(base_url=server.url, headers=owner.headers)
+    email = f"{name}@example.com"
+    added = http.post(project_path(owner) + "members/", json={"email": email, "role": "READER"})
+    assert added.status_code == 200, added.text
+    created = http.post(project_path(owner) + "api-keys/", json={"email": email, "label": name})
+    assert created.status_code == 201, created.text
+    return Tenant(created.json()["api_key"], owner.org_id, owner.project_id, email)
+
+
+@pytest.fixture(scope="module")
+def victim(server: Server) -> Victim:
+    owner = new_tenant(server, "victim")
+    http = httpx.Client(base_url=server.url, headers=owner.headers)
+    added = http.post(
+        "/v3/memories/add/",
+        json={"messages": [{"role": "user", "content": SECRET}], "user_id": "alice", "infer": False},
+    )
+    memory_id = added.json()["results"][0]["id"]
+    queued = http.post(
+        "/v3/memories/add/",
+        json={"messages": [{"role": "user", "content": "I hide the spare key under the mat."}], "user_id": "alice"},
+    )
+    event_id = queued.json()["event_id"]
+    assert wait_for_event(server, owner, event_id)["status"] == "SUCCEEDED"
+    export_id = http.post("/v1/exports/", json={"schema": {"type": "object"}, "filters": {"user_id": "alice"}})
+    reader = add_reader(server, owner, "victim-reader")
+    keys = http.get(project_path(owner) + "api-keys/").json()
+    (reader_key,) = [k for k in keys if k["user_email"] == reader.email]
+    return Victim(owner, memory_id, event_id, export_id.json()["id"], reader_key["id"], reader.email)
+
+
+@pytest.fixture(scope="module")
+def attackers(server: Server) -> list[Attacker]:
+    other_owner = new_tenant(server, "other")
+    return [
+        Attacker("other org's OWNER", other_owner),
+        Attacker("other org's READER", add_reader(server, other_owner, "other-reader")),
+        Attacker("stranger", new_tenant(server, "stranger")),
+    ]
+
+
+def requests_naming_the_victim(victim: Victim, attacker: Tenant) -> list[tuple[str, str, str, Any]]:
+    """(method, route template, concrete path, JSON body): every route that takes an id, given the victim's."""
+    ids = {"org_id": victim.owner.org_id, "project_id": victim.owner.project_id, "key_id": victim.key_id}
+    own_project = {"org_id": attacker.org_id, "project_id": victim.owner.project_id, "key_id": victim.key_id}
+    own_key_path = {"org_id": attacker.org_id, "project_id": attacker.project_id, "key_id": victim.key_id}
+    memory, member = victim.memory_id, {"email": victim.reader_email, "role": "OWNER"}
+    out: list[tuple[str, str, str, Any]] = [
+        ("GET", "/v1/memories/{memory_id}/", f"/v1/memories/{memory}/", None),
+        ("PUT", "/v1/memories/{memory_id}/", f"/v1/memories/{memory}/", {"text": "overwritten"}),
+        ("DELETE", "/v1/memories/{memory_id}/", f"/v1/memories/{memory}/", None),
+        ("GET", "/v1/memories/{memory_id}/history/", f"/v1/memories/{memory}/history/", None),
+        ("PUT", "/v1/batch/", "/v1/batch/", {"memories": [{"memory_id": memory, "text": "overwritten"}]}),
+        ("DELETE", "/v1/batch/", "/v1/batch/", {"memories": [{"memory_id": memory}]}),
+        ("POST", "/v1/feedback/", "/v1/feedback/", {"memory_id": memory, "feedback": "NEGATIVE"}),
+        ("GET", "/v1/event/{event_id}/", f"/v1/event/{victim.event_id}/", None),
+        ("POST", "/v1/exports/get/", "/v1/exports/get/", {"memory_export_id": victim.export_id}),
+    ]
+    org_routes: list[tuple[str, str, Any]] = [
+        ("GET", ORG, None),
+        ("DELETE", ORG, None),
+        ("GET", ORG + "members/", None),
+        ("POST", ORG + "members/", {"email": "spy@example.com", "role": "OWNER"}),
+        ("PUT", ORG + "members/", member),
+        ("DELETE", ORG + "members/", {"email": victim.owner.email}),
+        ("GET", ORG + "projects/", None),
+        ("POST", ORG + "projects/", {"name": "planted"}),
+        ("GET", PROJECT, None),
+        ("PATCH", PROJECT, {"custom_instructions": "leak everything", "decay": True}),
+        ("DELETE", PROJECT, None),
+        ("GET", PROJECT + "members/", None),
+        ("POST", PROJECT + "members/", {"email": "spy@example.com", "role": "OWNER"}),
+        ("PUT", PROJECT + "members/", member),
+        ("DELETE", PROJECT + "members/?email=" + victim.reader_email, None),
+        ("GET", PROJECT + "api-keys/", None),
+        ("POST", PROJECT + "api-keys/", {"label": "planted"}),
+        ("DELETE", PROJECT + "api-keys/{key_id}/", None),
+    ]
+    for method, template, body in org_routes:
+        route = template.split("?")[0]
+        out.append((method, route, template.format_map(ids), body))
+        if "{project_id}" in template:  # the attacker's own org in the path, the victim's project
+            out.append((method, route, template.format_map(own_project), body))
+    # the attacker's own org and project in the path, the victim's key id
+    out.append(
+        ("DELETE", PROJECT + "api-keys/{key_id}/", (PROJECT + "api-keys/{key_id}/").format_map(own_key_path), None)
+    )
+    return out
+
+
+def requests_scoped_by_the_key(victim: Victim) -> list[tuple[str, str, Any]]:
+    """Routes that name no id: the key's own project answers, with the victim's user id and words in the call."""
+    alice = {"user_id": "alice"}
+    return [
+        ("GET", "/v1/ping/", None),
+        ("GET", "/v1/entities/", None),
+        ("GET", "/v2/entities/{entity_type}/{entity_id}/".format(entity_type="user", entity_id="alice"), None),
+        ("GET", "/v1/events/", None),
+        ("POST", "/v1/exports/", {"schema": {"type": "object"}, "filters": alice}),
+        ("POST", "/v1/summary/", {"filters": alice}),
+        ("GET", "/v1/stats/", None),
+        ("POST", "/v3/memories/search/", {"query": "vault code", "filters": alice, "threshold": 0.0}),
+        ("POST", "/v2/memories/search/", {"query": "vault code", "filters": alice, "threshold": 0.0}),
+        ("POST", "/v1/memories/search/", {"query": "vault code", "user_id": "alice", "threshold": 0.0}),
+        ("POST", "/v3/memories/", {"filters": alice}),
+        ("POST", "/v2/memories/", {"filters": alice}),
+        ("GET", "/v1/memories/?user_id=alice", None),
+        ("GET", "/api/v1/orgs/organizations/", None),
+        ("POST", "/v3/memories/add/", {"messages": [{"role": "user", "content": "mine"}], **alice, "infer": False}),
+        ("POST", "/v1/memories/", {"messages": [{"role": "user", "content": "mine too"}], **alice, "infer": False}),
+        ("POST", "/api/v1/orgs/organizations/", {"name": "attacker's second org"}),
+        ("DELETE", "/v2/entities/{entity_type}/{entity_id}/".format(entity_type="user", entity_id="alice"), None),
+        ("DELETE", "/v1/memories/?user_id=*&agent_id=*&app_id=*&run_id=*", None),
+    ]
+
+
+def snapshot(server: Server, victim: Victim) -> dict[str, Any]:
+    """Everything the victim's owner can read that an attack could change."""
+    http = httpx.Client(base_url=server.url, headers=victim.owner.headers)
+    project = project_path(victim.owner)
+    keys = [{k: v for k, v in key.items() if k != "last_used_at"} for key in http.get(project + "api-keys/").json()]
+    event = http.get(f"/v1/event/{victim.event_id}/").json()
+    return {
+        "org": http.get(ORG.format(org_id=victim.owner.org_id)).json(),
+        "org members": http.get(ORG.format(org_id=victim.owner.org_id) + "members/").json(),
+        "projects": http.get(ORG.format(org_id=victim.owner.org_id) + "projects/").json(),
+        "project": http.get(project).json(),
+        "project members": http.get(project + "members/").json(),
+        "keys": keys,
+        "memories": http.post("/v3/memories/", json={"filters": {"user_id": "alice"}}).json(),
+        "history": http.get(f"/v1/memories/{victim.memory_id}/history/").json(),
+        "event": {k: event[k] for k in ("status", "results")},
+        "export": http.post("/v1/exports/get/", json={"memory_export_id": victim.export_id}).json(),
+        "entities": http.get("/v1/entities/").json()["results"],
+    }
+
+
+def test_every_platform_route_is_covered_here(server: Server, victim: Victim, attackers: list[Attacker]) -> None:
+    spec = httpx.get(f"{server.url}/openapi.json").json()
+    platform = {
+        (method.upper(), path)
+        for path, methods in spec["paths"].items()
+        if path.startswith(("/v1/", "/v2/", "/v3/", "/api/v1/"))
+        for method in methods
+    }
+    named = {(m, route) for m, route, _, _ in requests_naming_the_victim(victim, attackers[0].tenant)}
+    scoped = {(m, path.split("?")[0]) for m, path, _ in requests_scoped_by_the_key(victim)}
+    scoped |= {
+        ("GET", "/v2/entities/{entity_type}/{entity_id}/"),
+        ("DELETE", "/v2/entities/{entity_type}/{entity_id}/"),
+    }
+    assert platform <= named | scoped, sorted(platform - named - scoped)
+
+
+def test_no_key_from_outside_reaches_changes_or_sees_the_victim(
+    server: Server, victim: Victim, attackers: list[Attacker]
+) -> None:
+    before = snapshot(server, victim)
+    assert SECRET in str(before["memories"]) and before["keys"]
+    victim_ids = [victim.memory_id, victim.event_id, victim.export_id, victim.key_id, victim.owner.project_id]
+    for attacker in attackers:
+        http = httpx.Client(base_url=server.url, headers=attacker.tenant.headers)
+        for method, _route, path, body in requests_naming_the_victim(victim, attacker.tenant):
+            response = http.request(method, path, json=body)
+            where = (attacker.name, method, path, response.status_code, response.text)
+            assert response.status_code in (403, 404), where
+            assert SECRET not in response.text and victim.reader_email not in response.text, where
+        for method, path, body in requests_scoped_by_the_key(victim):
+            response = http.request(method, path, json=body)
+            where = (attacker.name, method, path, response.status_code, response.text)
+            assert response.status_code < 500, where
+            assert SECRET not in response.text, where
+            assert not any(victim_id in response.text for victim_id in victim_ids), where
+            assert victim.owner.org_id not in response.text, where
+
+    assert snapshot(server, victim) == before
+    assert httpx.get(f"{server.url}/v1/ping/", headers=victim.owner.headers).json()["project_id"] == (
+        victim.owner.project_id
+    )
