@@ -127,3 +127,16 @@ def test_dropping_a_namespace_deletes_it_and_reopening_keeps_the_others(
         hits = reopened.memories("proj_kept").search(SearchCommand("stay", ALICE))
         assert [r.record.id for r in hits] == [kept]  # the index is rebuilt from the records
         assert reopened.memories("proj_gone").get_all(ALICE) == []
+
+
+def test_reembedding_reaches_every_stored_namespace_even_those_not_opened_yet(
+    make: Callable[[], AbstractContextManager[MemoryNamespaces]],
+) -> None:
+    with make() as namespaces:
+        add(namespaces, "proj_a", "I like tea")
+        add(namespaces, "proj_b", "I ride a bike")
+        add(namespaces, "proj_b", "I live in Porto")
+        namespaces.drop("proj_b")
+        add(namespaces, "proj_c", "I play chess")
+    with make() as reopened:  # a new process: nothing open yet (the embedder changed through /configure)
+        assert reopened.reembed_all() == 2

@@ -323,6 +323,22 @@ def test_given_add_update_delete_when_history_is_read_then_entries_come_oldest_f
     assert store.history(new_id()) == []
 
 
+def test_given_a_memory_moved_back_in_time_when_history_is_read_then_entries_keep_their_write_order(
+    store: MemoryStore,
+):
+    original = record("I moved to Lisbon.")
+    add = add_entry(original, at=T0)
+    store.insert([original], vectors(1), [add])
+    earlier = original.changed(created_at=T0 - timedelta(days=400), updated_at=T0 + timedelta(hours=1))
+    moved = replace(HistoryEntry.of(Event.UPDATE, earlier, original.text, original.text), updated_at=earlier.updated_at)
+
+    store.replace(earlier, None, moved)
+
+    assert store.get(original.id) == earlier
+    assert [h.id for h in store.history(original.id)] == [add.id, moved.id]
+    assert [r.id for r in store.find(parse({"created_at": {"lt": T0.isoformat()}}))] == [original.id]
+
+
 # ---- find / count --------------------------------------------------------------------------------------
 
 

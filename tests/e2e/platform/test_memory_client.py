@@ -80,9 +80,14 @@ def test_get_update_history_delete(server: Server, tenant: Tenant) -> None:
     assert client.get(memory_id)["expiration_date"] == "2999-01-01"
     client.update(memory_id, expiration_date=None)  # an explicit null clears
     assert client.get(memory_id)["expiration_date"] is None
+    # a timestamp alone moves when the memory happened; date filters see the new day
+    client.update(memory_id, timestamp=1_700_000_000)  # 2023-11-14T22:13:20Z
+    assert client.get(memory_id)["created_at"].startswith("2023-11-14T22:13:20")
+    dated = client.get_all(filters={"AND": [{"user_id": "alice"}, {"created_at": {"lt": "2024-01-01"}}]})
+    assert [m["id"] for m in dated["results"]] == [memory_id]
 
     history = client.history(memory_id)
-    assert [h["event"] for h in history] == ["ADD", "UPDATE", "UPDATE", "UPDATE"]
+    assert [h["event"] for h in history] == ["ADD", "UPDATE", "UPDATE", "UPDATE", "UPDATE"]
     assert (history[1]["old_memory"], history[1]["new_memory"]) == ("I play the cello", "I play the viola")
     assert history[0]["input"] == [{"role": "user", "content": "I play the cello"}]
 

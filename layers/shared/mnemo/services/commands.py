@@ -63,3 +63,4 @@ class UpdateCommand:
     text: str | None = None
     metadata: dict[str, Any] | None = None
     expiration_date: Any = UNSET  # a date, None to clear, or UNSET to keep
+    created_at: datetime | None = None  # when what the memory says happened (the platform's `timestamp`)

@@ -309,7 +309,12 @@ class MemoryService:
     # ---- change -------------------------------------------------------------------------------------
 
     def update(self, command: UpdateCommand) -> MemoryRecord:
-        if command.text is None and command.metadata is None and command.expiration_date is UNSET:
+        if (
+            command.text is None
+            and command.metadata is None
+            and command.expiration_date is UNSET
+            and command.created_at is None
+        ):
             raise ValidationError("At least one of text, metadata, or expiration_date must be provided.")
         if command.text is not None and not command.text.strip():
             raise ValidationError("text must not be empty.")
@@ -320,6 +325,8 @@ class MemoryService:
                 changes["metadata"] = {**current.metadata, **strip_identity(command.metadata)}
             if command.expiration_date is not UNSET:
                 changes["expiration_date"] = command.expiration_date
+            if command.created_at is not None:
+                changes["created_at"] = command.created_at
             updated = current.changed(**changes)
             vector: Vectors | None = None
             if command.text is not None and command.text.strip() != current.text:

@@ -214,8 +214,9 @@ def record_of(item: Item) -> MemoryRecord:
 
 
 def history_item(entry: HistoryEntry, seq: int, ns: str = "") -> Item:
-    """Kept in the memory's partition, sorted oldest first; deleting the memory item leaves them."""
-    sort = f"{HISTORY_PREFIX}{iso(entry.created_at)}#{iso(entry.updated_at)}#{seq:020d}#{entry.id}"
+    """Kept in the memory's partition, in the order they were written (a `timestamp` update may move the
+    memory's created_at, never its history); deleting the memory item leaves them."""
+    sort = f"{HISTORY_PREFIX}{iso(entry.updated_at)}#{seq:020d}#{entry.id}"
     item: Item = {
         **key(memory_pk(entry.memory_id, ns), sort),
         "id": {"S": entry.id},

@@ -198,7 +198,7 @@ class SqliteMemoryStore:
     def history(self, memory_id: str) -> list[HistoryEntry]:
         rows = self._db.read().execute(
             "SELECT id, memory_id, event, old_memory, new_memory, created_at, updated_at, actor_id, role, "
-            "is_deleted FROM history WHERE memory_id = ? ORDER BY created_at, updated_at, seq",
+            "is_deleted FROM history WHERE memory_id = ? ORDER BY seq",
             (memory_id,),
         )
         return [

@@ -67,10 +67,16 @@ class SqliteMemoryNamespaces:
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
 
+    def stored_namespaces(self) -> list[str]:
+        """Every namespace with a file under the root, open in this process or not."""
+        suffix = ".sqlite3"
+        found = (p.name[: -len(suffix)] for p in self.root.glob(f"*{suffix}")) if self.root.is_dir() else ()
+        return sorted(name for name in found if _SAFE.match(name))
+
     def reembed_all(self) -> int:
-        with self._lock:
-            services = [service for _db, service in self._open.values()]
-        return sum(service.reembed_all() for service in services)
+        """Every stored namespace, not only the open ones: a namespace opened later would otherwise keep the
+        vectors of the old embedder when the new one has the same dimension."""
+        return sum(self.memories(namespace).reembed_all() for namespace in self.stored_namespaces())
 
     def close(self) -> None:
         with self._lock:

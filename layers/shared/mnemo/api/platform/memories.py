@@ -233,8 +233,9 @@ def update_memory(memory_id: str, body: UpdateBody, caller: Owner, platform: Pla
     moment = timestamp_of(body.timestamp)
     if body.text is None and body.metadata is None and expiration is UNSET and moment is None:
         raise ValidationError("At least one of text, metadata, expiration_date or timestamp must be provided.")
-    if body.text is not None or body.metadata is not None or expiration is not UNSET:
-        engine.update(UpdateCommand(memory_id, text=body.text, metadata=body.metadata, expiration_date=expiration))
+    engine.update(
+        UpdateCommand(memory_id, text=body.text, metadata=body.metadata, expiration_date=expiration, created_at=moment)
+    )
     return memory_view(engine.get(memory_id))
 
 
