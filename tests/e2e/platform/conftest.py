@@ -16,6 +16,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,12 +32,14 @@ from mnemo.domain.tenancy import EventStatus
 from mnemo.services.platform.services import PlatformServices
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
+from tests.support.aws_backend import aws_backend
 
 
 @dataclass
 class Server:
     url: str
     container: Container
+    backend: str = "local"
 
     @property
     def platform(self) -> PlatformServices:
@@ -62,13 +65,9 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def server(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    data_dir: Path = tmp_path_factory.mktemp("platform") / "data"
-    container = bootstrap(
-        Settings(data_dir=data_dir, jwt_secret=SecretStr("x" * 40), argon2_memory_kib=64, argon2_time_cost=1),
-        CachedModelRegistry(embedder),
-    )
+@contextmanager
+def serving(container: Container) -> Iterator[str]:
+    """The whole app under uvicorn on a loopback port, in a thread; yields its base URL."""
     port = free_port()
     config = uvicorn.Config(create_app(container), host="127.0.0.1", port=port, log_level="warning")
     running = uvicorn.Server(config)
@@ -79,11 +78,32 @@ def server(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
         time.sleep(0.02)
     try:
-        yield Server(f"http://127.0.0.1:{port}", container)
+        yield f"http://127.0.0.1:{port}"
     finally:
         running.should_exit = True
         thread.join(timeout=15)
+
+
+@contextmanager
+def local_backend(embedder: Any, root: Path) -> Iterator[Container]:
+    container = bootstrap(
+        Settings(data_dir=root / "data", jwt_secret=SecretStr("x" * 40), argon2_memory_kib=64, argon2_time_cost=1),
+        CachedModelRegistry(embedder),
+    )
+    try:
+        yield container
+    finally:
         container.close()
+
+
+@pytest.fixture(scope="module", params=["local", "aws"])
+def server(request: pytest.FixtureRequest, embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The platform on each backend: the embedded one, and the AWS composition (DynamoDB, SQS and the ingest
+    worker's Lambda handler under moto; see tests/support/aws_backend.py)."""
+    root = tmp_path_factory.mktemp(f"platform-{request.param}")
+    backend = local_backend if request.param == "local" else aws_backend
+    with backend(embedder, root) as container, serving(container) as url:
+        yield Server(url, container, request.param)
 
 
 def new_tenant(server: Server, name: str = "acme") -> Tenant:

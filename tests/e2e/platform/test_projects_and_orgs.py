@@ -116,12 +116,11 @@ def test_projects_and_orgs_are_created_listed_and_deleted_with_their_data(server
     other = MemoryClient(api_key=key, host=server.url)
     assert other.project_id == second
     memory = other.add("I test things here", user_id="u", infer=False)["results"][0]["id"]
-    namespace_file = server.platform.namespaces.path_of(second)  # type: ignore[attr-defined]
-    assert namespace_file.exists()
+    assert second in server.platform.namespaces.stored_namespaces()
     assert http.delete(org_path + f"projects/{second}/").json() == {
         "message": "Project and related data deleted successfully."
     }
-    assert not namespace_file.exists()
+    assert second not in server.platform.namespaces.stored_namespaces()
     assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {key}"}).status_code == 401
     assert http.get(org_path + f"projects/{second}/").status_code == 404
     assert server.platform.memories.store.events_of_project(second, 10, 0) == []

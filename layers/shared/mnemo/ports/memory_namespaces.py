@@ -23,6 +23,10 @@ class MemoryNamespaces(Protocol):
         """Delete every memory, history entry and index entry of the namespace, for good."""
         ...
 
+    def stored_namespaces(self) -> list[str]:
+        """Every namespace that holds records, open in this process or not (maintenance: it may scan)."""
+        ...
+
     def reembed_all(self) -> int:
         """Embed every memory of every namespace again (the embedder changed)."""
         ...

@@ -1,0 +1,158 @@
+"""The AWS composition served in one test process, under moto: the container `bootstrap()` builds from the
+environment template.yaml gives the functions (DynamoDB tables, the SQS FIFO ingest queue, SSM secrets), and a
+thread that does what Lambda's SQS event source does for the ingest worker — receive a batch, invoke
+functions/ingest_worker/app.py's handler, delete what it did not report failed.
+
+No OpenSearch here: each index (the main one and one per project) is an in-process index, shared by the HTTP
+container and the worker as OpenSearch is. moto's backends are not thread-safe, so every AWS call of the process
+takes one lock while this backend runs (the server answers on several threads, the worker on its own).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from botocore.client import BaseClient
+from moto import mock_aws
+
+from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
+from mnemo.bootstrap import Container, bootstrap
+from mnemo.ports.embedder import Embedder
+from mnemo.ports.memory_index import MemoryIndex
+from tests.support import moto_aws
+from tests.support.lambda_aws import BedrockAsLocalCatalog, FakeLambdaContext, Stack, create_stack, environment
+
+
+class InProcessIndexes:
+    """One LocalMemoryIndex per index name, each in its own SQLite file: the stand-in for OpenSearch."""
+
+    def __init__(self, root: Path, dimension: int) -> None:
+        self._root = root
+        self._dimension = dimension
+        self._open: dict[str, tuple[Database, LocalMemoryIndex]] = {}
+        self._lock = threading.Lock()
+
+    def named(self, name: str) -> MemoryIndex:
+        with self._lock:
+            if name not in self._open:
+                database = Database(self._root / f"{name}.index.sqlite3")
+                self._open[name] = (database, LocalMemoryIndex(database, self._dimension))
+            return self._open[name][1]
+
+    def close(self) -> None:
+        with self._lock:
+            for database, _index in self._open.values():
+                database.close()
+            self._open.clear()
+
+
+@contextmanager
+def one_aws_call_at_a_time() -> Iterator[None]:
+    original = BaseClient._make_api_call
+    lock = threading.RLock()
+
+    def serialized(self: BaseClient, operation_name: str, api_params: dict[str, Any]) -> Any:
+        with lock:
+            return original(self, operation_name, api_params)
+
+    BaseClient._make_api_call = serialized
+    try:
+        yield
+    finally:
+        BaseClient._make_api_call = original
+
+
+class QueueDrain:
+    """Lambda's SQS event source for the ingest worker, as a thread: batches of up to 5, failures left on the
+    queue (they come back after the visibility timeout, as on AWS)."""
+
+    def __init__(self, stack: Stack, worker: Any) -> None:
+        self._stack = stack
+        self._worker = worker
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="ingest-queue-drain", daemon=True)
+        self.errors: list[BaseException] = []
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        sqs = moto_aws.client("sqs")
+        arn = sqs.get_queue_attributes(QueueUrl=self._stack.queue_url, AttributeNames=["QueueArn"])["Attributes"][
+            "QueueArn"
+        ]
+        while not self._stop.is_set():
+            try:
+                reply = sqs.receive_message(
+                    QueueUrl=self._stack.queue_url, MaxNumberOfMessages=5, AttributeNames=["All"], WaitTimeSeconds=0
+                )
+                messages = reply.get("Messages", [])
+                if not messages:
+                    self._stop.wait(0.02)
+                    continue
+                records = [sqs_record(message, arn) for message in messages]
+                response = self._worker.handler({"Records": records}, FakeLambdaContext(function_name="ingest"))
+                failed = {failure["itemIdentifier"] for failure in response["batchItemFailures"]}
+                for message in messages:
+                    if message["MessageId"] not in failed:
+                        sqs.delete_message(QueueUrl=self._stack.queue_url, ReceiptHandle=message["ReceiptHandle"])
+            except Exception as exc:  # kept for the test to see; the loop goes on
+                self.errors.append(exc)
+                self._stop.wait(0.1)
+
+
+def sqs_record(message: dict[str, Any], queue_arn: str) -> dict[str, Any]:
+    """An SQS message as the event source hands it to a function."""
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": message["Attributes"],
+        "messageAttributes": {},
+        "md5OfBody": message["MD5OfBody"],
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": moto_aws.REGION,
+    }
+
+
+@contextmanager
+def aws_backend(embedder: Embedder, root: Path) -> Iterator[Container]:
+    """The HTTP container of MNEMO_BACKEND=aws, with the ingest worker draining its queue."""
+    with mock_aws(), one_aws_call_at_a_time():
+        stack = create_stack()
+        with environment(stack.env):
+            indexes = InProcessIndexes(root, embedder.dimension)
+            catalog = BedrockAsLocalCatalog(embedder)
+
+            def build(serves_http: bool) -> Container:
+                return bootstrap(
+                    catalog=catalog,
+                    serves_http=serves_http,
+                    index=indexes.named("main"),
+                    namespace_index=indexes.named,
+                )
+
+            worker = importlib.import_module("functions.ingest_worker.app")
+            worker.container.reset(lambda: build(False))
+            container = build(True)
+            drain = QueueDrain(stack, worker)
+            drain.start()
+            try:
+                yield container
+            finally:
+                drain.stop()
+                worker.container.reset()
+                container.close()
+                indexes.close()
+            assert not drain.errors, drain.errors
