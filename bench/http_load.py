@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +71,8 @@ class Connection:
     """A minimal HTTP/1.1 keep-alive client for JSON requests: the load generator shares the server's two cores,
     so it must cost far less per request than a general-purpose client (httpx spends ~1.3 ms of CPU on each)."""
 
-    def __init__(self, host: str, port: int, api_key: str) -> None:
-        self.host, self.port, self.api_key = host, port, api_key
+    def __init__(self, host: str, port: int, auth_header: str) -> None:
+        self.host, self.port, self.auth_header = host, port, auth_header
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
@@ -82,7 +83,7 @@ class Connection:
         payload = json.dumps(body).encode()
         head = (
             f"{method} {path} HTTP/1.1\r\nhost: {self.host}\r\ncontent-type: application/json\r\n"
-            f"x-api-key: {self.api_key}\r\n"
+            f"{self.auth_header}\r\n"
             f"content-length: {len(payload)}\r\n\r\n"
         )
         self.writer.write(head.encode() + payload)
@@ -112,7 +113,7 @@ class Connection:
 
 
 async def _drive(
-    base: str, api_key: str, clients: int, seconds: float, make_request: Any, rng: random.Random
+    base: str, auth_header: str, clients: int, seconds: float, make_request: Any, rng: random.Random
 ) -> dict[str, Any]:
     latencies: list[float] = []
     errors: list[str] = []
@@ -120,7 +121,7 @@ async def _drive(
     deadline = time.perf_counter() + seconds
 
     async def worker(worker_id: int) -> None:
-        connection = Connection(host, int(port), api_key)
+        connection = Connection(host, int(port), auth_header)
         sequence = 0
         try:
             while time.perf_counter() < deadline:
@@ -153,22 +154,72 @@ async def _drive(
     }
 
 
+@dataclass(frozen=True)
+class Surface:
+    """The routes a benchmark drives: the self-hosted server's, or the platform API's (the mem0ai client's)."""
+
+    name: str
+    auth: str  # what the result records about authentication
+    add_path: str
+    search_path: str
+
+    def search_body(self, user: str, question: str) -> dict[str, Any]:
+        return {"query": question, "filters": {"user_id": user}, "top_k": 10}
+
+
+SURFACES = {
+    "selfhosted": Surface("selfhosted", "X-API-Key (a per-user m0sk_ key), request log on", "/memories", "/search"),
+    "platform": Surface(
+        "platform",
+        "Authorization: Token (a project key made by mnemo platform bootstrap), request log on",
+        "/v3/memories/add/",
+        "/v3/memories/search/",
+    ),
+}
+
+
+def selfhosted_credentials(client: httpx.Client) -> str:
+    """Authentication stays on, as deployed: the first admin registers and makes a per-user API key."""
+    admin = {"name": "Bench", "email": "bench@example.com", "password": secrets.token_urlsafe(16)}
+    token = client.post("/auth/register", json=admin).raise_for_status().json()["access_token"]
+    created = client.post("/api-keys", json={"label": "bench"}, headers={"Authorization": f"Bearer {token}"})
+    return f"x-api-key: {created.raise_for_status().json()['key']}"
+
+
+def platform_credentials(data_dir: Path) -> str:
+    """A tenant started as an operator starts one (before the server runs): its project key."""
+    mnemo = Path(sys.executable).with_name("mnemo")
+    tenant = ["--email", "bench@example.com", "--org", "Bench", "--json"]
+    done = subprocess.run(
+        [str(mnemo), "platform", "bootstrap", "--data-dir", str(data_dir), *tenant],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return f"authorization: Token {json.loads(done.stdout)['api_key']}"
+
+
 def run(
-    clients: int = 16, seconds: float = 60.0, preload: int = 5_000, users: int = 100, seed: int = 5
+    clients: int = 16,
+    seconds: float = 60.0,
+    preload: int = 5_000,
+    users: int = 100,
+    seed: int = 5,
+    surface: str = "selfhosted",
 ) -> dict[str, Any]:
+    routes = SURFACES[surface]
     items = generate(preload + 200_000, users, seed=seed)
     data_dir = Path(tempfile.mkdtemp(prefix="mnemo-http-bench-"))
     port = free_port()
+    platform_auth = platform_credentials(data_dir) if surface == "platform" else None
     server = start_server(data_dir, port)
     base = f"http://127.0.0.1:{port}"
     try:
         with httpx.Client(base_url=base, timeout=120) as client:
-            # Authentication stays on, as deployed: the first admin registers and makes a per-user API key.
-            admin = {"name": "Bench", "email": "bench@example.com", "password": secrets.token_urlsafe(16)}
-            token = client.post("/auth/register", json=admin).raise_for_status().json()["access_token"]
-            created = client.post("/api-keys", json={"label": "bench"}, headers={"Authorization": f"Bearer {token}"})
-            api_key = created.raise_for_status().json()["key"]
-            client.headers["X-API-Key"] = api_key
+            auth_header = platform_auth or selfhosted_credentials(client)
+            name, _, value = auth_header.partition(": ")
+            client.headers[name] = value
             by_user: dict[str, list[str]] = {}
             for item in items[:preload]:
                 by_user.setdefault(item.user_id, []).append(item.text)
@@ -176,33 +227,34 @@ def run(
                 for start in range(0, len(texts), 100):
                     messages = [{"role": "user", "content": t} for t in texts[start : start + 100]]
                     client.post(
-                        "/memories", json={"messages": messages, "user_id": user, "infer": False}
+                        routes.add_path, json={"messages": messages, "user_id": user, "infer": False}
                     ).raise_for_status()
         questions = [(i.user_id, i.question) for i in items[:preload]]
         fresh = iter(items[preload:])
 
         def search(_worker: int, _n: int, rng: random.Random) -> tuple[str, str, dict[str, Any]]:
             user, question = rng.choice(questions)
-            return "POST", "/search", {"query": question, "filters": {"user_id": user}, "top_k": 10}
+            return "POST", routes.search_path, routes.search_body(user, question)
 
         def add(_worker: int, _n: int, _rng: random.Random) -> tuple[str, str, dict[str, Any]]:
             item = next(fresh)
             body = {"messages": [{"role": "user", "content": item.text}], "user_id": item.user_id, "infer": False}
-            return "POST", "/memories", body
+            return "POST", routes.add_path, body
 
         rng = random.Random(seed)
 
         def measured(make_request: Any) -> dict[str, Any]:
             before = process_cpu_seconds(server.pid)
-            figures = asyncio.run(_drive(base, api_key, clients, seconds, make_request, rng))
+            figures = asyncio.run(_drive(base, auth_header, clients, seconds, make_request, rng))
             spent = process_cpu_seconds(server.pid) - before
             figures["server_cpu_ms_per_request"] = round(1000 * spent / max(1, figures["requests"]), 3)
             return figures
 
         result = {
+            "surface": surface,
             "clients": clients,
             "preloaded": preload,
-            "auth": "X-API-Key (a per-user m0sk_ key), request log on",
+            "auth": routes.auth,
             "search": measured(search),
             "add": measured(add),
         }

@@ -86,8 +86,9 @@ def engine_rows(data: dict[str, Any]) -> list[str]:
 
 def http_rows(data: dict[str, Any]) -> list[str]:
     f = data["figures"]
+    routes = "platform API (/v3/memories/…)" if f.get("surface") == "platform" else "self-hosted API"
     rows = [
-        f"| HTTP, {f['clients']} clients, {f['preloaded']} memories preloaded | requests/s | "
+        f"| HTTP {routes}, {f['clients']} clients, {f['preloaded']} memories preloaded | requests/s | "
         "p50 / p95 / p99 ms | errors |",
         "|---|---|---|---|",
     ]
@@ -172,7 +173,8 @@ def main() -> None:
         sections += [*engine_rows(engine), ""]
         plot(engine)
         sections.append("![search latency](results/search_latency.png)\n")
-    for name, rows in (("http", http_rows), ("locomo", locomo_rows), ("lambda", lambda_rows)):
+    parts = (("http", http_rows), ("http-platform", http_rows), ("locomo", locomo_rows), ("lambda", lambda_rows))
+    for name, rows in parts:
         data = load(name)
         if data:
             sections += [*rows(data), ""]

@@ -1,4 +1,4 @@
-"""Run the benchmarks and record them: `python -m bench.run [--quick] [--only engine,http,locomo,lambda]`.
+"""Run the benchmarks and record them: `python -m bench.run [--quick] [--only engine,http,http-platform,locomo,lambda]`.
 
 Writes bench/results/<name>.json (machine, date, commit, every figure) and bench/results/search_latency.png.
 bench/report.py turns the JSON into the table in bench/README.md.
@@ -74,6 +74,12 @@ def run_http(quick: bool) -> dict[str, Any]:
     return http_load.run(seconds=10 if quick else 60, preload=1_000 if quick else 5_000)
 
 
+def run_http_platform(quick: bool) -> dict[str, Any]:
+    from bench import http_load
+
+    return http_load.run(seconds=10 if quick else 60, preload=1_000 if quick else 5_000, surface="platform")
+
+
 def run_locomo(quick: bool) -> dict[str, Any]:
     from mnemo.evaluation import locomo
 
@@ -92,12 +98,15 @@ def run_lambda(quick: bool) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run")
     parser.add_argument("--quick", action="store_true", help="Small sizes and short runs, for a smoke test.")
-    parser.add_argument("--only", default="engine,http,locomo,lambda", help="Comma-separated parts to run.")
+    parser.add_argument(
+        "--only", default="engine,http,http-platform,locomo,lambda", help="Comma-separated parts to run."
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parts: dict[str, Callable[[bool], dict[str, Any]]] = {
         "engine": run_engine,
         "http": run_http,
+        "http-platform": run_http_platform,
         "locomo": run_locomo,
         "lambda": run_lambda,
     }

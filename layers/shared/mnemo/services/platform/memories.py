@@ -156,10 +156,13 @@ class ProjectMemories:
         return event
 
     def add_now(self, project: Project, request: AddRequest) -> tuple[PlatformEvent, list[dict[str, Any]]]:
-        event = self._new_event(project.id, ADD, with_project_settings(request, project).payload())
-        self.store.save_event(event)
-        finished = self.process(project.id, event.id, reraise=True)
-        assert finished is not None  # the project exists: the caller's key was just checked against it
+        """A synchronous add (infer=false): the caller waits for it, so only its end is stored (one event
+        write, not three: nothing was acknowledged before it is done)."""
+        started = self._clock()
+        event = self._new_event(project.id, ADD, with_project_settings(request, project).payload()).changed(
+            status=EventStatus.RUNNING, started_at=started, updated_at=started
+        )
+        finished = self._run(project.id, event, reraise=True)
         return finished, finished.results
 
     def process(self, project_id: str, event_id: str, *, reraise: bool = False) -> PlatformEvent | None:
@@ -173,24 +176,30 @@ class ProjectMemories:
         started = self._clock()
         event = event.changed(status=EventStatus.RUNNING, started_at=started, updated_at=started)
         self.store.save_event(event)
+        return self._run(project_id, event, reraise=reraise)
+
+    def _run(self, project_id: str, event: PlatformEvent, *, reraise: bool) -> PlatformEvent:
+        """Add what a RUNNING event asks, then store how it ended: SUCCEEDED with its results, or FAILED."""
         try:
             results = self.engine(project_id).add(AddRequest.from_payload(event.payload).command())
         except Exception as exc:  # the worker must survive any job; the event says what went wrong
             if not isinstance(exc, MnemoError):
-                log.exception("add event %s of project %s failed", event_id, project_id)
+                log.exception("add event %s of project %s failed", event.id, project_id)
             error = exc.message if isinstance(exc, MnemoError) else f"{type(exc).__name__}: {exc}"
             moment = self._clock()
-            self.store.save_event(
-                event.changed(status=EventStatus.FAILED, error=error, completed_at=moment, updated_at=moment)
-            )
+            failed = event.changed(status=EventStatus.FAILED, error=error, completed_at=moment, updated_at=moment)
+            self.store.save_event(failed)
             if reraise:
                 raise
-            return self.store.get_event(project_id, event_id)
-        else:
-            finished = event.changed(status=EventStatus.SUCCEEDED, results=[add_result_view(r) for r in results])
-            self.store.bump_counter(project_id, "add_events")
+            return failed
+        self.store.bump_counter(project_id, "add_events")
         moment = self._clock()
-        finished = finished.changed(completed_at=moment, updated_at=moment)
+        finished = event.changed(
+            status=EventStatus.SUCCEEDED,
+            results=[add_result_view(r) for r in results],
+            completed_at=moment,
+            updated_at=moment,
+        )
         self.store.save_event(finished)
         return finished
 
