@@ -152,6 +152,9 @@ def requests_scoped_by_the_key(victim: Victim) -> list[tuple[str, str, Any]]:
         ("POST", "/v1/memories/", {"messages": [{"role": "user", "content": "mine too"}], **alice, "infer": False}),
         ("POST", "/api/v1/orgs/organizations/", {"name": "attacker's second org"}),
         ("DELETE", "/v2/entities/{entity_type}/{entity_id}/".format(entity_type="user", entity_id="alice"), None),
+        ("GET", "/v1/memories/user/alice/", None),
+        ("GET", "/v1/entities/filters/", None),
+        ("DELETE", "/v1/entities/user/alice/", None),
         ("DELETE", "/v1/memories/?user_id=*&agent_id=*&app_id=*&run_id=*", None),
     ]
 
@@ -190,6 +193,8 @@ def test_every_platform_route_is_covered_here(server: Server, victim: Victim, at
     scoped |= {
         ("GET", "/v2/entities/{entity_type}/{entity_id}/"),
         ("DELETE", "/v2/entities/{entity_type}/{entity_id}/"),
+        ("GET", "/v1/memories/{entity_type}/{entity_id}/"),
+        ("DELETE", "/v1/entities/{entity_type}/{entity_id}/"),
     }
     assert platform <= named | scoped, sorted(platform - named - scoped)
 

@@ -260,6 +260,30 @@ def memory_history(memory_id: str, caller: Caller, platform: Platform) -> list[d
     return [history_view(e, record) for e in entries]
 
 
+ENTITY_FIELDS = {"user": "user_id", "agent": "agent_id", "app": "app_id", "run": "run_id"}
+
+
+@router.get(
+    "/v1/memories/{entity_type}/{entity_id}/",
+    summary="The memories of one user, agent, app or run (legacy v1: a bare array, newest first)",
+)
+def entity_memories(
+    request: Request,
+    entity_type: str,
+    entity_id: str,
+    caller: Caller,
+    platform: Platform,
+    page: PageQuery = None,
+    page_size: PageSizeQuery = None,
+) -> Any:
+    field = ENTITY_FIELDS.get(entity_type.removesuffix("s"))
+    if field is None:
+        raise ValidationError("entity_type must be one of user, agent, app or run.")
+    body = ListBody(page_size=page_size or 100)
+    expr = filter_of(None, {field: entity_id})
+    return _list(request, platform, caller, body, expr, page, page_size, paginate=bool(page and page_size))
+
+
 # ---- delete many --------------------------------------------------------------------------------------
 
 

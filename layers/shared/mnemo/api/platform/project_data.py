@@ -15,6 +15,7 @@ from mnemo.domain import filters as f
 from mnemo.domain.entities import EntityCount
 from mnemo.domain.timefmt import iso
 from mnemo.errors import NotFoundError, ValidationError
+from mnemo.services.platform.filters import ALLOWED_KEYS
 from mnemo.services.platform.memories import DELETE
 from mnemo.services.platform.tenancy import PlatformCaller
 
@@ -76,6 +77,26 @@ def list_entities(
     return body
 
 
+EVENT_TYPES = ("ADD", "UPDATE", "DELETE", "SEARCH", "GET_ALL", "GET", "DELETE_ALL", "DELETE_USER")
+
+
+@router.get("/v1/entities/filters/", summary="What the project's memories can be filtered by: the values in use")
+def entity_filters(caller: Caller, platform: Platform) -> dict[str, Any]:
+    engine = platform.memories.engine(caller.project_id)
+    entities = engine.store.count_by_entity()
+    categories = sorted(
+        {c for record in engine.get_all(f.And(()), top_k=None, show_expired=True) for c in record.categories}
+    )
+    return {
+        "event_type": list(EVENT_TYPES),
+        "categories": categories,
+        "users": sorted(e.id for e in entities if e.type.value == "user"),
+        "agents": sorted(e.id for e in entities if e.type.value == "agent"),
+        "runs": sorted(e.id for e in entities if e.type.value == "run"),
+        "parameters": [key for key in ALLOWED_KEYS if key not in ("AND", "OR", "NOT")],
+    }
+
+
 def _entity_type(entity_type: str) -> str:
     if entity_type not in ENTITY_TYPES:
         raise ValidationError("Invalid entity type")
@@ -105,6 +126,11 @@ def get_entity(entity_type: str, entity_id: str, caller: Caller, platform: Platf
 
 
 @router.delete("/v2/entities/{entity_type}/{entity_id}/", summary="Delete an entity: every memory of it")
+@router.delete(
+    "/v1/entities/{entity_type}/{entity_id}/",
+    deprecated=True,
+    summary="Delete an entity (the older clients' route; the id is the `id` that GET /v1/entities/ lists)",
+)
 def delete_entity(entity_type: str, entity_id: str, caller: Owner, platform: Platform) -> dict[str, Any]:
     field = _entity_type(entity_type)
     deleted = delete_matching(platform.memories.engine(caller.project_id), f.Condition(field, "eq", entity_id))
