@@ -1,0 +1,81 @@
+"""Bad input on every platform route, with an OWNER's key: malformed JSON, a body of the wrong kind, fields of
+the wrong type, ids that are not ids. Each answer is a 4xx with a message the client can show — never a 500 —
+and the project's memories are unchanged afterwards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from tests.e2e.platform.conftest import Server, Tenant
+
+WRONG_VALUES: list[Any] = [None, 7, -1, 1e308, "", "x" * 5000, [], [1, "a"], {"AND": "x"}, {"$gt": {}}, True]
+
+
+def platform_routes(server: Server) -> list[tuple[str, str, dict[str, Any]]]:
+    spec = httpx.get(f"{server.url}/openapi.json").json()
+    out = []
+    for path, methods in sorted(spec["paths"].items()):
+        if path.startswith(("/v1/", "/v2/", "/v3/", "/api/v1/")):
+            for method, operation in methods.items():
+                out.append((method.upper(), path, operation))
+    return out
+
+
+def body_fields(spec: dict[str, Any], operation: dict[str, Any]) -> list[str]:
+    content = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+    schema = content.get("schema", {})
+    while "$ref" in schema or "anyOf" in schema:
+        if "anyOf" in schema:
+            schema = next((s for s in schema["anyOf"] if s.get("type") != "null"), {})
+        else:
+            schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    return sorted(schema.get("properties", {}))
+
+
+def assert_clean_4xx(response: httpx.Response, where: Any) -> None:
+    assert 400 <= response.status_code < 500, (where, response.status_code, response.text[:300])
+    body = response.json()
+    message = body.get("detail") or body.get("message") or body.get("error") if isinstance(body, dict) else body
+    assert message, (where, body)
+
+
+def test_every_platform_route_answers_bad_input_with_a_4xx(server: Server, tenant: Tenant) -> None:
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=30)
+    kept = http.post(
+        "/v3/memories/add/",
+        json={"messages": [{"role": "user", "content": "I keep bees"}], "user_id": "alice", "infer": False},
+    ).json()["results"][0]["id"]
+    spec = httpx.get(f"{server.url}/openapi.json").json()
+    ids = {
+        "org_id": tenant.org_id,
+        "project_id": tenant.project_id,
+        "memory_id": "not-a-uuid",
+        "event_id": "not-an-event",
+        "key_id": "not-a-key",
+        "entity_type": "planet",
+        "entity_id": "x",
+    }
+    tried = 0
+    for method, template, operation in platform_routes(server):
+        path = template.format_map(ids)
+        if method in ("POST", "PUT", "PATCH", "DELETE") and "requestBody" in operation:
+            for raw in (b"{not json", b"[1, 2]", b'"text"', b"\xff\xfe"):
+                response = http.request(method, path, content=raw, headers={"content-type": "application/json"})
+                if response.status_code < 300 and method == "DELETE":
+                    continue  # a DELETE whose body is optional may ignore a bad one; it must still not fail
+                assert_clean_4xx(response, (method, template, raw))
+                tried += 1
+            for field in body_fields(spec, operation):
+                for value in WRONG_VALUES:
+                    response = http.request(method, path, json={field: value})
+                    assert response.status_code < 500, (method, template, field, value, response.text[:300])
+                    tried += 1
+        elif "{" in template:  # ids that name nothing (the real org and project would be deleted here)
+            response = http.request(method, template.format_map({**ids, "org_id": "org_x", "project_id": "p"}))
+            assert response.status_code < 500, (method, template, response.text[:300])
+            tried += 1
+    assert tried > 500
+    assert http.get(f"/v1/memories/{kept}/").json()["memory"] == "I keep bees"
+    assert http.get("/v1/ping/").json()["project_id"] == tenant.project_id
