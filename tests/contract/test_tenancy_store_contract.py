@@ -27,6 +27,7 @@ from mnemo.domain.tenancy import (
     PlatformEvent,
     PlatformUser,
     Project,
+    ProjectEntity,
     ProjectKey,
     Role,
 )
@@ -190,6 +191,7 @@ def test_deleting_a_project_deletes_all_its_records_and_no_other(store: TenancyS
         store.save_export(MemoryExport(new_id(), target.id, {}, {}, None, {}, T0))
         store.save_feedback(Feedback("m", target.id, "POSITIVE", None, T0))
         store.bump_counter(target.id, "add_events")
+        store.add_entity(ProjectEntity(target.id, "user", "u1", "U", {}, T0, T0))
     store.delete_project(gone.id)
     assert store.get_project(gone.id) is None
     assert store.project_members(gone.id) == []
@@ -201,3 +203,28 @@ def test_deleting_a_project_deletes_all_its_records_and_no_other(store: TenancyS
     assert store.key_by_hash(f"hash-{kept.id}") is not None
     assert len(store.events_of_project(kept.id, 10, 0)) == 1
     assert store.counters(kept.id) == {"add_events": 1}
+    assert store.entities_of_project(gone.id) == []
+    assert [e.entity_id for e in store.entities_of_project(kept.id)] == ["u1"]
+
+
+def test_entities_are_created_once_listed_by_type_and_id_and_deleted_within_their_project(
+    store: TenancyStore,
+) -> None:
+    alice = user(store, "alice@example.com")
+    acme = org(store, alice)
+    first, second = project(store, acme, alice), project(store, acme, alice)
+    bob = ProjectEntity(first.id, "user", "bob", "Bob B.", {"tier": "gold", "n": 2}, T0, T0)
+    assert store.add_entity(bob)
+    assert store.add_entity(ProjectEntity(first.id, "agent", "chef", "Chef", {}, T0, T0))
+    assert store.add_entity(ProjectEntity(first.id, "user", "ana", "Ana", {}, T0, T0))
+    assert store.add_entity(ProjectEntity(second.id, "user", "bob", "Other Bob", {}, T0, T0))  # another project
+    assert not store.add_entity(ProjectEntity(first.id, "user", "bob", "Impostor", {}, T0, T0))
+
+    listed = store.entities_of_project(first.id)
+    assert [(e.type, e.entity_id) for e in listed] == [("agent", "chef"), ("user", "ana"), ("user", "bob")]
+    assert listed[2] == bob
+    assert not store.delete_entity(second.id, "agent", "chef")
+    assert store.delete_entity(first.id, "user", "bob")
+    assert not store.delete_entity(first.id, "user", "bob")
+    assert [e.entity_id for e in store.entities_of_project(first.id)] == ["chef", "ana"]
+    assert [e.name for e in store.entities_of_project(second.id)] == ["Other Bob"]

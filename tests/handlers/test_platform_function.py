@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from mnemo.services.platform.services import PlatformServices
 from mnemo.services.platform.tenancy import Bootstrapped
 from tests.support import moto_aws
 from tests.support.lambda_aws import (
+    EVENTS,
     BedrockAsLocalCatalog,
     FakeLambdaContext,
     HttpResponse,
@@ -195,3 +197,21 @@ def test_given_an_async_add_when_the_worker_runs_its_message_then_the_event_succ
     texts = [m["memory"] for m in (listed.body["results"] if isinstance(listed.body, dict) else listed.body)]
     assert texts and all(isinstance(t, str) for t in texts)
     assert deployed.call("event_get", tenant="globex", event_id=event_id).status == 404
+
+
+def test_every_sample_event_is_answered_without_a_server_error(deployed: Deployed) -> None:
+    """Each events/platform/ sample, as `sam local invoke` would send it, with a real key, org and project: no
+    5xx, a JSON answer. The project sample deletes a second project of the org; the organization sample, last,
+    deletes the org with every project in it."""
+    tenant = deployed.tenants["globex"]
+    tenancy = deployed.platform().tenancy
+    spare = tenancy.create_project(tenant.org, tenant.user, "Spare")
+    names = sorted(p.stem for p in (EVENTS / "platform").glob("*.json"))
+    for name in [n for n in names if n != "org_delete"] + ["org_delete"]:
+        project = spare.id if name == "project_delete" else tenant.project.id
+        ids = {"org_id": tenant.org.id, "project_id": project, "memory_id": str(uuid.uuid4())}
+        response = deployed.call(name, tenant="globex", **ids)
+        assert response.status < 500, (name, response.status, response.body)
+        assert response.headers["content-type"].startswith("application/json"), name
+    assert tenancy.store.get_project(spare.id) is None
+    assert tenancy.store.get_org(tenant.org.id) is None and tenancy.store.get_project(tenant.project.id) is None

@@ -476,3 +476,20 @@ def test_given_filters_when_asked_whether_they_name_an_entity_then_only_positive
     raw: dict[str, Any] | None, expected: bool
 ):
     assert mentions_entity(parse(raw)) is expected
+
+
+def test_an_entity_id_longer_than_any_stored_one_is_a_400_in_filters_and_scopes() -> None:
+    from mnemo.domain.memory import MAX_ENTITY_ID_LENGTH, Scope
+
+    longest = "u" * MAX_ENTITY_ID_LENGTH
+    assert parse({"user_id": longest}) == Condition("user_id", "eq", longest)
+    assert Scope(user_id=longest).user_id == longest
+    for raw in (
+        {"user_id": longest + "u"},
+        {"agent_id": {"in": ["a", longest + "a"]}},
+        {"AND": [{"run_id": {"ne": longest + "r"}}]},
+    ):
+        with pytest.raises(ValidationError, match="too long"):
+            parse(raw)
+    with pytest.raises(ValidationError, match="app_id is too long"):
+        Scope(user_id="u", app_id=longest + "a")

@@ -10,7 +10,21 @@ import httpx
 
 from tests.e2e.platform.conftest import Server, Tenant
 
-WRONG_VALUES: list[Any] = [None, 7, -1, 1e308, "", "x" * 5000, [], [1, "a"], {"AND": "x"}, {"$gt": {}}, True]
+WRONG_VALUES: list[Any] = [
+    None,
+    7,
+    -1,
+    1e308,
+    "",
+    "x" * 5000,
+    [],
+    [1, "a"],
+    {"AND": "x"},
+    {"$gt": {}},
+    True,
+    {"user_id": "u" * 3000},  # where filters go: an id longer than any database key
+    [{"memory_id": "m" * 3000}],  # where batches go
+]
 
 
 def platform_routes(server: Server) -> list[tuple[str, str, dict[str, Any]]]:
@@ -73,9 +87,11 @@ def test_every_platform_route_answers_bad_input_with_a_4xx(server: Server, tenan
                     assert response.status_code < 500, (method, template, field, value, response.text[:300])
                     tried += 1
         elif "{" in template:  # ids that name nothing (the real org and project would be deleted here)
-            response = http.request(method, template.format_map({**ids, "org_id": "org_x", "project_id": "p"}))
-            assert response.status_code < 500, (method, template, response.text[:300])
-            tried += 1
+            for length in (1, 3000):  # short, and longer than any database key
+                nothing = {name: name[0] * length for name in ids}
+                response = http.request(method, template.format_map({**nothing, "entity_type": "user"}))
+                assert response.status_code < 500, (method, template, length, response.text[:300])
+                tried += 1
     assert tried > 500
     assert http.get(f"/v1/memories/{kept}/").json()["memory"] == "I keep bees"
     assert http.get("/v1/ping/").json()["project_id"] == tenant.project_id

@@ -65,3 +65,52 @@ def test_the_deprecated_entity_delete_takes_the_listed_id(server: Server, tenant
     assert [e["name"] for e in http.get("/v1/entities/").json()["results"]] == ["bob"]
     assert http.get(f"/v1/memories/{kept}/").status_code == 200
     assert http.delete("/v1/entities/planet/mars/").status_code == 400
+
+
+def test_entities_created_explicitly_are_listed_read_and_deleted(server: Server, tenant: Tenant) -> None:
+    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    created = http.post("/v1/users/", json={"user_id": "carol", "name": "Carol C.", "metadata": {"plan": "pro"}})
+    assert created.status_code == 201, created.text
+    body = created.json()
+    assert (body["id"], body["user_id"], body["name"], body["metadata"]) == (
+        "carol",
+        "carol",
+        "Carol C.",
+        {"plan": "pro"},
+    )
+    assert body["project"] == tenant.project_id and body["is_deleted"] is False
+    assert http.post("/v1/agents/", json={"agent_id": "helper"}).json()["name"] == "helper"
+    assert http.post("/v1/apps/", json={"app_id": "mobile"}).status_code == 201
+    assert http.post("/v1/runs/", json={"run_id": "r9"}).status_code == 201
+    again = http.post("/v1/users/", json={"user_id": "carol", "name": "Someone else"})
+    assert again.status_code == 409 and "already exists" in again.json()["detail"]
+
+    listed = http.get("/v1/entities/").json()
+    carol = next(e for e in listed["results"] if e["id"] == "carol")
+    assert (carol["name"], carol["metadata"], carol["total_memories"]) == ("Carol C.", {"plan": "pro"}, 0)
+    assert (listed["total_users"], listed["total_agents"], listed["total_apps"], listed["total_runs"]) == (1, 1, 1, 1)
+
+    add(http, "Carol flies to Oslo for the holidays", user_id="carol")
+    (one,) = http.get("/v2/entities/user/carol/").json()
+    assert (one["name"], one["total_memories"]) == ("Carol C.", 1)  # the name stays, the count follows
+    assert [e["id"] for e in http.get("/v1/entities/").json()["results"] if e["type"] == "user"] == ["carol"]
+
+    deleted = http.delete("/v2/entities/user/carol/")
+    assert deleted.status_code == 200 and deleted.json()["deleted"] == 1
+    assert http.get("/v2/entities/user/carol/").status_code == 404
+    assert "carol" not in [e["id"] for e in http.get("/v1/entities/").json()["results"]]
+    assert http.post("/v1/users/", json={"user_id": "carol"}).status_code == 201  # gone, so new again
+
+
+def test_creating_an_entity_checks_its_input_and_needs_an_owner(server: Server, tenant: Tenant) -> None:
+    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    for body in ({}, {"user_id": ""}, {"user_id": 7}, {"user_id": "u" * 256}, {"user_id": "u", "metadata": [1]}):
+        response = http.post("/v1/users/", json=body)
+        assert response.status_code == 400, (body, response.text)
+    assert http.get("/v2/entities/user/" + "u" * 256 + "/").status_code == 400
+    project = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
+    http.post(project + "members/", json={"email": "entity-reader@example.com", "role": "READER"})
+    reader_key = http.post(project + "api-keys/", json={"email": "entity-reader@example.com"}).json()["api_key"]
+    reader = httpx.Client(base_url=server.url, headers={"Authorization": f"Token {reader_key}"})
+    assert reader.post("/v1/users/", json={"user_id": "dave"}).status_code == 403
+    assert reader.get("/v1/entities/").status_code == 200

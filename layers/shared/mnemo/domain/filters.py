@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
+from mnemo.domain.memory import checked_entity_id
 from mnemo.errors import ValidationError
 
 OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains")
@@ -137,13 +138,23 @@ def _parse_field(field: str, value: Any, where: str, key: str | None = None) -> 
                 raise ValidationError(
                     f"Operator '{op}' is not supported on '{field}' ({where}). Allowed: {', '.join(sorted(allowed))}."
                 )
-            conditions.append(Condition(field, op, _coerce_operand(kind, op, operand, where), key))
+            conditions.append(_checked_ids(Condition(field, op, _coerce_operand(kind, op, operand, where), key), where))
         return conditions[0] if len(conditions) == 1 else And(tuple(conditions))
     if value == WILDCARD:
         return Condition(field, "exists", None, key)
     if isinstance(value, list):
-        return Condition(field, "in", _coerce_operand(kind, "in", value, where), key)
-    return Condition(field, "eq", _coerce_operand(kind, "eq", value, where), key)
+        return _checked_ids(Condition(field, "in", _coerce_operand(kind, "in", value, where), key), where)
+    return _checked_ids(Condition(field, "eq", _coerce_operand(kind, "eq", value, where), key), where)
+
+
+def _checked_ids(condition: Condition, where: str) -> Condition:
+    """An entity id longer than any stored one is a 400 (on DynamoDB it would not even fit in a key)."""
+    if condition.field in (*ENTITY_FIELDS, "app_id"):
+        values = condition.value if isinstance(condition.value, tuple) else (condition.value,)
+        for value in values:
+            if isinstance(value, str):
+                checked_entity_id(value, where)
+    return condition
 
 
 def _coerce_operand(kind: str, op: str, operand: Any, where: str) -> Any:

@@ -9,6 +9,8 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
+from mnemo.errors import ValidationError
+
 SCOPE_FIELDS = ("user_id", "agent_id", "run_id")
 IDENTITY_FIELDS = ("user_id", "agent_id", "run_id", "app_id", "actor_id")
 
@@ -37,6 +39,16 @@ def text_hash(text: str) -> str:
     return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+MAX_ENTITY_ID_LENGTH = 255  # user, agent, app and run ids: they become parts of database keys
+
+
+def checked_entity_id(value: str, name: str) -> str:
+    """An entity id as given, or a 400 naming the field when it is too long to be one."""
+    if len(value) > MAX_ENTITY_ID_LENGTH:
+        raise ValidationError(f"{name} is too long: at most {MAX_ENTITY_ID_LENGTH} characters.")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     """Who a memory belongs to. At least one of user, agent or run is set on every stored memory."""
@@ -45,6 +57,11 @@ class Scope:
     agent_id: str | None = None
     run_id: str | None = None
     app_id: str | None = None
+
+    def __post_init__(self) -> None:
+        for name, value in self.as_dict().items():
+            if value is not None:
+                checked_entity_id(value, name)
 
     def is_empty(self) -> bool:
         return not (self.user_id or self.agent_id or self.run_id)

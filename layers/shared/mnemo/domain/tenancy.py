@@ -15,11 +15,12 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from mnemo.domain.accounts import is_email as is_account_email
+
 DEFAULT_NAMESPACE = "default"
 PROJECT_KEY_PREFIX = "m0-"
 SHOWN_KEY_PREFIX_LENGTH = 10
 _KEY_FORMAT = re.compile(r"^m0-[A-Za-z0-9_-]{43}$")
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
 class Role(StrEnum):
@@ -59,7 +60,8 @@ def normal_email(email: str) -> str:
 
 
 def is_email(value: str) -> bool:
-    return bool(_EMAIL.match(value.strip()))
+    """The self-hosted accounts' rule (at most 255 characters), around surrounding spaces."""
+    return is_account_email(value.strip())
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,4 +156,18 @@ class Feedback:
     project_id: str
     feedback: str | None
     reason: str | None
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectEntity:
+    """A user, agent, app or run created explicitly (POST /v1/users/ …), with a display name and metadata; it
+    exists before, and beside, any memory of it."""
+
+    project_id: str
+    type: str  # user, agent, app or run
+    entity_id: str
+    name: str
+    metadata: dict[str, Any]
+    created_at: datetime
     updated_at: datetime

@@ -19,6 +19,7 @@ from mnemo.domain.tenancy import (
     PlatformEvent,
     PlatformUser,
     Project,
+    ProjectEntity,
     ProjectKey,
     Role,
 )
@@ -120,6 +121,17 @@ class TenancyStore(Protocol):
     def get_feedback(self, project_id: str, memory_id: str) -> Feedback | None: ...
 
     def bump_counter(self, project_id: str, name: str, by: int = 1) -> None: ...
+
+    # ---- entities created explicitly ----
+    def add_entity(self, entity: ProjectEntity) -> bool:
+        """Store a new entity; False (and nothing written) when the project already has one of that type and id."""
+        ...
+
+    def entities_of_project(self, project_id: str) -> list[ProjectEntity]:
+        """Ordered by type, then id."""
+        ...
+
+    def delete_entity(self, project_id: str, entity_type: str, entity_id: str) -> bool: ...
 
     def counters(self, project_id: str) -> dict[str, int]: ...
 

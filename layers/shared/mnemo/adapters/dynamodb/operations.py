@@ -43,6 +43,16 @@ def projection(names: Sequence[str]) -> dict[str, Any]:
     return {"ProjectionExpression": ", ".join(aliases), "ExpressionAttributeNames": aliases}
 
 
+MAX_PARTITION_KEY_BYTES = 2048
+MAX_SORT_KEY_BYTES = 1024
+
+
+def key_fits(item_key: Item) -> bool:
+    """Whether DynamoDB accepts this pk/sk: a caller's id can make a key longer than any stored item's."""
+    pk, sk = item_key["pk"]["S"], item_key.get("sk", {}).get("S", "")
+    return len(pk.encode()) <= MAX_PARTITION_KEY_BYTES and len(sk.encode()) <= MAX_SORT_KEY_BYTES
+
+
 class Operations:
     def __init__(
         self,
@@ -85,6 +95,9 @@ class Operations:
                 request["Limit"] = self.page_size
 
     def get(self, item_key: Item, names: Sequence[str] | None = None) -> Item | None:
+        """The item, or None — also for a key too large for any item to have (DynamoDB would refuse the read)."""
+        if not key_fits(item_key):
+            return None
         extra = projection(names) if names else {}
         found: Item | None = self.client.get_item(TableName=self.table, Key=item_key, ConsistentRead=True, **extra).get(
             "Item"

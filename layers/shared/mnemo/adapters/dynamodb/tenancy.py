@@ -31,6 +31,7 @@ from mnemo.domain.tenancy import (
     PlatformEvent,
     PlatformUser,
     Project,
+    ProjectEntity,
     ProjectKey,
     Role,
 )
@@ -634,6 +635,50 @@ class DynamoTenancyStore:
             _opt(item, "reason"),
             from_iso(item["updated_at"]["S"]),
         )
+
+    # ---- entities created explicitly: `ENTITY#<type>#<id>` in the project's partition ----
+
+    def add_entity(self, entity: ProjectEntity) -> bool:
+        item = {
+            **key(project_pk(entity.project_id), f"ENTITY#{entity.type}#{entity.entity_id}"),
+            "project_id": _s(entity.project_id),
+            "type": _s(entity.type),
+            "entity_id": _s(entity.entity_id),
+            "name": _s(entity.name),
+            "metadata": _s(json.dumps(entity.metadata)),
+            "created_at": _s(iso(entity.created_at)),
+            "updated_at": _s(iso(entity.updated_at)),
+        }
+        try:
+            self._client.put_item(TableName=self._table, Item=item, ConditionExpression="attribute_not_exists(pk)")
+        except ClientError as exc:
+            if _condition_failed(exc):
+                return False
+            raise
+        return True
+
+    def entities_of_project(self, project_id: str) -> list[ProjectEntity]:
+        """The sort key orders them by type, then id."""
+        return [
+            ProjectEntity(
+                item["project_id"]["S"],
+                item["type"]["S"],
+                item["entity_id"]["S"],
+                item["name"]["S"],
+                json.loads(item["metadata"]["S"]),
+                from_iso(item["created_at"]["S"]),
+                from_iso(item["updated_at"]["S"]),
+            )
+            for item in self._partition(project_pk(project_id), "ENTITY#")
+        ]
+
+    def delete_entity(self, project_id: str, entity_type: str, entity_id: str) -> bool:
+        reply = self._client.delete_item(
+            TableName=self._table,
+            Key=key(project_pk(project_id), f"ENTITY#{entity_type}#{entity_id}"),
+            ReturnValues="ALL_OLD",
+        )
+        return "Attributes" in reply
 
     def bump_counter(self, project_id: str, name: str, by: int = 1) -> None:
         """An atomic ADD: concurrent bumps never lose one."""

@@ -17,6 +17,7 @@ from mnemo.domain.tenancy import (
     PlatformEvent,
     PlatformUser,
     Project,
+    ProjectEntity,
     ProjectKey,
     Role,
 )
@@ -66,6 +67,11 @@ CREATE INDEX IF NOT EXISTS platform_exports_project ON platform_exports(project_
 CREATE TABLE IF NOT EXISTS platform_feedback (
     project_id TEXT NOT NULL, memory_id TEXT NOT NULL, feedback TEXT, reason TEXT, updated_at TEXT NOT NULL,
     PRIMARY KEY (project_id, memory_id)
+);
+CREATE TABLE IF NOT EXISTS platform_entities (
+    project_id TEXT NOT NULL, type TEXT NOT NULL, entity_id TEXT NOT NULL, name TEXT NOT NULL,
+    metadata TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+    PRIMARY KEY (project_id, type, entity_id)
 );
 CREATE TABLE IF NOT EXISTS platform_counters (
     project_id TEXT NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (project_id, name)
@@ -183,6 +189,7 @@ class SqliteTenancyStore:
                 "platform_events",
                 "platform_exports",
                 "platform_feedback",
+                "platform_entities",
                 "platform_counters",
             ):
                 conn.execute(f"DELETE FROM {table} WHERE project_id = ?", (project_id,))
@@ -365,6 +372,39 @@ class SqliteTenancyStore:
             .fetchone()
         )
         return Feedback(row[0], row[1], row[2], row[3], from_iso(row[4])) if row else None
+
+    def add_entity(self, entity: ProjectEntity) -> bool:
+        with self._db.write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO platform_entities (project_id, type, entity_id, name, metadata, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                (
+                    entity.project_id,
+                    entity.type,
+                    entity.entity_id,
+                    entity.name,
+                    json.dumps(entity.metadata),
+                    iso(entity.created_at),
+                    iso(entity.updated_at),
+                ),
+            )
+            return cursor.rowcount == 1
+
+    def entities_of_project(self, project_id: str) -> list[ProjectEntity]:
+        rows = self._db.read().execute(
+            "SELECT project_id, type, entity_id, name, metadata, created_at, updated_at FROM platform_entities "
+            "WHERE project_id = ? ORDER BY type, entity_id",
+            (project_id,),
+        )
+        return [ProjectEntity(r[0], r[1], r[2], r[3], json.loads(r[4]), from_iso(r[5]), from_iso(r[6])) for r in rows]
+
+    def delete_entity(self, project_id: str, entity_type: str, entity_id: str) -> bool:
+        with self._db.write() as conn:
+            cursor = conn.execute(
+                "DELETE FROM platform_entities WHERE project_id = ? AND type = ? AND entity_id = ?",
+                (project_id, entity_type, entity_id),
+            )
+            return cursor.rowcount == 1
 
     def bump_counter(self, project_id: str, name: str, by: int = 1) -> None:
         with self._db.write() as conn:

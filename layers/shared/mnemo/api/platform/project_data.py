@@ -12,16 +12,21 @@ from mnemo.api.platform.requests import Lenient
 from mnemo.api.platform.security import Caller, Owner, Platform
 from mnemo.api.platform.views import event_view, page
 from mnemo.domain import filters as f
-from mnemo.domain.entities import EntityCount
 from mnemo.domain.timefmt import iso
-from mnemo.errors import NotFoundError, ValidationError
+from mnemo.errors import NotFoundError
+from mnemo.services.platform.entities import (
+    ENTITY_TYPES,
+    EntityView,
+    ProjectEntities,
+    entity_condition,
+    entity_field,
+)
 from mnemo.services.platform.filters import ALLOWED_KEYS
 from mnemo.services.platform.memories import DELETE
+from mnemo.services.platform.services import PlatformServices
 from mnemo.services.platform.tenancy import PlatformCaller
 
 router = APIRouter(tags=["platform: project data"])
-
-ENTITY_TYPES = ("user", "agent", "app", "run")
 
 
 @router.get("/v1/ping/", summary="Who the key belongs to, and the organization and project it targets")
@@ -37,20 +42,20 @@ def ping(caller: Caller) -> dict[str, str]:
 # ---- entities -------------------------------------------------------------------------------------------
 
 
-def entity_view(entity: EntityCount, caller: PlatformCaller) -> dict[str, Any]:
+def entity_view(entity: EntityView, caller: PlatformCaller) -> dict[str, Any]:
     return {
         "id": entity.id,
-        "name": entity.id,
-        "type": entity.type.value,
+        "name": entity.name,
+        "type": entity.type,
         "total_memories": entity.total_memories,
         "created_at": iso(entity.created_at),
         "updated_at": iso(entity.updated_at),
         "owner": caller.user.email,
-        "metadata": {},
+        "metadata": entity.metadata,
     }
 
 
-@router.get("/v1/entities/", summary="The users, agents and runs that own memories in the project")
+@router.get("/v1/entities/", summary="The users, agents, apps and runs of the project (with memories, or created)")
 def list_entities(
     request: Request,
     caller: Caller,
@@ -58,7 +63,7 @@ def list_entities(
     page_number: Annotated[int, Query(alias="page", ge=1)] = 1,
     page_size: Annotated[int, Query(ge=1, le=10_000)] = 10_000,
 ) -> dict[str, Any]:
-    entities = platform.memories.engine(caller.project_id).store.count_by_entity()
+    entities = ProjectEntities(platform.memories).listed(caller.project_id)
     start = (page_number - 1) * page_size
     body = page(
         request,
@@ -67,13 +72,8 @@ def list_entities(
         page_number,
         page_size,
     )
-    kinds = [e.type.value for e in entities]
-    body.update(
-        total_users=kinds.count("user"),
-        total_agents=kinds.count("agent"),
-        total_apps=0,
-        total_runs=kinds.count("run"),
-    )
+    kinds = [e.type for e in entities]
+    body.update({f"total_{kind}s": kinds.count(kind) for kind in ENTITY_TYPES})
     return body
 
 
@@ -83,46 +83,75 @@ EVENT_TYPES = ("ADD", "UPDATE", "DELETE", "SEARCH", "GET_ALL", "GET", "DELETE_AL
 @router.get("/v1/entities/filters/", summary="What the project's memories can be filtered by: the values in use")
 def entity_filters(caller: Caller, platform: Platform) -> dict[str, Any]:
     engine = platform.memories.engine(caller.project_id)
-    entities = engine.store.count_by_entity()
+    entities = ProjectEntities(platform.memories).listed(caller.project_id)
     categories = sorted(
         {c for record in engine.get_all(f.And(()), top_k=None, show_expired=True) for c in record.categories}
     )
     return {
         "event_type": list(EVENT_TYPES),
         "categories": categories,
-        "users": sorted(e.id for e in entities if e.type.value == "user"),
-        "agents": sorted(e.id for e in entities if e.type.value == "agent"),
-        "runs": sorted(e.id for e in entities if e.type.value == "run"),
+        **{f"{kind}s": [e.id for e in entities if e.type == kind] for kind in ENTITY_TYPES},
         "parameters": [key for key in ALLOWED_KEYS if key not in ("AND", "OR", "NOT")],
     }
 
 
-def _entity_type(entity_type: str) -> str:
-    if entity_type not in ENTITY_TYPES:
-        raise ValidationError("Invalid entity type")
-    return f"{entity_type}_id"
+class EntityBody(Lenient):
+    """POST /v1/users/ (and agents, apps, runs): `<type>_id` names the entity."""
+
+    user_id: Any = None
+    agent_id: Any = None
+    app_id: Any = None
+    run_id: Any = None
+    name: Any = None
+    metadata: Any = None
+
+
+def _create_entity(
+    entity_type: str, body: EntityBody, caller: PlatformCaller, platform: PlatformServices
+) -> dict[str, Any]:
+    field = entity_field(entity_type)
+    entity = ProjectEntities(platform.memories).create(
+        caller.project_id, entity_type, getattr(body, field), body.name, body.metadata
+    )
+    return {
+        "id": entity.entity_id,
+        field: entity.entity_id,
+        "name": entity.name,
+        "metadata": entity.metadata,
+        "created_at": iso(entity.created_at),
+        "updated_at": iso(entity.updated_at),
+        "graph_entities": [],
+        "is_deleted": False,
+        "project": caller.project_id,
+    }
+
+
+@router.post("/v1/users/", status_code=201, summary="Create a user of the project, with a name and metadata")
+def create_user(body: EntityBody, caller: Owner, platform: Platform) -> dict[str, Any]:
+    return _create_entity("user", body, caller, platform)
+
+
+@router.post("/v1/agents/", status_code=201, summary="Create an agent of the project, with a name and metadata")
+def create_agent(body: EntityBody, caller: Owner, platform: Platform) -> dict[str, Any]:
+    return _create_entity("agent", body, caller, platform)
+
+
+@router.post("/v1/apps/", status_code=201, summary="Create an app of the project, with a name and metadata")
+def create_app(body: EntityBody, caller: Owner, platform: Platform) -> dict[str, Any]:
+    return _create_entity("app", body, caller, platform)
+
+
+@router.post("/v1/runs/", status_code=201, summary="Create a run of the project, with a name and metadata")
+def create_run(body: EntityBody, caller: Owner, platform: Platform) -> dict[str, Any]:
+    return _create_entity("run", body, caller, platform)
 
 
 @router.get("/v2/entities/{entity_type}/{entity_id}/", summary="One entity of the project")
 def get_entity(entity_type: str, entity_id: str, caller: Caller, platform: Platform) -> list[dict[str, Any]]:
-    field = _entity_type(entity_type)
-    engine = platform.memories.engine(caller.project_id)
-    expr = f.Condition(field, "eq", entity_id)
-    records = engine.get_all(expr, top_k=None, show_expired=True)
-    if not records:
+    entity = ProjectEntities(platform.memories).one(caller.project_id, entity_type, entity_id)
+    if entity is None:
         raise NotFoundError("Entity not found.")
-    return [
-        {
-            "id": entity_id,
-            "name": entity_id,
-            "type": entity_type,
-            "total_memories": len(records),
-            "created_at": iso(min(r.created_at for r in records)),
-            "updated_at": iso(max(r.updated_at for r in records)),
-            "owner": caller.user.email,
-            "metadata": {},
-        }
-    ]
+    return [entity_view(entity, caller)]
 
 
 @router.delete("/v2/entities/{entity_type}/{entity_id}/", summary="Delete an entity: every memory of it")
@@ -132,8 +161,10 @@ def get_entity(entity_type: str, entity_id: str, caller: Caller, platform: Platf
     summary="Delete an entity (the older clients' route; the id is the `id` that GET /v1/entities/ lists)",
 )
 def delete_entity(entity_type: str, entity_id: str, caller: Owner, platform: Platform) -> dict[str, Any]:
-    field = _entity_type(entity_type)
-    deleted = delete_matching(platform.memories.engine(caller.project_id), f.Condition(field, "eq", entity_id))
+    condition = entity_condition(entity_type, entity_id)
+    field = condition.field
+    deleted = delete_matching(platform.memories.engine(caller.project_id), condition)
+    ProjectEntities(platform.memories).forget(caller.project_id, entity_type, entity_id)
     event_id = platform.memories.record(
         caller.project_id, DELETE, {field: entity_id}, [{"id": i, "event": "DELETE"} for i in deleted]
     )
