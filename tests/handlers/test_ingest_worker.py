@@ -33,9 +33,8 @@ from tests.support.lambda_aws import (
     create_stack,
     environment,
     load_event,
+    sqs_record,
 )
-
-QUEUE_ARN = "arn:aws:sqs:us-east-1:123456789012:mnemo-test-ingest.fifo"
 
 
 @dataclass
@@ -79,22 +78,7 @@ def deployed(embedder: LocalMiniLMEmbedder, tmp_path_factory: pytest.TempPathFac
 
 def sqs_event(*messages: dict[str, Any]) -> dict[str, Any]:
     """A Lambda SQS event of messages as received from the queue (with their attributes)."""
-    return {
-        "Records": [
-            {
-                "messageId": m["MessageId"],
-                "receiptHandle": m["ReceiptHandle"],
-                "body": m["Body"],
-                "attributes": m["Attributes"],
-                "messageAttributes": {},
-                "md5OfBody": m["MD5OfBody"],
-                "eventSource": "aws:sqs",
-                "eventSourceARN": QUEUE_ARN,
-                "awsRegion": moto_aws.REGION,
-            }
-            for m in messages
-        ]
-    }
+    return {"Records": [sqs_record(m) for m in messages]}
 
 
 def record(message_id: str, group: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -40,9 +40,8 @@ from tests.support.lambda_aws import (
     create_stack,
     environment,
     load_event,
+    sqs_record,
 )
-
-QUEUE_ARN = "arn:aws:sqs:us-east-1:123456789012:mnemo-test-ingest.fifo"
 
 
 @dataclass
@@ -176,18 +175,8 @@ def test_given_an_async_add_when_the_worker_runs_its_message_then_the_event_succ
         "event_id": event_id,
     }
     assert message["Attributes"]["MessageGroupId"] == project
-    record = {
-        "messageId": message["MessageId"],
-        "receiptHandle": message["ReceiptHandle"],
-        "body": message["Body"],
-        "attributes": message["Attributes"],
-        "messageAttributes": {},
-        "md5OfBody": message["MD5OfBody"],
-        "eventSource": "aws:sqs",
-        "eventSourceARN": QUEUE_ARN,
-        "awsRegion": moto_aws.REGION,
-    }
-    response = deployed.worker.handler({"Records": [record]}, FakeLambdaContext(function_name="ingest_worker"))
+    event = {"Records": [sqs_record(message)]}
+    response = deployed.worker.handler(event, FakeLambdaContext(function_name="ingest_worker"))
     assert response == {"batchItemFailures": []}
 
     done = deployed.call("event_get", event_id=event_id)

@@ -26,7 +26,14 @@ from mnemo.bootstrap import Container, bootstrap
 from mnemo.ports.embedder import Embedder
 from mnemo.ports.memory_index import MemoryIndex
 from tests.support import moto_aws
-from tests.support.lambda_aws import BedrockAsLocalCatalog, FakeLambdaContext, Stack, create_stack, environment
+from tests.support.lambda_aws import (
+    BedrockAsLocalCatalog,
+    FakeLambdaContext,
+    Stack,
+    create_stack,
+    environment,
+    sqs_record,
+)
 
 
 class InProcessIndexes:
@@ -88,9 +95,6 @@ class QueueDrain:
 
     def _run(self) -> None:
         sqs = moto_aws.client("sqs")
-        arn = sqs.get_queue_attributes(QueueUrl=self._stack.queue_url, AttributeNames=["QueueArn"])["Attributes"][
-            "QueueArn"
-        ]
         while not self._stop.is_set():
             try:
                 reply = sqs.receive_message(
@@ -100,7 +104,7 @@ class QueueDrain:
                 if not messages:
                     self._stop.wait(0.02)
                     continue
-                records = [sqs_record(message, arn) for message in messages]
+                records = [sqs_record(message) for message in messages]
                 response = self._worker.handler({"Records": records}, FakeLambdaContext(function_name="ingest"))
                 failed = {failure["itemIdentifier"] for failure in response["batchItemFailures"]}
                 for message in messages:
@@ -109,21 +113,6 @@ class QueueDrain:
             except Exception as exc:  # kept for the test to see; the loop goes on
                 self.errors.append(exc)
                 self._stop.wait(0.1)
-
-
-def sqs_record(message: dict[str, Any], queue_arn: str) -> dict[str, Any]:
-    """An SQS message as the event source hands it to a function."""
-    return {
-        "messageId": message["MessageId"],
-        "receiptHandle": message["ReceiptHandle"],
-        "body": message["Body"],
-        "attributes": message["Attributes"],
-        "messageAttributes": {},
-        "md5OfBody": message["MD5OfBody"],
-        "eventSource": "aws:sqs",
-        "eventSourceARN": queue_arn,
-        "awsRegion": moto_aws.REGION,
-    }
 
 
 @contextmanager

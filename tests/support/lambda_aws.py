@@ -140,6 +140,24 @@ def load_event(name: str, **fill: str) -> dict[str, Any]:
     return event
 
 
+INGEST_QUEUE_ARN = "arn:aws:sqs:us-east-1:123456789012:mnemo-test-ingest.fifo"  # the queue create_stack makes
+
+
+def sqs_record(message: Mapping[str, Any], queue_arn: str = INGEST_QUEUE_ARN) -> dict[str, Any]:
+    """A message received from the queue, as Lambda's SQS event source hands it to a function."""
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": message["Attributes"],
+        "messageAttributes": {},
+        "md5OfBody": message["MD5OfBody"],
+        "eventSource": "aws:sqs",
+        "eventSourceARN": queue_arn,
+        "awsRegion": moto_aws.REGION,
+    }
+
+
 @dataclass(frozen=True)
 class FakeLambdaContext:
     """What Powertools reads from the Lambda context object."""
