@@ -3,8 +3,11 @@
 Each job (the message shape is in mnemo.services.ingestion) is stored through MemoryService; a platform add job
 (kind `platform.add`, mnemo.services.platform.jobs) runs its project's stored PENDING event. A job that fails is
 reported alone (a partial batch response), and only the later jobs of its message group wait for its retry; after
-the queue's maxReceiveCount it goes to the dead-letter queue. A job already done (a redelivered message) returns
-the result recorded in the jobs table (Powertools idempotency, expiring by TTL) instead of adding again.
+the queue's maxReceiveCount (MNEMO_JOB_ATTEMPTS) it goes to the dead-letter queue. A failed job comes back after
+MNEMO_JOB_RETRY_SECONDS doubled per attempt (at most 15 minutes), not after the queue's long visibility timeout. A
+platform add failing for a reason that passes (its provider throttled or down) is retried that way until its last
+attempt, which ends its event FAILED. A job already done (a redelivered message) returns the result recorded in
+the jobs table (Powertools idempotency, expiring by TTL) instead of adding again.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 import os
 from typing import Any
 
+import boto3
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, process_partial_response
@@ -30,12 +34,18 @@ from mnemo.errors import ServerMisconfiguredError
 from mnemo.services.platform.jobs import is_platform_job, process_platform_job
 
 JOB_RECORD_DAYS = 7  # how long a finished job's result is kept (the jobs table's TTL)
+JOB_ATTEMPTS = int(os.environ.get("MNEMO_JOB_ATTEMPTS", "5"))  # the queue's maxReceiveCount (template.yaml)
+JOB_RETRY_SECONDS = float(os.environ.get("MNEMO_JOB_RETRY_SECONDS", "30"))
+MAX_RETRY_SECONDS = 900
 
 logger = Logger()
 tracer = Tracer(patch_modules=["botocore", "httpx"])
 metrics = Metrics()
 container = LazyContainer(lambda: bootstrap(serves_http=False))
 processor = SqsFifoPartialProcessor(skip_group_on_error=True)
+# A batch whose every job failed is answered as a partial response too (not an error of the whole invocation),
+# so that retry_soon can bring its messages back after the backoff.
+processor.raise_on_entire_batch_failure = False
 jobs = DynamoDBPersistenceLayer(table_name=os.environ["MNEMO_JOBS_TABLE"])  # set by template.yaml
 idempotency = IdempotencyConfig(
     event_key_jmespath="job_id", raise_on_no_idempotency_key=True, expires_after_seconds=JOB_RECORD_DAYS * 86400
@@ -43,22 +53,54 @@ idempotency = IdempotencyConfig(
 
 
 @idempotent_function(data_keyword_argument="job", config=idempotency, persistence_store=jobs)
-def store_job(job: dict[str, Any]) -> dict[str, Any]:
+def store_job(job: dict[str, Any], last_attempt: bool = True) -> dict[str, Any]:
     """The job's summary (memory ids and events, never text): what the jobs table keeps."""
     built = container.get()
     if is_platform_job(job):
         if built.platform is None:
             raise ServerMisconfiguredError("A platform add job reached a worker without the platform services.")
-        return process_platform_job(built.platform.memories, job)
+        return process_platform_job(built.platform.memories, job, last_attempt=last_attempt)
     summary: dict[str, Any] = built.ingestion.process(job)
     return summary
 
 
 @tracer.capture_method(capture_response=False)
 def record_handler(record: SQSRecord) -> dict[str, Any]:
-    summary: dict[str, Any] = store_job(job=json.loads(record.body))
+    last_attempt = int(record.attributes.approximate_receive_count) >= JOB_ATTEMPTS
+    summary: dict[str, Any] = store_job(job=json.loads(record.body), last_attempt=last_attempt)
     metrics.add_metric(name="JobsStored", unit=MetricUnit.Count, value=1)
     return summary
+
+
+def queue_url(queue_arn: str) -> str:
+    """arn:aws:sqs:<region>:<account>:<name> as the queue's URL."""
+    _, _, _, region, account, name = queue_arn.split(":", 5)
+    return f"https://sqs.{region}.amazonaws.com/{account}/{name}"
+
+
+def retry_soon(records: list[dict[str, Any]], failures: PartialItemFailureResponse) -> None:
+    """Failed messages come back after a short backoff (doubling per attempt), not the queue's visibility timeout
+    (six times the function's): a throttled add, and the adds behind it in its group, wait seconds, not half an
+    hour. A message whose visibility cannot be changed keeps the queue's."""
+    failed = {item["itemIdentifier"] for item in failures["batchItemFailures"]}
+    if not failed:
+        return
+    metrics.add_metric(name="JobsRetried", unit=MetricUnit.Count, value=len(failed))
+    client = boto3.client("sqs")
+    for raw in records:
+        record = SQSRecord(raw)
+        if record.message_id not in failed:
+            continue
+        attempt = int(record.attributes.approximate_receive_count)
+        delay = int(min(JOB_RETRY_SECONDS * 2 ** max(attempt - 1, 0), MAX_RETRY_SECONDS))
+        try:
+            client.change_message_visibility(
+                QueueUrl=queue_url(record.event_source_arn),
+                ReceiptHandle=record.receipt_handle,
+                VisibilityTimeout=delay,
+            )
+        except Exception:  # the message still comes back, later
+            logger.exception("could not shorten the visibility of a failed message")
 
 
 def warm() -> None:
@@ -73,4 +115,8 @@ def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailure
     idempotency.register_lambda_context(context)
     if container.built:
         container.get().configuration.refresh()  # follow a provider change made elsewhere
-    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+    response = process_partial_response(
+        event=event, record_handler=record_handler, processor=processor, context=context
+    )
+    retry_soon(event.get("Records", []), response)
+    return response

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -127,6 +128,19 @@ def test_given_a_group_when_messages_are_sent_then_they_arrive_in_order_with_the
     assert len(received) == 12
 
 
+def test_given_groups_of_any_text_when_messages_are_sent_then_each_group_keeps_its_order(fifo: QueueUnderTest):
+    """Groups are owners' ids: accented, or longer than the 128 ASCII characters SQS takes as a group id."""
+    groups = ["user:" + "é" * 250, "user:" + "é" * 249 + "e", "user:" + "a" * 200, "user:ok"]
+    for i in range(12):
+        fifo.queue.send({"n": i}, group=groups[i % 4], dedup_id=f"m-{i}")
+    received = fifo.take()
+    assert sorted(r.body["n"] for r in received) == list(range(12))
+    by_group: dict[str | None, list[int]] = {}
+    for r in received:
+        by_group.setdefault(r.group, []).append(r.body["n"])
+    assert sorted(by_group.values()) == [[0, 4, 8], [1, 5, 9], [2, 6, 10], [3, 7, 11]]
+
+
 def test_given_a_dedup_id_when_the_same_message_is_sent_again_then_it_arrives_once(fifo: QueueUnderTest):
     first = fifo.queue.send({"job": "extract", "event": "e-1"}, group="alice", dedup_id="e-1")
     fifo.queue.send({"job": "extract", "event": "e-1"}, group="alice", dedup_id="e-1")
@@ -138,3 +152,26 @@ def test_given_a_dedup_id_when_the_same_message_is_sent_again_then_it_arrives_on
 
     assert [r.body["event"] for r in received] == ["e-1", "e-2", "no dedup id", "no dedup id"]
     assert received[0].id == first
+
+
+class SentRequests:
+    """An SQS client that keeps every SendMessage request (moto does not check group ids as SQS does)."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    def send_message(self, **request: Any) -> dict[str, Any]:
+        self.sent.append(request)
+        return {"MessageId": str(len(self.sent))}
+
+
+def test_given_groups_sqs_would_refuse_when_sent_then_sqs_gets_a_valid_stable_group_id() -> None:
+    client = SentRequests()
+    queue = SqsQueue(client, "https://sqs.us-east-1.amazonaws.com/123456789012/jobs.fifo")
+    for group in ("user:" + "é" * 250, "user:" + "é" * 250, "user:" + "a" * 200, "user:ok", "run:a b"):
+        queue.send({"n": 1}, group=group, dedup_id=group)
+    ids = [request["MessageGroupId"] for request in client.sent]
+    valid = re.compile(r"^[!-~]{1,128}$")  # SQS: 1-128 printable ASCII characters, no space
+    assert all(valid.match(i) for i in ids) and all(valid.match(r["MessageDeduplicationId"]) for r in client.sent)
+    assert ids[0] == ids[1] and len(set(ids)) == 4
+    assert ids[3] == "user:ok"  # a valid group is sent as it is

@@ -7,6 +7,7 @@ answered across projects.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
@@ -162,6 +163,9 @@ def test_events_exports_feedback_and_counters_stay_in_their_project(store: Tenan
     assert [e.id for e in store.events_of_project(one.id, 10, 0)] == [second.id, pending.id]
     assert [e.id for e in store.events_of_project(one.id, 1, 1)] == [pending.id]
     assert store.count_events(one.id) == 2 and store.count_events(two.id) == 0
+    store.save_event(event(one.id, EventStatus.SUCCEEDED).changed(event_type="DELETE"))
+    assert [store.count_events(one.id, kind) for kind in ("ADD", "DELETE", "UPDATE")] == [2, 1, 0]
+    assert store.count_events(one.id) == 3  # saving an event again (PENDING, then done) counts it once
 
     export = MemoryExport(new_id(), one.id, {"type": "object"}, {"user_id": "u"}, None, {"memories": ["x"]}, T0)
     store.save_export(export)
@@ -228,3 +232,54 @@ def test_entities_are_created_once_listed_by_type_and_id_and_deleted_within_thei
     assert not store.delete_entity(first.id, "user", "bob")
     assert [e.entity_id for e in store.entities_of_project(first.id)] == ["chef", "ana"]
     assert [e.name for e in store.entities_of_project(second.id)] == ["Other Bob"]
+
+
+def large_text(n_bytes: int) -> str:
+    """Random URL-safe text: it compresses poorly, as a worst case should."""
+    return secrets.token_urlsafe(n_bytes * 3 // 4)[:n_bytes]
+
+
+def test_an_event_of_the_largest_add_is_kept_whole(store: TenancyStore) -> None:
+    """The payload of an add at the size limit, and thousands of results: together far over what one DynamoDB item
+    holds as plain JSON."""
+    alice = user(store, "alice@example.com")
+    one = project(store, org(store, alice), alice)
+    payload = {"messages": [{"role": "user", "content": large_text(95_000), "name": None}], "user_id": "alice"}
+    results = [{"id": new_id(), "data": {"memory": f"fact {i} about bees"}, "event": "ADD"} for i in range(3000)]
+    running = event(one.id, EventStatus.RUNNING).changed(payload=payload)
+    store.save_event(running)
+    assert store.get_event(one.id, running.id) == running
+    done = running.changed(status=EventStatus.SUCCEEDED, results=results, completed_at=T0)
+    store.save_event(done)
+    assert store.get_event(one.id, done.id) == done
+    assert store.events_of_project(one.id, 10, 0) == [done]
+    assert store.unfinished_events() == []
+
+
+def test_an_event_too_large_for_any_record_keeps_every_result_id_and_event(store: TenancyStore) -> None:
+    alice = user(store, "alice@example.com")
+    one = project(store, org(store, alice), alice)
+    results = [{"id": new_id(), "data": {"memory": large_text(120)}, "event": "ADD"} for _ in range(5000)]
+    done = event(one.id, EventStatus.SUCCEEDED).changed(payload={"messages": [], "user_id": "a"}, results=results)
+    store.save_event(done)
+    got = store.get_event(one.id, done.id)
+    assert got is not None and got.status is EventStatus.SUCCEEDED and got.payload == done.payload
+    assert [(r["id"], r["event"]) for r in got.results] == [(r["id"], r["event"]) for r in results]
+
+
+def test_a_large_export_is_kept_whole_and_deleted_with_its_project(store: TenancyStore) -> None:
+    alice = user(store, "alice@example.com")
+    acme = org(store, alice)
+    gone, kept = project(store, acme, alice), project(store, acme, alice)
+    result = {"memories": [{"id": new_id(), "text": large_text(1000)} for _ in range(1500)]}  # 1.5 MB
+    export = MemoryExport(new_id(), gone.id, {"type": "object"}, {"user_id": "u"}, None, result, T0)
+    store.save_export(export)
+    store.save_export(MemoryExport(new_id(), kept.id, {}, {}, None, result, T0))
+    assert store.get_export(gone.id, export.id) == export
+    assert store.exports_of_project(gone.id) == [export]
+    store.delete_project(gone.id)
+    assert store.get_export(gone.id, export.id) is None and store.exports_of_project(gone.id) == []
+    assert [e.result for e in store.exports_of_project(kept.id)] == [result]
+    if isinstance(store, DynamoTenancyStore):  # no part of the export is left behind, in any partition
+        items = store._ops.items("scan", ConsistentRead=True)
+        assert not [i["pk"]["S"] for i in items if gone.id in i["pk"]["S"]]

@@ -260,6 +260,24 @@ def test_add_without_any_identifier_is_400_with_the_reference_message(client: Te
     assert listed(client) == []
 
 
+def test_an_add_or_update_over_the_size_limit_is_413_and_stores_nothing(client: TestClient) -> None:
+    huge = "word " * 20_001  # 100,005 bytes of text: over the 100,000 an add may carry
+    for body in (
+        {"messages": [{"role": "user", "content": huge}], "user_id": "alice", "infer": False},
+        {"messages": [{"role": "user", "content": "I like tea"}], "user_id": "alice", "metadata": {"n": huge}},
+    ):
+        response = client.post("/memories", json=body)
+        assert response.status_code == 413, response.text
+        assert "at most 100,000" in detail_of(response)
+    assert listed(client, user_id="alice") == []
+    kept = add_one(client, "I like tea", user_id="alice")
+    response = client.put(f"/memories/{kept}", json={"text": huge})
+    assert response.status_code == 413, response.text
+    assert get(client, kept)["memory"] == "I like tea"
+    (largest,) = add_verbatim(client, "word " * 19_990, user_id="bob")  # just under the limit: accepted whole
+    assert get(client, largest["id"])["memory"] == ("word " * 19_990).strip()
+
+
 @pytest.mark.parametrize("value", ["2024-02-30", "31-12-2099", "2099/12/31", "tomorrow", "2099-12-31T00:00:00", ""])
 def test_add_with_a_bad_expiration_date_is_400(client: TestClient, value: str) -> None:
     response = client.post(

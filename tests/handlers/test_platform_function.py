@@ -25,8 +25,10 @@ from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
+from mnemo.api import aws_lambda
 from mnemo.bootstrap import Container, bootstrap
 from mnemo.domain import filters as f
+from mnemo.errors import ProviderError
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.services.platform.services import PlatformServices
 from mnemo.services.platform.tenancy import Bootstrapped
@@ -174,10 +176,11 @@ def test_given_an_async_add_when_the_worker_runs_its_message_then_the_event_succ
         "project_id": project,
         "event_id": event_id,
     }
-    assert message["Attributes"]["MessageGroupId"] == project
+    assert message["Attributes"]["MessageGroupId"] == f"{project}/user:alice"  # one owner's adds in order
     event = {"Records": [sqs_record(message)]}
     response = deployed.worker.handler(event, FakeLambdaContext(function_name="ingest_worker"))
     assert response == {"batchItemFailures": []}
+    moto_aws.client("sqs").delete_message(QueueUrl=deployed.stack.queue_url, ReceiptHandle=message["ReceiptHandle"])
 
     done = deployed.call("event_get", event_id=event_id)
     assert done.status == 200, done.body
@@ -186,6 +189,47 @@ def test_given_an_async_add_when_the_worker_runs_its_message_then_the_event_succ
     texts = [m["memory"] for m in (listed.body["results"] if isinstance(listed.body, dict) else listed.body)]
     assert texts and all(isinstance(t, str) for t in texts)
     assert deployed.call("event_get", tenant="globex", event_id=event_id).status == 404
+
+
+def test_given_an_answer_larger_than_lambda_returns_then_413_says_to_ask_for_less(
+    deployed: Deployed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    listed = deployed.call("list_v2")
+    assert listed.status == 200
+    monkeypatch.setattr(aws_lambda, "MAX_RESPONSE_BYTES", 50)  # the real limit is 6 MB; this list is smaller
+    refused = deployed.call("list_v2")
+    assert refused.status == 413 and "smaller page" in refused.body["detail"]
+
+
+class ThrottledEngine:
+    """A project's memory service whose provider keeps refusing: too many requests."""
+
+    def add(self, command: Any) -> Any:
+        raise ProviderError("Provider rate limit hit. Retry shortly.", "provider_rate_limited")
+
+
+def test_given_a_throttled_provider_when_the_worker_runs_an_add_then_it_is_retried_soon_and_fails_on_the_last_attempt(
+    deployed: Deployed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    worker_platform = deployed.worker.container.get().platform
+    monkeypatch.setattr(worker_platform.memories, "engine", lambda _project: ThrottledEngine())
+    monkeypatch.setattr(deployed.worker, "JOB_RETRY_SECONDS", 0)  # come back at once (30 s, 60 s, ... deployed)
+    event_id = deployed.call("add_async").body["event_id"]
+    context = FakeLambdaContext(function_name="ingest_worker")
+
+    [first] = deployed.received()
+    response = deployed.worker.handler({"Records": [sqs_record(first)]}, context)
+    assert response == {"batchItemFailures": [{"itemIdentifier": first["MessageId"]}]}
+    waiting = deployed.call("event_get", event_id=event_id).body
+    assert waiting["status"] == "PENDING"  # not FAILED: it will run again
+
+    [again] = deployed.received()  # back now, not after the queue's 30-minute visibility timeout
+    assert again["MessageId"] == first["MessageId"] and again["Attributes"]["ApproximateReceiveCount"] == "2"
+    monkeypatch.setattr(deployed.worker, "JOB_ATTEMPTS", 2)  # this delivery is the last
+    assert deployed.worker.handler({"Records": [sqs_record(again)]}, context) == {"batchItemFailures": []}
+    failed = deployed.call("event_get", event_id=event_id).body
+    assert failed["status"] == "FAILED" and "rate limit" in failed["error"]
+    moto_aws.client("sqs").delete_message(QueueUrl=deployed.stack.queue_url, ReceiptHandle=again["ReceiptHandle"])
 
 
 def test_every_sample_event_is_answered_without_a_server_error(deployed: Deployed) -> None:

@@ -168,6 +168,9 @@ def test_the_ingest_queue_is_fifo_with_a_dead_letter_queue_and_time_for_the_work
     assert queue["FifoQueue"] is True and RESOURCES["IngestDeadLetterQueue"]["Properties"]["FifoQueue"] is True
     assert queue["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["IngestDeadLetterQueue", "Arn"]}
     assert worker["Environment"]["Variables"]["MNEMO_JOBS_TABLE"] == {"Ref": "JobsTable"}
+    # the worker knows a job's last attempt (a platform add then ends FAILED), and may shorten a retry's wait
+    assert int(worker["Environment"]["Variables"]["MNEMO_JOB_ATTEMPTS"]) == queue["RedrivePolicy"]["maxReceiveCount"]
+    assert {"SQSPollerPolicy": {"QueueName": {"Fn::GetAtt": ["IngestQueue", "QueueName"]}}} in worker["Policies"]
 
 
 def test_secrets_reach_the_functions_as_parameter_names_only() -> None:

@@ -151,3 +151,40 @@ def test_given_memories_in_several_namespaces_when_listing_them_then_each_once(
     transport = HttpTransport("https://search.example.com", http_transport=httpx.MockTransport(FakeCluster().handle))
     namespaces = AwsMemoryNamespaces(dynamodb, TABLE, lambda ns: OpenSearchMemoryIndex(transport, ns), providers)
     assert namespaces.stored_namespaces() == ["proj_a", "proj_b"]
+
+
+class CallLog:
+    """The DynamoDB client, with the name of every operation called on it recorded."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.calls: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        self.calls.append(name)
+        return getattr(self._client, name)
+
+
+def test_given_a_namespace_when_dropping_rebuilding_or_reembedding_then_only_its_own_keys_are_read(
+    dynamodb: Any,
+) -> None:
+    """A project's maintenance costs what the project holds, not what the table holds: no Scan, ever."""
+    other = DynamoMemoryStore(dynamodb, TABLE, namespace="proj_b")
+    kept = insert(other, "secret of b")
+    logged = CallLog(dynamodb)
+    store = DynamoMemoryStore(logged, TABLE, namespace="proj_a", page_size=2)
+    records = [insert(store, f"fact {i}", user=f"user{i % 3}") for i in range(7)]
+    store.remove([records[0].id], [])  # its history stays, and must go with the namespace
+    store.put_setting("k", 1)
+    mine = [i for i in raw_items(dynamodb) if i["pk"]["S"].startswith("NS#proj_a#")]
+    assert mine and all(i["ns_pk"]["S"].startswith("NS#proj_a#PART#") for i in mine)
+
+    logged.calls.clear()
+    assert sorted(r.id for batch, _ in store.scan(batch_size=4) for r in batch) == sorted(r.id for r in records[1:])
+    assert store.rebuild_entity_counts() == 5  # user0..user2, bot, r1
+    assert [(e.id, e.total_memories) for e in store.count_by_entity() if e.id == "user1"] == [("user1", 2)]
+    store.clear()
+    assert "scan" not in logged.calls and "query" in logged.calls
+    left = [i["sk"]["S"] for i in raw_items(dynamodb) if i["pk"]["S"].startswith("NS#proj_a#")]
+    assert left == ["SETTING"]  # settings stay, as the plain store's do
+    assert other.get(kept.id) == kept

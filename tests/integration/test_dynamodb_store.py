@@ -16,11 +16,11 @@ from moto import mock_aws
 
 from mnemo.adapters.dynamodb import items
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
-from mnemo.adapters.dynamodb.operations import UnprocessedError
+from mnemo.adapters.dynamodb.operations import UnprocessedError, item_size
 from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.domain.entities import EntityType
 from mnemo.domain.filters import parse
-from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope
+from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage
 from mnemo.errors import ConflictError, NotFoundError
 from mnemo.ports.embedder import Vectors, unit_rows
 from mnemo.ports.memory_store import DuplicateMemoryError
@@ -106,6 +106,7 @@ def test_given_a_table_when_created_again_then_nothing_changes(client: Recording
         "by_run": ["run_pk", "created_sk"],
         "by_time": ["time_pk", "created_sk"],
         "entities": ["ent_pk", "entity_id"],
+        "by_namespace": ["ns_pk"],
     }
 
 
@@ -356,6 +357,24 @@ def test_given_many_memories_when_inserted_then_transactions_stay_within_100_act
 
     sizes = [len(call["TransactItems"]) for call in client.named("transact_write_items")]
     assert sizes == [99, 21]  # 33 memories x (memory, claim, history), then 7 more
+    assert store.count(parse(None)) == 40
+
+
+def test_given_memories_that_each_keep_a_long_conversation_when_inserted_then_transactions_stay_within_4_mb(
+    store: DynamoMemoryStore, client: Recording
+):
+    """moto does not enforce TransactWriteItems' 4 MB; DynamoDB does. An LLM add keeps the whole conversation as
+    each new memory's sources; the store packs by bytes as well as by actions, whatever limit the API sets."""
+    conversation = (SourceMessage("user", "x" * 130_000, 0),)
+    memories = [replace(record(f"fact {i}"), sources=conversation) for i in range(40)]
+
+    add(store, *memories)
+
+    sizes = [
+        sum(item_size(action["Put"]["Item"]) for action in call["TransactItems"] if "Put" in action)
+        for call in client.named("transact_write_items")
+    ]
+    assert len(sizes) > 1 and max(sizes) <= 4_000_000
     assert store.count(parse(None)) == 40
 
 

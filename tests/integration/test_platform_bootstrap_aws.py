@@ -1,11 +1,12 @@
 """`mnemo platform bootstrap` with MNEMO_BACKEND=aws starts a tenant in a deployed stack's accounts table
 (DynamoDB under moto): the printed key opens the new project, and a second run for the same email reuses the
-user."""
+user. `mnemo platform resume` queues again the adds a dead worker left unfinished."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ from moto import mock_aws
 
 from mnemo import cli
 from mnemo.adapters.dynamodb.tenancy import DynamoTenancyStore, create_tenancy_table
+from mnemo.domain.memory import new_id, now
+from mnemo.domain.tenancy import EventStatus, PlatformEvent
 from mnemo.services.platform.tenancy import TenancyService
 from tests.support import moto_aws
 
@@ -67,3 +70,40 @@ def test_given_a_known_email_when_bootstrapping_again_then_the_same_user_owns_a_
     assert user is not None
     assert {org.id for org in store.orgs_of(user.id)} == {first["org_id"], second["org_id"]}
     assert first["project_id"] != second["project_id"]
+
+
+def test_given_adds_left_unfinished_when_resuming_then_the_stale_ones_are_queued_again(
+    accounts: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker that died on an add's last attempt leaves its event RUNNING and its message dead-lettered:
+    `mnemo platform resume` queues such events again, grouped as the add route queues them."""
+    sqs = moto_aws.client("sqs")
+    url = sqs.create_queue(QueueName="ingest.fifo", Attributes={"FifoQueue": "true"})["QueueUrl"]
+    monkeypatch.setenv("MNEMO_QUEUE_URL", url)
+    store = DynamoTenancyStore(accounts, TABLE)
+    long_ago, just_now = now() - timedelta(hours=2), now()
+    payload = {"messages": [{"role": "user", "content": "I keep bees"}], "user_id": "alice"}
+
+    def saved(status: EventStatus, when: datetime, kind: str = "ADD") -> PlatformEvent:
+        event = PlatformEvent(new_id(), "proj_a", kind, status, payload, when, when)
+        store.save_event(event)
+        return event
+
+    stuck = [saved(EventStatus.RUNNING, long_ago), saved(EventStatus.PENDING, long_ago)]
+    saved(EventStatus.PENDING, just_now)  # still on its way: left alone
+    saved(EventStatus.SUCCEEDED, long_ago)
+    saved(EventStatus.FAILED, long_ago)
+
+    assert cli.main(["platform", "resume", "--older-than-minutes", "30"]) == 0
+    assert "2 unfinished add(s) queued again." in capsys.readouterr().out
+    messages = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, MessageSystemAttributeNames=["All"])
+    sent = [(json.loads(m["Body"])["event_id"], m["Attributes"]["MessageGroupId"]) for m in messages["Messages"]]
+    assert sorted(sent) == sorted((e.id, "proj_a/user:alice") for e in stuck)
+
+
+def test_given_the_local_backend_when_resuming_then_it_says_the_worker_does_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MNEMO_BACKEND", "local")
+    assert cli.main(["platform", "resume"]) == 2
+    assert "each time `mnemo serve` starts" in capsys.readouterr().err

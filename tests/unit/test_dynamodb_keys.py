@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from mnemo.adapters.dynamodb.operations import Operations, key_fits
+from mnemo.adapters.dynamodb.operations import MAX_ITEM_BYTES, Operations, fitting, item_size, key_fits
+from mnemo.errors import PayloadTooLargeError
 
 
 class NoCalls:
@@ -37,3 +38,25 @@ def test_a_key_fits_when_dynamodb_would_accept_it(pk: str, sk: str, fits: bool) 
 def test_a_read_by_a_key_too_long_finds_nothing_without_a_call() -> None:
     operations = Operations(NoCalls(), "table")
     assert operations.get(key("T#PROJ#p", "EVENTID#" + "e" * 3000)) is None
+
+
+def test_item_size_counts_names_and_utf8_values_as_dynamodb_does() -> None:
+    item: dict[str, dict[str, Any]] = {
+        "pk": {"S": "é"},
+        "n": {"N": "12345"},
+        "b": {"B": b"\x00" * 10},
+        "ok": {"BOOL": True},
+    }
+    assert item_size(item) == (2 + 2) + (1 + 4) + (1 + 10) + (2 + 1)
+    nested = {"m": {"M": {"k": {"S": "v"}, "l": {"L": [{"S": "ab"}, {"NULL": True}]}}}}
+    assert item_size(nested) == 1 + 3 + (1 + 1 + 1) + (1 + 1 + 3 + (1 + 2) + (1 + 1))
+
+
+def test_an_item_over_400_kb_is_a_413_before_anything_is_written() -> None:
+    fits = {"pk": {"S": "p"}, "text": {"S": "x" * (MAX_ITEM_BYTES - 7)}}
+    assert item_size(fits) == MAX_ITEM_BYTES and fitting(fits) is fits
+    too_large = {"pk": {"S": "p"}, "text": {"S": "é" * (MAX_ITEM_BYTES // 2)}}
+    with pytest.raises(PayloadTooLargeError, match="at most 409,600"):
+        Operations(NoCalls(), "t").put(too_large)
+    with pytest.raises(PayloadTooLargeError):
+        Operations(NoCalls(), "t").batch_write([{"PutRequest": {"Item": too_large}}])

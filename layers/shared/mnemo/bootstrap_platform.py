@@ -68,7 +68,7 @@ def build_aws_platform(
         memories.enqueue = queue_enqueuer(queue)
     else:
 
-        def run_now(project_id: str, event_id: str) -> None:
+        def run_now(project_id: str, event_id: str, _owner: str) -> None:
             memories.process(project_id, event_id)
 
         memories.enqueue = run_now

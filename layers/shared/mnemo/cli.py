@@ -73,7 +73,17 @@ def main(argv: list[str] | None = None) -> int:
         help="Where the SQLite file lives (env MNEMO_DATA_DIR). With MNEMO_BACKEND=aws the tenant is written to "
         "the stack's accounts table (MNEMO_ACCOUNTS_TABLE) instead.",
     )
+    resume = platform_commands.add_parser(
+        "resume",
+        help="Queue again the asynchronous adds still PENDING or RUNNING after a while (MNEMO_BACKEND=aws; the "
+        "local worker does this itself at start-up).",
+    )
+    resume.add_argument(
+        "--older-than-minutes", type=float, default=15.0, help="Only events unchanged this long (default 15)."
+    )
     args = parser.parse_args(argv)
+    if args.command == "platform" and args.platform_command == "resume":
+        return _platform_resume(args)
     if args.command == "platform":
         return _platform_bootstrap(args)
     if args.command == "serve":
@@ -206,6 +216,34 @@ def _platform_bootstrap(args: argparse.Namespace, session: Any | None = None) ->
         print(f"project:      {started.project.name} ({started.project.id})")
         print(f"API key:      {started.api_key}")
         print("The key is shown only now: keep it. Send it as `Authorization: Token <key>`.")
+    return 0
+
+
+def _platform_resume(args: argparse.Namespace, session: Any | None = None) -> int:
+    """Queues again, on the stack's ingest queue, every add event left unfinished (see requeue_unfinished)."""
+    from datetime import timedelta
+
+    import boto3
+
+    from mnemo.adapters.aws.queue import SqsQueue
+    from mnemo.bootstrap_platform import open_tenancy_store
+    from mnemo.services.platform.jobs import queue_enqueuer, requeue_unfinished
+
+    settings = Settings()
+    if settings.backend != "aws" or not settings.queue_url:
+        print(
+            "mnemo platform resume: needs MNEMO_BACKEND=aws and the stack's MNEMO_QUEUE_URL; the local worker "
+            "queues unfinished adds again itself each time `mnemo serve` starts.",
+            file=sys.stderr,
+        )
+        return 2
+    session = session or boto3.Session(region_name=settings.aws_region)
+    enqueue = queue_enqueuer(SqsQueue(session.client("sqs"), settings.queue_url))
+    with open_tenancy_store(settings, session) as store:
+        queued = requeue_unfinished(store, enqueue, timedelta(minutes=args.older_than_minutes))
+    for event in queued:
+        print(f"queued {event.id} ({event.status.value} since {event.updated_at.isoformat()}) of {event.project_id}")
+    print(f"{len(queued)} unfinished add(s) queued again.")
     return 0
 
 

@@ -15,6 +15,10 @@ class ValidationError(MnemoError):
     """The caller sent something invalid (HTTP 400)."""
 
 
+class PayloadTooLargeError(ValidationError):
+    """What the caller sent is larger than one request may be (HTTP 413); the message says the limit."""
+
+
 class NotFoundError(MnemoError):
     """The thing asked for does not exist, or is not the caller's to see (HTTP 404)."""
 
@@ -42,6 +46,10 @@ class RateLimitedError(MnemoError):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class UnavailableError(MnemoError):
+    """A part of the service the request needs is down for now, such as the job queue (HTTP 503); retry."""
 
 
 class ServerMisconfiguredError(MnemoError):

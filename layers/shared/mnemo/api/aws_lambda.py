@@ -3,6 +3,7 @@ app wrapped in Mangum, with the container built on the first invocation and kept
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -10,6 +11,24 @@ from mangum import Mangum
 
 from mnemo.api.app import create_app
 from mnemo.bootstrap import Container, LazyContainer
+
+# Lambda returns at most 6 MB (6,291,456 bytes) of response; API Gateway would answer a larger one with a bare 502.
+MAX_RESPONSE_BYTES = 6_000_000
+
+
+def too_large(response: dict[str, Any]) -> dict[str, Any]:
+    """A 413 that says how to ask for less, in place of a response Lambda could not return."""
+    size = len(str(response.get("body", "")))
+    detail = (
+        f"The answer is {size:,} bytes, more than this service can return at once ({MAX_RESPONSE_BYTES:,}): "
+        "ask for a smaller page (page_size) or narrower filters."
+    )
+    return {
+        "statusCode": 413,
+        "headers": {"content-type": "application/json"},
+        "body": json.dumps({"detail": detail}),
+        "isBase64Encoded": False,
+    }
 
 
 class HttpFunction:
@@ -40,4 +59,6 @@ class HttpFunction:
 
     def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         response: dict[str, Any] = self.ready()(event, context)
+        if len(str(response.get("body", ""))) > MAX_RESPONSE_BYTES:
+            return too_large(response)
         return response

@@ -14,10 +14,12 @@ from mnemo.errors import (
     ConflictError,
     MnemoError,
     NotFoundError,
+    PayloadTooLargeError,
     PermissionDeniedError,
     ProviderError,
     RateLimitedError,
     ServerMisconfiguredError,
+    UnavailableError,
     ValidationError,
 )
 
@@ -30,9 +32,11 @@ STATUS: dict[type[MnemoError], int] = {
     PermissionDeniedError: 403,
     NotFoundError: 404,
     ConflictError: 409,
+    PayloadTooLargeError: 413,
     RateLimitedError: 429,
     ServerMisconfiguredError: 500,
     ProviderError: 502,
+    UnavailableError: 503,
 }
 
 

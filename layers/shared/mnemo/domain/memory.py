@@ -39,13 +39,18 @@ def text_hash(text: str) -> str:
     return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
-MAX_ENTITY_ID_LENGTH = 255  # user, agent, app and run ids: they become parts of database keys
+# User, agent, app and run ids become parts of database keys (DynamoDB's sort keys hold 1024 bytes): at most
+# 255 characters, and at most 512 bytes once encoded (255 four-byte emoji would not fit).
+MAX_ENTITY_ID_LENGTH = 255
+MAX_ENTITY_ID_BYTES = 512
 
 
 def checked_entity_id(value: str, name: str) -> str:
     """An entity id as given, or a 400 naming the field when it is too long to be one."""
-    if len(value) > MAX_ENTITY_ID_LENGTH:
-        raise ValidationError(f"{name} is too long: at most {MAX_ENTITY_ID_LENGTH} characters.")
+    if len(value) > MAX_ENTITY_ID_LENGTH or len(value.encode("utf-8", "surrogatepass")) > MAX_ENTITY_ID_BYTES:
+        raise ValidationError(
+            f"{name} is too long: at most {MAX_ENTITY_ID_LENGTH} characters and {MAX_ENTITY_ID_BYTES} bytes of UTF-8."
+        )
     return value
 
 

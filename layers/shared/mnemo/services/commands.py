@@ -2,14 +2,37 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
 from mnemo.domain.filters import Expr
 from mnemo.domain.memory import Event, MemoryRecord, Scope
+from mnemo.errors import PayloadTooLargeError
 
 UNSET: Any = object()
+
+# One add (its messages and metadata) or one update (its text and metadata), as UTF-8 JSON: 100 kB, about 25,000
+# tokens. Everything derived from it (the queued job, the platform event, a memory with its source messages)
+# then fits one SQS message (256 KiB) and one DynamoDB item (400 KB) with room to spare.
+MAX_ADD_BYTES = 100_000
+
+
+def json_size(value: Any) -> int:
+    """Bytes of `value` as compact UTF-8 JSON (what queues and stores keep)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
+
+
+def check_add_size(messages: Sequence[Message], metadata: Any, what: str = "One add") -> None:
+    """A 413 naming the size and the limit when the messages and metadata are larger than MAX_ADD_BYTES."""
+    size = json_size([[m.role, m.content, m.name] for m in messages]) + json_size(metadata)
+    if size > MAX_ADD_BYTES:
+        raise PayloadTooLargeError(
+            f"{what} is {size:,} bytes of messages and metadata; at most {MAX_ADD_BYTES:,} are accepted. "
+            "Split the conversation into several adds."
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +54,9 @@ class AddCommand:
     timestamp: datetime | None = None  # backdates created_at
     multilingual: bool = False
     categories: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_add_size(self.messages, self.metadata)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +90,10 @@ class UpdateCommand:
     metadata: dict[str, Any] | None = None
     expiration_date: Any = UNSET  # a date, None to clear, or UNSET to keep
     created_at: datetime | None = None  # when what the memory says happened (the platform's `timestamp`)
+
+    def __post_init__(self) -> None:
+        size = json_size(self.text or "") + json_size(self.metadata or {})
+        if size > MAX_ADD_BYTES:
+            raise PayloadTooLargeError(
+                f"The update is {size:,} bytes of text and metadata; at most {MAX_ADD_BYTES:,} are accepted."
+            )

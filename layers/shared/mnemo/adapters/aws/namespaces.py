@@ -4,7 +4,9 @@ table under its own key prefix, and in its own OpenSearch index.
 - DynamoDB: a namespace's DynamoMemoryStore (`namespace=`) starts every partition key it writes or queries
   (table and indexes) with `NS#<namespace>#`: a get by id, a history read, a dedup claim, a listing of a user
   or of the time shards, an entity count all name the namespace in the key, so no id or filter a caller sends
-  can reach another namespace's item. Table-wide maintenance scans (reindex, clear) are filtered to the prefix.
+  can reach another namespace's item. Every item of a namespace also has its entry (`ns_pk`) in the
+  by_namespace index (keys only): dropping, re-embedding or recounting a project reads its own keys there, so
+  its cost is the project's size, never the table's. Only `stored_namespaces` (all projects) scans the table.
 - OpenSearch: one index per namespace, `<MNEMO_OPENSEARCH_INDEX>-<namespace>` (namespaces are lowercase ids,
   as index names must be), created lazily and idempotently on the first upsert as the plain index is. Every
   request of a namespace's index names that index in its path, so no query can match another project's
@@ -64,9 +66,12 @@ class AwsMemoryNamespaces:
             return service
 
     def drop(self, namespace: str) -> None:
-        """Every memory, history entry, claim and entity count of the namespace, and its index."""
+        """Every memory, history entry, claim, entity count and setting of the namespace (found through the
+        by_namespace index, never by a table scan), and its search index."""
         service = self.memories(namespace)
-        service.store.clear()
+        DynamoMemoryStore(self._dynamodb, self._table, page_size=self._page_size, namespace=namespace).clear(
+            settings=True
+        )
         service.index.clear()
         with self._lock:
             self._open.pop(namespace, None)

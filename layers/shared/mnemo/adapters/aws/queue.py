@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -9,6 +11,13 @@ from typing import Any
 from mnemo.ports.queue import json_text
 
 DEFAULT_GROUP = "default"
+_SQS_ID = re.compile(r"^[!-~]{1,128}$")  # what SQS takes as a message group or deduplication id
+
+
+def sqs_id(value: str) -> str:
+    """`value` when SQS takes it as a group or deduplication id, else its SHA-256 (the same value, the same id):
+    a user id with an accent, or 255 characters long, still groups its jobs."""
+    return value if _SQS_ID.match(value) else "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
 
 
 class SqsQueue:
@@ -23,9 +32,9 @@ class SqsQueue:
         request: dict[str, Any] = {"QueueUrl": self._url, "MessageBody": json_text(message)}
         if self.fifo:
             # Every FIFO message needs a group and a deduplication id; without one, the message is its own.
-            request["MessageGroupId"] = group or DEFAULT_GROUP
-            request["MessageDeduplicationId"] = dedup_id or str(uuid.uuid4())
+            request["MessageGroupId"] = sqs_id(group or DEFAULT_GROUP)
+            request["MessageDeduplicationId"] = sqs_id(dedup_id or str(uuid.uuid4()))
         elif group is not None:
-            request["MessageGroupId"] = group  # a fair queue: groups share the consumers fairly
+            request["MessageGroupId"] = sqs_id(group)  # a fair queue: groups share the consumers fairly
         message_id: str = self._client.send_message(**request)["MessageId"]
         return message_id

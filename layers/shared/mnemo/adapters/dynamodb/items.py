@@ -5,6 +5,7 @@ See README.md beside this file for the key design.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import threading
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.adapters.dynamodb.schema import ENTITY_SHARDS, TIME_SHARDS
+from mnemo.adapters.dynamodb.schema import ENTITY_SHARDS, NAMESPACE_SHARDS, TIME_SHARDS
 from mnemo.domain.entities import EntityType
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage
 from mnemo.domain.timefmt import date_or_none, from_iso, iso
@@ -63,7 +64,12 @@ def memory_key(memory_id: str, ns: str = "") -> Item:
 def claim_pk(scope: Scope, text_hash: str, ns: str = "") -> str:
     """The dedup claim of (user, agent, run, text hash): at most one active memory holds it."""
     owners = json.dumps([scope.user_id, scope.agent_id, scope.run_id], separators=(",", ":"), ensure_ascii=False)
+    if len(owners.encode("utf-8")) > MAX_CLAIM_OWNERS_BYTES:  # three long ids: their digest keeps the key short
+        owners = "SHA256:" + hashlib.sha256(owners.encode("utf-8")).hexdigest()
     return f"{ns}HASH#{owners}#{text_hash}"
+
+
+MAX_CLAIM_OWNERS_BYTES = 1024  # a claim's partition key stays far below DynamoDB's 2048 bytes
 
 
 def claim_of(record: MemoryRecord, ns: str = "") -> str | None:
@@ -89,6 +95,18 @@ def scope_partition(field: str, value: str, ns: str = "") -> str:
 
 def time_partition(shard: int, ns: str = "") -> str:
     return f"{ns}ALL#{shard}"
+
+
+def namespace_partition(shard: int, ns: str) -> str:
+    return f"{ns}PART#{shard}"
+
+
+def namespace_entry(pk: str) -> Item:
+    """`ns_pk` for an item of a namespace (its entry in the by_namespace index); nothing for the plain store's."""
+    if not pk.startswith(NAMESPACE_MARK):
+        return {}
+    ns = pk[: pk.index("#", len(NAMESPACE_MARK)) + 1]
+    return {"ns_pk": {"S": namespace_partition(_shard(pk, NAMESPACE_SHARDS), ns)}}
 
 
 def _shard(text: str, shards: int) -> int:
@@ -177,7 +195,8 @@ def record_attributes(record: MemoryRecord, created_sk: str, ns: str = "") -> tu
 
 def memory_item(record: MemoryRecord, vector: Vectors, seq: int, ns: str = "") -> Item:
     attrs, _ = record_attributes(record, created_sort_key(record.created_at, seq), ns)
-    return {**memory_key(record.id, ns), **attrs, "vec": {"B": vector_bytes(vector)}}
+    pk = memory_pk(record.id, ns)
+    return {**key(pk, MEMORY_SK), **attrs, "vec": {"B": vector_bytes(vector)}, **namespace_entry(pk)}
 
 
 def _opt(item: Item, name: str) -> str | None:
@@ -225,6 +244,7 @@ def history_item(entry: HistoryEntry, seq: int, ns: str = "") -> Item:
         "created_at": {"S": iso(entry.created_at)},
         "updated_at": {"S": iso(entry.updated_at)},
         "is_deleted": {"BOOL": entry.is_deleted},
+        **namespace_entry(memory_pk(entry.memory_id, ns)),
     }
     for name in ("old_memory", "new_memory", "actor_id", "role"):
         value = getattr(entry, name)
@@ -252,7 +272,7 @@ def history_of(item: Item) -> HistoryEntry:
 
 
 def claim_item(claim: str, memory_id: str) -> Item:
-    return {**key(claim, HASH_SK), "memory_id": {"S": memory_id}}
+    return {**key(claim, HASH_SK), "memory_id": {"S": memory_id}, **namespace_entry(claim)}
 
 
 def entity_identity(kind: EntityType, entity_id: str, ns: str = "") -> Item:
@@ -260,8 +280,11 @@ def entity_identity(kind: EntityType, entity_id: str, ns: str = "") -> Item:
         "entity_type": {"S": kind.value},
         "entity_id": {"S": entity_id},
         "ent_pk": {"S": entity_partition(kind, _shard(entity_id, ENTITY_SHARDS), ns)},
+        **namespace_entry(entity_key(kind, entity_id, ns)["pk"]["S"]),
     }
 
 
 def setting_item(name: str, value: Any, updated_at: datetime, ns: str = "") -> Item:
-    return {**setting_key(name, ns), "value": {"S": json.dumps(value)}, "updated_at": {"S": iso(updated_at)}}
+    item_key = setting_key(name, ns)
+    entry = namespace_entry(item_key["pk"]["S"])
+    return {**item_key, "value": {"S": json.dumps(value)}, "updated_at": {"S": iso(updated_at)}, **entry}

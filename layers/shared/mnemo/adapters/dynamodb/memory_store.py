@@ -23,15 +23,19 @@ from mnemo.adapters.dynamodb.operations import (
     Operations,
     TransactionCancelledError,
     error_code,
+    fitting,
+    item_size,
     projection,
 )
 from mnemo.adapters.dynamodb.schema import (
     BY_AGENT,
+    BY_NAMESPACE,
     BY_RUN,
     BY_TIME,
     BY_USER,
     ENTITIES,
     ENTITY_SHARDS,
+    NAMESPACE_SHARDS,
     RECORD_ATTRIBUTES,
     TIME_SHARDS,
 )
@@ -46,6 +50,8 @@ from mnemo.ports.memory_store import DuplicateMemoryError
 log = logging.getLogger("mnemo.dynamodb")
 
 _SCOPE_INDEXES = (("run_id", BY_RUN), ("user_id", BY_USER), ("agent_id", BY_AGENT))  # preference on ties
+TRANSACTION_BYTES = 3_500_000  # a TransactWriteItems holds 4 MB at most
+
 _INDEX_KEYS = {BY_USER: "user_pk", BY_AGENT: "agent_pk", BY_RUN: "run_pk", BY_TIME: "time_pk"}
 _STATE_ATTRIBUTES = (*RECORD_ATTRIBUTES, "guard")  # a memory without its embedding
 _MAX_RETRIES = 5
@@ -347,11 +353,18 @@ class DynamoMemoryStore:
             request["ExpressionAttributeValues"] = {":guard": {"S": claim}}
         return {"Delete": request}
 
-    def clear(self) -> None:
-        """Delete every memory, history entry, claim and entity count; settings stay."""
+    def clear(self, *, settings: bool = False) -> None:
+        """Delete every memory, history entry, claim and entity count; settings too with `settings` (dropping a
+        namespace), else they stay. A namespace's items are found through the by_namespace index (its own keys
+        only); the plain store's by a table scan."""
         doomed: list[dict[str, Any]] = []
-        for item in self._ops.items("scan", ConsistentRead=True, **self._own(projection(["pk", "sk"]))):
-            if item["sk"]["S"] != it.SETTING_SK:
+        found = (
+            self._namespace_keys()
+            if self._ns
+            else self._ops.items("scan", ConsistentRead=True, **self._own(projection(["pk", "sk"])))
+        )
+        for item in found:
+            if settings or item["sk"]["S"] != it.SETTING_SK:
                 doomed.append({"DeleteRequest": {"Key": {"pk": item["pk"], "sk": item["sk"]}}})
             if len(doomed) >= 500:
                 self._ops.batch_write(doomed)
@@ -359,7 +372,9 @@ class DynamoMemoryStore:
         self._ops.batch_write(doomed)
 
     def put_setting(self, key: str, value: Any) -> None:
-        self._ops.client.put_item(TableName=self._ops.table, Item=it.setting_item(key, value, now(), ns=self._ns))
+        self._ops.client.put_item(
+            TableName=self._ops.table, Item=fitting(it.setting_item(key, value, now(), ns=self._ns))
+        )
 
     # ---- entity aggregates --------------------------------------------------------------------------
 
@@ -451,7 +466,7 @@ class DynamoMemoryStore:
         """Recompute every entity aggregate exactly from the memories (a full scan: maintenance, run by
         `mnemo reindex`). Returns the number of entities."""
         totals: dict[tuple[EntityType, str], _Delta] = {}
-        for item in self._ops.items("scan", ConsistentRead=True, **self._memories_only(_STATE_ATTRIBUTES)):
+        for item in self._items_of_kind(it.MEMORY_SK, _STATE_ATTRIBUTES):
             record = it.record_of(item)
             if record.state is LifecycleState.ACTIVE:
                 for kind in EntityType:
@@ -469,13 +484,7 @@ class DynamoMemoryStore:
         kept = {it.entity_key(kind, entity_id, ns=self._ns)["pk"]["S"] for kind, entity_id in totals}
         stale = [
             {"DeleteRequest": {"Key": {"pk": item["pk"], "sk": item["sk"]}}}
-            for item in self._ops.items(
-                "scan",
-                **self._own(
-                    {**projection(["pk", "sk"]), "ExpressionAttributeValues": {":ent": {"S": it.ENTITY_SK}}},
-                    "sk = :ent",
-                ),
-            )
+            for item in self._items_of_kind(it.ENTITY_SK, ("pk", "sk"))
             if item["pk"]["S"] not in kept
         ]
         self._ops.batch_write(stale)
@@ -579,7 +588,7 @@ class DynamoMemoryStore:
         """Every memory with its embedding (a paginated, consistent table scan), in batches of `batch_size`."""
         records: list[MemoryRecord] = []
         vectors: list[Vectors] = []
-        for item in self._ops.items("scan", ConsistentRead=True, **self._memories_only((*RECORD_ATTRIBUTES, "vec"))):
+        for item in self._items_of_kind(it.MEMORY_SK, (*RECORD_ATTRIBUTES, "vec")):
             records.append(it.record_of(item))
             vectors.append(it.vector_of(item))
             if len(records) == batch_size:
@@ -588,11 +597,30 @@ class DynamoMemoryStore:
         if records:
             yield records, np.stack(vectors)
 
-    def _memories_only(self, names: Sequence[str]) -> dict[str, Any]:
+    def _items_of_kind(self, kind: str, names: Sequence[str]) -> Iterator[it.Item]:
+        """Every item whose sort key is `kind` (memories, entity counts), with the attributes `names`: a
+        namespace's through its by_namespace keys, the plain store's by a consistent table scan."""
+        if self._ns:
+            keys = [k for k in self._namespace_keys() if k["sk"]["S"] == kind]
+            for start in range(0, len(keys), 1000):
+                yield from self._ops.batch_get(keys[start : start + 1000], names)
+            return
         request = projection(names)
         request["ExpressionAttributeNames"]["#kind"] = "sk"
-        request["ExpressionAttributeValues"] = {":mem": {"S": it.MEMORY_SK}}
-        return self._own(request, "#kind = :mem")
+        request["ExpressionAttributeValues"] = {":kind": {"S": kind}}
+        yield from self._ops.items("scan", ConsistentRead=True, **self._own(request, "#kind = :kind"))
+
+    def _namespace_keys(self) -> Iterator[it.Item]:
+        """The keys of every item of this namespace, from the by_namespace index (eventually consistent: an item
+        written in the last moment may be missing; none of another namespace can be there)."""
+        for shard in range(NAMESPACE_SHARDS):
+            for item in self._ops.items(
+                "query",
+                IndexName=BY_NAMESPACE,
+                KeyConditionExpression="ns_pk = :p",
+                ExpressionAttributeValues={":p": {"S": it.namespace_partition(shard, self._ns)}},
+            ):
+                yield {"pk": item["pk"], "sk": item["sk"]}
 
     def get_setting(self, key: str) -> Any | None:
         item = self._ops.get(it.setting_key(key, ns=self._ns))
@@ -616,14 +644,17 @@ def _deltas(changes: Iterable[tuple[MemoryRecord, int]]) -> dict[tuple[EntityTyp
 def _chunks(
     groups: list[tuple[list[dict[str, Any]], MemoryRecord | None]],
 ) -> Iterator[list[tuple[list[dict[str, Any]], MemoryRecord | None]]]:
-    """Whole groups (a memory with its claim and history) packed into transactions of at most 100 actions."""
+    """Whole groups (a memory with its claim and history) packed into transactions of at most 100 actions and
+    TRANSACTION_BYTES (memories that each keep a long conversation as their sources add up quickly)."""
     chunk: list[tuple[list[dict[str, Any]], MemoryRecord | None]] = []
-    size = 0
+    actions = size = 0
     for group in groups:
-        if chunk and size + len(group[0]) > MAX_TRANSACTION:
+        weight = sum(item_size(a["Put"]["Item"]) for a in group[0] if "Put" in a)
+        if chunk and (actions + len(group[0]) > MAX_TRANSACTION or size + weight > TRANSACTION_BYTES):
             yield chunk
-            chunk, size = [], 0
+            chunk, actions, size = [], 0, 0
         chunk.append(group)
-        size += len(group[0])
+        actions += len(group[0])
+        size += weight
     if chunk:
         yield chunk

@@ -12,6 +12,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from mnemo.adapters.dynamodb.items import Item
+from mnemo.errors import PayloadTooLargeError
 
 MAX_BATCH_GET = 100
 MAX_BATCH_WRITE = 25
@@ -51,6 +52,45 @@ def key_fits(item_key: Item) -> bool:
     """Whether DynamoDB accepts this pk/sk: a caller's id can make a key longer than any stored item's."""
     pk, sk = item_key["pk"]["S"], item_key.get("sk", {}).get("S", "")
     return len(pk.encode()) <= MAX_PARTITION_KEY_BYTES and len(sk.encode()) <= MAX_SORT_KEY_BYTES
+
+
+MAX_ITEM_BYTES = 400 * 1024
+
+
+def value_size(value: dict[str, Any]) -> int:
+    """An attribute value's size as DynamoDB counts it (numbers rounded up; a little over is safe)."""
+    kind, inner = next(iter(value.items()))
+    if kind == "S":
+        return len(inner.encode("utf-8"))
+    if kind == "B":
+        return len(inner)
+    if kind == "N":
+        return len(inner) // 2 + 2
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind in ("SS", "NS", "BS"):
+        return sum(value_size({kind[0]: v}) for v in inner)
+    if kind == "L":
+        return 3 + sum(1 + value_size(v) for v in inner)
+    if kind == "M":
+        return 3 + sum(len(k.encode("utf-8")) + 1 + value_size(v) for k, v in inner.items())
+    raise ValueError(f"Unknown DynamoDB attribute type {kind!r}.")
+
+
+def item_size(item: Item) -> int:
+    """An item's size as DynamoDB counts it against its 400 KB limit: names and values."""
+    return sum(len(name.encode("utf-8")) + value_size(value) for name, value in item.items())
+
+
+def fitting(item: Item) -> Item:
+    """The item itself, or a 413 before anything is written when DynamoDB would refuse it as too large."""
+    size = item_size(item)
+    if size > MAX_ITEM_BYTES:
+        raise PayloadTooLargeError(
+            f"What was sent makes a record of {size:,} bytes; at most {MAX_ITEM_BYTES:,} can be stored. "
+            "Send less text or metadata."
+        )
+    return item
 
 
 class Operations:
@@ -128,6 +168,9 @@ class Operations:
 
     def batch_write(self, requests: Sequence[dict[str, Any]]) -> None:
         """PutRequest / DeleteRequest entries, 25 per call, unprocessed ones retried with backoff."""
+        for request in requests:
+            if "PutRequest" in request:
+                fitting(request["PutRequest"]["Item"])
         for start in range(0, len(requests), MAX_BATCH_WRITE):
             pending: dict[str, Any] = {self.table: list(requests[start : start + MAX_BATCH_WRITE])}
             for attempt in range(self.max_attempts):
@@ -165,7 +208,9 @@ class Operations:
                 self._backoff(attempt)
 
     def put(self, item: Item) -> dict[str, Any]:
-        return {"Put": {"TableName": self.table, "Item": item}}
+        return {"Put": {"TableName": self.table, "Item": fitting(item)}}
 
     def put_new(self, item: Item) -> dict[str, Any]:
-        return {"Put": {"TableName": self.table, "Item": item, "ConditionExpression": "attribute_not_exists(pk)"}}
+        return {
+            "Put": {"TableName": self.table, "Item": fitting(item), "ConditionExpression": "attribute_not_exists(pk)"}
+        }

@@ -16,8 +16,10 @@ BY_AGENT = "by_agent"
 BY_RUN = "by_run"
 BY_TIME = "by_time"
 ENTITIES = "entities"
+BY_NAMESPACE = "by_namespace"
 TIME_SHARDS = 8  # partitions of the by_time index: unscoped listing reads all of them, newest first
 ENTITY_SHARDS = 8  # partitions per entity type in the entities index
+NAMESPACE_SHARDS = 8  # partitions per namespace in the by_namespace index (keys of every item of a namespace)
 
 # Every attribute of a memory item except its embedding (`vec`) and its dedup claim (`guard`): what listing
 # reads. The scope and time indexes project exactly these, so listing never reads embeddings.
@@ -58,7 +60,18 @@ def _index(name: str, partition: str, sort: str, projected: tuple[str, ...] | No
 
 def table_definition(table_name: str) -> dict[str, Any]:
     """The CreateTable request (on-demand billing). The SAM template declares the same keys and indexes."""
-    string_attributes = ("pk", "sk", "user_pk", "agent_pk", "run_pk", "time_pk", "created_sk", "ent_pk", "entity_id")
+    string_attributes = (
+        "pk",
+        "sk",
+        "user_pk",
+        "agent_pk",
+        "run_pk",
+        "time_pk",
+        "created_sk",
+        "ent_pk",
+        "entity_id",
+        "ns_pk",
+    )
     return {
         "TableName": table_name,
         "BillingMode": "PAY_PER_REQUEST",
@@ -70,6 +83,11 @@ def table_definition(table_name: str) -> dict[str, Any]:
             _index(BY_RUN, "run_pk", "created_sk", RECORD_ATTRIBUTES),
             _index(BY_TIME, "time_pk", "created_sk", RECORD_ATTRIBUTES),
             _index(ENTITIES, "ent_pk", "entity_id", None),
+            {
+                "IndexName": BY_NAMESPACE,
+                "KeySchema": [{"AttributeName": "ns_pk", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+            },
         ],
     }
 

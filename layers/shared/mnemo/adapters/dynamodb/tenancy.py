@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+import zlib
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
@@ -20,7 +21,14 @@ from botocore.exceptions import ClientError
 
 from mnemo.adapters.dynamodb.items import Item, key
 from mnemo.adapters.dynamodb.items import Sequence as WriteOrder
-from mnemo.adapters.dynamodb.operations import Operations, TransactionCancelledError, error_code
+from mnemo.adapters.dynamodb.operations import (
+    MAX_ITEM_BYTES,
+    Operations,
+    TransactionCancelledError,
+    error_code,
+    fitting,
+    item_size,
+)
 from mnemo.adapters.dynamodb.tables import TTL_ATTRIBUTE, ensure_table, key_table
 from mnemo.domain.tenancy import (
     EventStatus,
@@ -38,7 +46,10 @@ from mnemo.domain.tenancy import (
 from mnemo.domain.timefmt import from_iso, iso
 from mnemo.errors import ConflictError
 
-UNFINISHED = "T#UNFINISHED"  # one partition: a marker per PENDING or RUNNING event of every project
+# A marker per PENDING or RUNNING event of every project, in UNFINISHED_SHARDS partitions by project (three writes
+# per asynchronous add: one partition would cap the whole service at a few hundred adds a second).
+UNFINISHED = "T#UNFINISHED"
+UNFINISHED_SHARDS = 16
 _UNFINISHED_STATES = (EventStatus.PENDING, EventStatus.RUNNING)
 
 
@@ -74,12 +85,20 @@ def hash_key(key_hash: str) -> Item:
     return key(f"T#KEYHASH#{key_hash}", "KEYHASH")
 
 
+def unfinished_pk(project_id: str) -> str:
+    return f"{UNFINISHED}#{zlib.crc32(project_id.encode('utf-8')) % UNFINISHED_SHARDS}"
+
+
 def events_pk(project_id: str) -> str:
     return f"T#EVENTS#{project_id}"
 
 
 def exports_pk(project_id: str) -> str:
     return f"T#EXPORTS#{project_id}"
+
+
+def export_parts_pk(project_id: str) -> str:
+    return f"T#EXPORTPARTS#{project_id}"
 
 
 # ---- attribute helpers --------------------------------------------------------------------------------------
@@ -105,6 +124,27 @@ def _optional(**values: str | datetime | None) -> Item:
 
 def _condition_failed(exc: ClientError) -> bool:
     return error_code(exc) == "ConditionalCheckFailedException"
+
+
+# JSON larger than this is stored zlib-compressed, as `<name>_z` (binary), so a large add's event fits an item.
+INLINE_JSON_BYTES = 16 * 1024
+# An export's compressed result beyond this is stored in parts of this size, in items of their own.
+EXPORT_PART_BYTES = 300 * 1024
+EVENT_BYTES = MAX_ITEM_BYTES - 4096  # an event's attributes, with room for its keys
+
+
+def _json_attribute(name: str, value: Any) -> Item:
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) <= INLINE_JSON_BYTES:
+        return {name: _s(text)}
+    return {f"{name}_z": {"B": zlib.compress(text.encode("utf-8"), 6)}}
+
+
+def _json_value(item: Item, name: str) -> Any:
+    packed = item.get(f"{name}_z")
+    if packed is not None:
+        return json.loads(zlib.decompress(bytes(packed["B"])))
+    return json.loads(item[name]["S"])
 
 
 # ---- items --------------------------------------------------------------------------------------------------
@@ -196,17 +236,24 @@ def _project_key(item: Item) -> ProjectKey:
 
 
 def _event_attributes(e: PlatformEvent) -> Item:
-    return {
+    """The event's attributes; its payload and results compressed when large. Should they still not fit an item
+    (an add of thousands of tiny messages), the results keep each memory's id and event without its text: the
+    memories are stored by then, and an event that cannot be saved would fail an add that succeeded."""
+    fixed: Item = {
         "id": _s(e.id),
         "project_id": _s(e.project_id),
         "event_type": _s(e.event_type),
         "status": _s(e.status.value),
-        "payload": _s(json.dumps(e.payload, ensure_ascii=False)),
-        "results": _s(json.dumps(e.results, ensure_ascii=False)),
         "created_at": _s(iso(e.created_at)),
         "updated_at": _s(iso(e.updated_at)),
         **_optional(error=e.error, started_at=e.started_at, completed_at=e.completed_at),
+        **_json_attribute("payload", e.payload),
     }
+    attributes = {**fixed, **_json_attribute("results", e.results)}
+    if item_size(attributes) > EVENT_BYTES:
+        slim = [{k: r[k] for k in ("id", "event") if k in r} for r in e.results]
+        attributes = {**fixed, **_json_attribute("results", slim)}
+    return attributes
 
 
 def _event(item: Item) -> PlatformEvent:
@@ -215,8 +262,8 @@ def _event(item: Item) -> PlatformEvent:
         project_id=item["project_id"]["S"],
         event_type=item["event_type"]["S"],
         status=EventStatus(item["status"]["S"]),
-        payload=json.loads(item["payload"]["S"]),
-        results=json.loads(item["results"]["S"]),
+        payload=_json_value(item, "payload"),
+        results=_json_value(item, "results"),
         error=_opt(item, "error"),
         created_at=from_iso(item["created_at"]["S"]),
         updated_at=from_iso(item["updated_at"]["S"]),
@@ -226,25 +273,25 @@ def _event(item: Item) -> PlatformEvent:
 
 
 def _export_attributes(x: MemoryExport) -> Item:
+    """Everything but the result (inline or in parts: see DynamoTenancyStore.save_export)."""
     return {
         "id": _s(x.id),
         "project_id": _s(x.project_id),
         "schema": _s(json.dumps(x.schema, ensure_ascii=False)),
         "filters": _s(json.dumps(x.filters, ensure_ascii=False)),
-        "result": _s(json.dumps(x.result, ensure_ascii=False)),
         "created_at": _s(iso(x.created_at)),
         **_optional(instructions=x.instructions),
     }
 
 
-def _export(item: Item) -> MemoryExport:
+def _export(item: Item, result: Any) -> MemoryExport:
     return MemoryExport(
         id=item["id"]["S"],
         project_id=item["project_id"]["S"],
         schema=json.loads(item["schema"]["S"]),
         filters=json.loads(item["filters"]["S"]),
         instructions=_opt(item, "instructions"),
-        result=json.loads(item["result"]["S"]),
+        result=result,
         created_at=from_iso(item["created_at"]["S"]),
     )
 
@@ -394,27 +441,34 @@ class DynamoTenancyStore:
         """Overwrite a stored project (a project deleted meanwhile stays deleted)."""
         try:
             self._client.put_item(
-                TableName=self._table, Item=_project_item(project), ConditionExpression="attribute_exists(pk)"
+                TableName=self._table, Item=fitting(_project_item(project)), ConditionExpression="attribute_exists(pk)"
             )
         except ClientError as exc:
             if not _condition_failed(exc):
                 raise
 
     def delete_project(self, project_id: str) -> None:
-        own = self._partition(project_pk(project_id))
-        doomed: list[Item] = [{"pk": i["pk"], "sk": i["sk"]} for i in own]
-        for item in own:
+        """Everything of the project, in batches: its events and exports first, then its members and keys, and
+        the project item with the org's pointer to it last. A delete interrupted midway leaves a project its
+        owners can still reach with their keys, and deleting it again finishes the job."""
+        records: list[Item] = []
+        for item in self._partition(events_pk(project_id)):
+            records.append({"pk": item["pk"], "sk": item["sk"]})
+            records.append(key(unfinished_pk(project_id), item["sk"]["S"]))  # deleting an absent one is a no-op
+        for partition in (exports_pk(project_id), export_parts_pk(project_id)):
+            records.extend({"pk": i["pk"], "sk": i["sk"]} for i in self._partition(partition))
+        access: list[Item] = []
+        last: list[Item] = []
+        for item in self._partition(project_pk(project_id)):
             sk = item["sk"]["S"]
             if sk == "PROJ":
-                doomed.append(key(org_pk(item["org_id"]["S"]), f"PROJ#{project_id}"))
-            elif sk.startswith("KEY#"):
-                doomed.append(key_item_key(item["key_id"]["S"]))
-                doomed.append(hash_key(item["key_hash"]["S"]))
-        for item in self._partition(events_pk(project_id)):
-            doomed.append({"pk": item["pk"], "sk": item["sk"]})
-            doomed.append(key(UNFINISHED, item["sk"]["S"]))  # deleting an absent marker is a no-op
-        doomed.extend({"pk": i["pk"], "sk": i["sk"]} for i in self._partition(exports_pk(project_id)))
-        self._delete_keys(doomed)
+                last = [key(org_pk(item["org_id"]["S"]), f"PROJ#{project_id}"), {"pk": item["pk"], "sk": item["sk"]}]
+                continue
+            if sk.startswith("KEY#"):
+                access += [key_item_key(item["key_id"]["S"]), hash_key(item["key_hash"]["S"])]
+            (access if sk.startswith(("KEY#", "MEMBER#")) else records).append({"pk": item["pk"], "sk": item["sk"]})
+        for batch in (records, access, last):
+            self._delete_keys(batch)
 
     def project_members(self, project_id: str) -> list[Member]:
         return self._members(project_pk(project_id), project_id)
@@ -525,7 +579,8 @@ class DynamoTenancyStore:
 
     def save_event(self, event: PlatformEvent) -> None:
         """Insert or overwrite, in one transaction with the event's marker among the unfinished ones (put while
-        PENDING or RUNNING, deleted once finished)."""
+        PENDING or RUNNING, deleted once finished) and, on insert, the count of the project's events of its
+        type (`EVENTCOUNT#<type>`: listing events pages without reading them all to count them)."""
         for _attempt in range(5):
             sk = self._event_sk(event.project_id, event.id)
             actions: list[dict[str, Any]] = []
@@ -533,12 +588,14 @@ class DynamoTenancyStore:
                 sk = self._ordered_sk(event.created_at, event.id)
                 pointer = {**key(project_pk(event.project_id), f"EVENTID#{event.id}"), "event_sk": _s(sk)}
                 actions.append(self._ops.put_new(pointer))  # a concurrent first save: read the winner's sk
+                actions.append(self._count_event(event))
             actions.append(self._ops.put({**key(events_pk(event.project_id), sk), **_event_attributes(event)}))
             if event.status in _UNFINISHED_STATES:
-                marker = {**key(UNFINISHED, sk), "project_id": _s(event.project_id)}
+                marker = {**key(unfinished_pk(event.project_id), sk), "project_id": _s(event.project_id)}
                 actions.append(self._ops.put(marker))
             else:
-                actions.append({"Delete": {"TableName": self._table, "Key": key(UNFINISHED, sk)}})
+                marker_key = key(unfinished_pk(event.project_id), sk)
+                actions.append({"Delete": {"TableName": self._table, "Key": marker_key}})
             try:
                 self._ops.transact(actions)
                 return
@@ -570,22 +627,26 @@ class DynamoTenancyStore:
                 break
         return out
 
-    def count_events(self, project_id: str, event_type: str | None = None) -> int:
-        request: dict[str, Any] = {
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": _s(events_pk(project_id))},
-            "ConsistentRead": True,
-            "ProjectionExpression": "#t",
-            "ExpressionAttributeNames": {"#t": "event_type"},
+    def _count_event(self, event: PlatformEvent) -> dict[str, Any]:
+        return {
+            "Update": {
+                "TableName": self._table,
+                "Key": key(project_pk(event.project_id), f"EVENTCOUNT#{event.event_type}"),
+                "UpdateExpression": "ADD #v :one",
+                "ExpressionAttributeNames": {"#v": "value"},
+                "ExpressionAttributeValues": {":one": {"N": "1"}},
+            }
         }
-        return sum(
-            1
-            for item in self._ops.items("query", **request)
-            if event_type is None or item["event_type"]["S"] == event_type
-        )
+
+    def count_events(self, project_id: str, event_type: str | None = None) -> int:
+        if event_type is not None:
+            found = self._ops.get(key(project_pk(project_id), f"EVENTCOUNT#{event_type}"))
+            return 0 if found is None else int(found["value"]["N"])
+        return sum(int(i["value"]["N"]) for i in self._partition(project_pk(project_id), "EVENTCOUNT#"))
 
     def unfinished_events(self) -> list[PlatformEvent]:
-        markers = self._partition(UNFINISHED)  # sorted by sk: oldest first
+        shards = (self._partition(f"{UNFINISHED}#{n}") for n in range(UNFINISHED_SHARDS))
+        markers = sorted((m for shard in shards for m in shard), key=lambda m: m["sk"]["S"])  # oldest first
         found = self._ops.batch_get([key(events_pk(m["project_id"]["S"]), m["sk"]["S"]) for m in markers])
         by_key = {(i["pk"]["S"], i["sk"]["S"]): i for i in found}
         events = [by_key.get((events_pk(m["project_id"]["S"]), m["sk"]["S"])) for m in markers]
@@ -594,25 +655,43 @@ class DynamoTenancyStore:
     # ---- exports, feedback, counters ----
 
     def save_export(self, export: MemoryExport) -> None:
+        """The result compressed, inline when it fits, else in parts written first (`T#EXPORTPARTS#<project>` /
+        `<export sk>#<n>`): the export item, written last, is what makes the export exist."""
         sk = self._ordered_sk(export.created_at, export.id)
         pointer = {**key(project_pk(export.project_id), f"EXPORTID#{export.id}"), "export_sk": _s(sk)}
-        try:
-            self._ops.transact(
+        packed = zlib.compress(json.dumps(export.result, ensure_ascii=False).encode("utf-8"), 6)
+        item = {**key(exports_pk(export.project_id), sk), **_export_attributes(export)}
+        if len(packed) <= EXPORT_PART_BYTES:
+            item["result_z"] = {"B": packed}
+        else:
+            parts = [packed[i : i + EXPORT_PART_BYTES] for i in range(0, len(packed), EXPORT_PART_BYTES)]
+            part_pk = export_parts_pk(export.project_id)
+            self._ops.batch_write(
                 [
-                    self._ops.put_new(pointer),
-                    self._ops.put({**key(exports_pk(export.project_id), sk), **_export_attributes(export)}),
+                    {"PutRequest": {"Item": {**key(part_pk, f"{sk}#{n:05d}"), "data": {"B": part}}}}
+                    for n, part in enumerate(parts)
                 ]
             )
+            item["result_parts"] = {"N": str(len(parts))}
+        try:
+            self._ops.transact([self._ops.put_new(pointer), self._ops.put(item)])
         except TransactionCancelledError:
             raise ConflictError(f"An export with id {export.id} already exists.") from None
+
+    def _export_of(self, item: Item) -> MemoryExport:
+        if "result_parts" in item:
+            parts = self._partition(export_parts_pk(item["project_id"]["S"]), f"{item['sk']['S']}#")
+            packed = b"".join(bytes(p["data"]["B"]) for p in parts[: int(item["result_parts"]["N"])])
+            return _export(item, json.loads(zlib.decompress(packed)))
+        return _export(item, _json_value(item, "result"))
 
     def get_export(self, project_id: str, export_id: str) -> MemoryExport | None:
         pointer = self._ops.get(key(project_pk(project_id), f"EXPORTID#{export_id}"))
         item = None if pointer is None else self._ops.get(key(exports_pk(project_id), pointer["export_sk"]["S"]))
-        return None if item is None else _export(item)
+        return None if item is None else self._export_of(item)
 
     def exports_of_project(self, project_id: str) -> list[MemoryExport]:
-        return [_export(i) for i in reversed(self._partition(exports_pk(project_id)))]
+        return [self._export_of(i) for i in reversed(self._partition(exports_pk(project_id)))]
 
     def save_feedback(self, feedback: Feedback) -> None:
         item = {
@@ -622,7 +701,7 @@ class DynamoTenancyStore:
             "updated_at": _s(iso(feedback.updated_at)),
             **_optional(feedback=feedback.feedback, reason=feedback.reason),
         }
-        self._client.put_item(TableName=self._table, Item=item)
+        self._client.put_item(TableName=self._table, Item=fitting(item))
 
     def get_feedback(self, project_id: str, memory_id: str) -> Feedback | None:
         item = self._ops.get(key(project_pk(project_id), f"FEEDBACK#{memory_id}"))
@@ -650,7 +729,9 @@ class DynamoTenancyStore:
             "updated_at": _s(iso(entity.updated_at)),
         }
         try:
-            self._client.put_item(TableName=self._table, Item=item, ConditionExpression="attribute_not_exists(pk)")
+            self._client.put_item(
+                TableName=self._table, Item=fitting(item), ConditionExpression="attribute_not_exists(pk)"
+            )
         except ClientError as exc:
             if _condition_failed(exc):
                 return False

@@ -12,8 +12,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
+from pydantic import Field
 
-from mnemo.api.platform.requests import Lenient, categories_of
+from mnemo.api.platform.requests import (
+    MAX_CATEGORIES,
+    MAX_DESCRIPTION,
+    MAX_INSTRUCTIONS,
+    MAX_NAME,
+    Lenient,
+    categories_of,
+)
 from mnemo.api.platform.security import Caller, Platform
 from mnemo.api.platform.views import PROJECT_FIELDS, key_view, members_view, org_view, project_view
 from mnemo.domain.tenancy import Role
@@ -31,8 +39,8 @@ MEMBER_NOT_FOUND = "Organization or project not found."
 
 
 class NameBody(Lenient):
-    name: str | None = None
-    description: str | None = None
+    name: str | None = Field(default=None, max_length=MAX_NAME)
+    description: str | None = Field(default=None, max_length=MAX_DESCRIPTION)
 
 
 class MemberBody(Lenient):
@@ -42,14 +50,14 @@ class MemberBody(Lenient):
 
 class KeyBody(Lenient):
     email: str | None = None
-    label: str = ""
+    label: str = Field(default="", max_length=MAX_NAME)
 
 
 class ProjectPatch(Lenient):
-    name: str | None = None
-    description: str | None = None
-    custom_instructions: str | None = None
-    custom_categories: list[Any] | None = None
+    name: str | None = Field(default=None, max_length=MAX_NAME)
+    description: str | None = Field(default=None, max_length=MAX_DESCRIPTION)
+    custom_instructions: str | None = Field(default=None, max_length=MAX_INSTRUCTIONS)
+    custom_categories: list[Any] | None = Field(default=None, max_length=MAX_CATEGORIES)
     multilingual: bool | None = None
     decay: bool | None = None
 

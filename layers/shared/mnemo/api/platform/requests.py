@@ -21,6 +21,13 @@ from mnemo.services.platform.memories import AddRequest
 TOP_LEVEL_IDS = "Top-level entity parameters (user_id, agent_id, app_id, run_id) are not supported here; pass them in filters, for example filters={'user_id': 'alice'}."  # noqa: E501
 
 
+# Bounds of what one request may set: they keep a project's record, and the prompt built from it, small.
+MAX_INSTRUCTIONS = 20_000  # characters of custom instructions
+MAX_CATEGORIES = 100  # custom categories
+MAX_NAME = 255  # characters of an organization's or project's name
+MAX_DESCRIPTION = 2_000
+
+
 class Lenient(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -34,9 +41,9 @@ class AddBody(Lenient):
     filters: dict[str, Any] | None = None
     metadata: dict[str, Any] | None = None
     infer: bool = True
-    custom_instructions: str | None = None
-    agent_custom_instructions: str | None = None
-    custom_categories: list[Any] | None = None
+    custom_instructions: str | None = Field(default=None, max_length=MAX_INSTRUCTIONS)
+    agent_custom_instructions: str | None = Field(default=None, max_length=MAX_INSTRUCTIONS)
+    custom_categories: list[Any] | None = Field(default=None, max_length=MAX_CATEGORIES)
     timestamp: int | float | str | None = None
     expiration_date: str | None = None
     async_mode: bool | None = None

@@ -1,9 +1,12 @@
 """A project's memories on the platform: adds (asynchronous through events, or synchronous), the project's
 settings applied to extraction, and the events callers follow at /v1/event/{id}/.
 
-An asynchronous add is acknowledged only after its event row (PENDING, with the whole request) is stored;
-the worker then takes it from the queue, marks it RUNNING, and stores SUCCEEDED with the results or FAILED
-with the error. At start-up every PENDING or RUNNING event is queued again, so a job survives a restart.
+An asynchronous add is acknowledged only after its event row (PENDING, with the whole request) is stored and
+queued (an event that cannot be queued is stored FAILED and the caller told 503); the worker then takes it from
+the queue, marks it RUNNING, and stores SUCCEEDED with the results or FAILED with the error. An error that passes
+(the LLM or embedder throttled, timing out, down) puts the event back to PENDING and raises RetryLaterError,
+unless it was the job's last attempt: the queue runs it again later. At start-up (the local worker) every
+PENDING or RUNNING event is queued again, so a job survives a restart.
 """
 
 from __future__ import annotations
@@ -18,16 +21,37 @@ from typing import Any, Protocol
 from mnemo.domain.memory import Scope, new_id, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
 from mnemo.domain.text import keywords
-from mnemo.errors import MnemoError
+from mnemo.errors import MnemoError, ProviderError, UnavailableError
 from mnemo.ports.memory_namespaces import MemoryNamespaces
 from mnemo.ports.tenancy_store import TenancyStore
-from mnemo.services.commands import AddCommand, AddResult, Message
+from mnemo.services.commands import AddCommand, AddResult, Message, check_add_size
+from mnemo.services.ingestion import message_group
 from mnemo.services.memory_service import MemoryService
 
 log = logging.getLogger("mnemo.platform.worker")
 
 ADD = "ADD"
 DELETE = "DELETE"
+
+# How an add event is queued: (project id, event id, owner). The owner (`user:<id>`, `agent:<id>`, `run:<id>`)
+# orders a queue: one owner's adds run in the order they were sent, other owners' beside them.
+Enqueue = Callable[[str, str, str], None]
+
+# Provider failures that pass: the job is worth running again a little later.
+TRANSIENT_PROVIDER_ERRORS = frozenset({"provider_timeout", "provider_unavailable", "provider_rate_limited"})
+
+
+class RetryLaterError(Exception):
+    """A job failed for a reason that passes; its event is PENDING again, for the queue to run it later."""
+
+    def __init__(self, event_id: str, reason: str) -> None:
+        super().__init__(f"event {event_id} will be retried: {reason}")
+        self.event_id = event_id
+        self.reason = reason
+
+
+def is_transient(exc: BaseException) -> bool:
+    return isinstance(exc, ProviderError) and exc.code in TRANSIENT_PROVIDER_ERRORS
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +67,9 @@ class AddRequest:
     categories: list[dict[str, str]] = field(default_factory=list)
     multilingual: bool = False
     timestamp: datetime | None = None
+
+    def __post_init__(self) -> None:
+        check_add_size(self.messages, self.metadata)  # before an event stores it, not when the worker runs it
 
     def payload(self) -> dict[str, Any]:
         return {
@@ -137,12 +164,12 @@ class ProjectMemories:
         self,
         namespaces: MemoryNamespaces,
         store: TenancyStore,
-        enqueue: Callable[[str, str], None] | None = None,
+        enqueue: Enqueue | None = None,
         clock: Callable[[], datetime] = now,
     ) -> None:
         self.namespaces = namespaces
         self.store = store
-        self.enqueue: Callable[[str, str], None] = enqueue or (lambda _project, _event: None)
+        self.enqueue: Enqueue = enqueue or (lambda _project, _event, _owner: None)
         self._clock = clock
 
     def engine(self, project_id: str) -> MemoryService:
@@ -152,7 +179,16 @@ class ProjectMemories:
         """Store the PENDING event (the job itself), then queue it: acknowledged jobs are never lost."""
         event = self._new_event(project.id, ADD, with_project_settings(request, project).payload())
         self.store.save_event(event)
-        self.enqueue(project.id, event.id)
+        try:
+            self.enqueue(project.id, event.id, message_group(request.scope))
+        except Exception as exc:  # an event nothing will run must not stay PENDING
+            log.exception("add event %s of project %s could not be queued", event.id, project.id)
+            moment = self._clock()
+            error = "The add could not be queued; nothing was stored. Send it again."
+            self.store.save_event(
+                event.changed(status=EventStatus.FAILED, error=error, completed_at=moment, updated_at=moment)
+            )
+            raise UnavailableError("The job queue is unavailable; nothing was stored. Retry shortly.") from exc
         return event
 
     def add_now(self, project: Project, request: AddRequest) -> tuple[PlatformEvent, list[dict[str, Any]]]:
@@ -165,9 +201,12 @@ class ProjectMemories:
         finished = self._run(project.id, event, reraise=True)
         return finished, finished.results
 
-    def process(self, project_id: str, event_id: str, *, reraise: bool = False) -> PlatformEvent | None:
+    def process(
+        self, project_id: str, event_id: str, *, reraise: bool = False, last_attempt: bool = True
+    ) -> PlatformEvent | None:
         """Run a stored add event (the worker's job). An error ends the event FAILED; it escapes only with
-        `reraise` (a synchronous add answers with it)."""
+        `reraise` (a synchronous add answers with it). Unless this is the `last_attempt`, an error that passes
+        puts the event back to PENDING and raises RetryLaterError instead."""
         event = self.store.get_event(project_id, event_id)
         if event is None or event.status in (EventStatus.SUCCEEDED, EventStatus.FAILED):
             return event
@@ -176,13 +215,18 @@ class ProjectMemories:
         started = self._clock()
         event = event.changed(status=EventStatus.RUNNING, started_at=started, updated_at=started)
         self.store.save_event(event)
-        return self._run(project_id, event, reraise=reraise)
+        return self._run(project_id, event, reraise=reraise, retry=not last_attempt)
 
-    def _run(self, project_id: str, event: PlatformEvent, *, reraise: bool) -> PlatformEvent:
-        """Add what a RUNNING event asks, then store how it ended: SUCCEEDED with its results, or FAILED."""
+    def _run(self, project_id: str, event: PlatformEvent, *, reraise: bool, retry: bool = False) -> PlatformEvent:
+        """Add what a RUNNING event asks, then store how it ended: SUCCEEDED with its results, or FAILED (or,
+        with `retry` and an error that passes, PENDING again)."""
         try:
             results = self.engine(project_id).add(AddRequest.from_payload(event.payload).command())
         except Exception as exc:  # the worker must survive any job; the event says what went wrong
+            if retry and is_transient(exc):
+                log.warning("add event %s of project %s will be retried: %s", event.id, project_id, exc)
+                self.store.save_event(event.changed(status=EventStatus.PENDING, updated_at=self._clock()))
+                raise RetryLaterError(event.id, str(exc)) from exc
             if not isinstance(exc, MnemoError):
                 log.exception("add event %s of project %s failed", event.id, project_id)
             error = exc.message if isinstance(exc, MnemoError) else f"{type(exc).__name__}: {exc}"
@@ -240,17 +284,25 @@ class LocalQueue(Protocol):
     def __len__(self) -> int: ...
 
 
-class AddWorker:
-    """The local worker: a thread that runs queued add events one at a time, in the order they were queued."""
+LOCAL_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0)  # seconds before each new attempt after an error that passes
 
-    def __init__(self, memories: ProjectMemories, queue: LocalQueue) -> None:
+
+class AddWorker:
+    """The local worker: a thread that runs queued add events one at a time, in the order they were queued. An
+    add that fails for a reason that passes is tried again after each of `retry_delays`, before the next one."""
+
+    def __init__(
+        self, memories: ProjectMemories, queue: LocalQueue, retry_delays: Sequence[float] = LOCAL_RETRY_DELAYS
+    ) -> None:
         self._memories = memories
         self._queue = queue
+        self._retry_delays = tuple(retry_delays)
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
         memories.enqueue = self.enqueue
 
-    def enqueue(self, project_id: str, event_id: str) -> None:
+    def enqueue(self, project_id: str, event_id: str, owner: str = "") -> None:
+        """One queue, run in order: the owner does not matter here."""
         self._queue.send({"project_id": project_id, "event_id": event_id})
 
     def start(self) -> None:
@@ -264,7 +316,17 @@ class AddWorker:
             for message in self._queue.receive(max_messages=10, wait_seconds=0.2):
                 if self._stopped.is_set():
                     return
-                self._memories.process(message.body["project_id"], message.body["event_id"])
+                self._process(message.body["project_id"], message.body["event_id"])
+
+    def _process(self, project_id: str, event_id: str) -> None:
+        for delay in self._retry_delays:
+            try:
+                self._memories.process(project_id, event_id, last_attempt=False)
+                return
+            except RetryLaterError:
+                if self._stopped.wait(delay):
+                    return  # stopping: the event is PENDING, and queued again at the next start
+        self._memories.process(project_id, event_id)
 
     def drain(self, timeout: float = 30.0) -> None:
         """Wait until the queue is empty (tests and shutdown)."""

@@ -10,13 +10,16 @@ from mnemo.domain import filters as f
 from mnemo.domain.memory import MemoryRecord, new_id, now
 from mnemo.domain.tenancy import Feedback, MemoryExport, Project
 from mnemo.domain.timefmt import iso
-from mnemo.errors import NotFoundError, ValidationError
+from mnemo.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from mnemo.ports.tenancy_store import TenancyStore
+from mnemo.services.commands import json_size
 from mnemo.services.platform import filters as pf
 from mnemo.services.platform.memories import ProjectMemories
 
 FEEDBACK_VALUES = ("POSITIVE", "NEGATIVE", "VERY_NEGATIVE")
 EXPORT_LIMIT = 10_000
+# An export is answered whole by POST /v1/exports/get/: kept well under a Lambda response's 6 MB.
+MAX_EXPORT_BYTES = 5_000_000
 
 
 class Reports:
@@ -36,13 +39,20 @@ class Reports:
                 "One of the filters: app_id, user_id, agent_id, run_id, memory_export_id is required!"
             )
         records = self._memories.engine(project.id).get_all(expr, top_k=EXPORT_LIMIT)
+        result = shape(schema, records)
+        size = json_size(result)
+        if size > MAX_EXPORT_BYTES:
+            raise PayloadTooLargeError(
+                f"The export would be {size:,} bytes; at most {MAX_EXPORT_BYTES:,} are kept. "
+                "Narrow the filters (one user, agent or run, or a date range)."
+            )
         export = MemoryExport(
             id=new_id(),
             project_id=project.id,
             schema=schema,
             filters=raw_filters if isinstance(raw_filters, dict) else {},
             instructions=instructions,
-            result=shape(schema, records),
+            result=result,
             created_at=self._clock(),
         )
         self._store.save_export(export)
