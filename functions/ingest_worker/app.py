@@ -34,7 +34,10 @@ from mnemo.errors import ServerMisconfiguredError
 from mnemo.services.platform.jobs import is_platform_job, process_platform_job
 
 JOB_RECORD_DAYS = 7  # how long a finished job's result is kept (the jobs table's TTL)
-JOB_ATTEMPTS = int(os.environ.get("MNEMO_JOB_ATTEMPTS", "5"))  # the queue's maxReceiveCount (template.yaml)
+# Attempts of a platform add failing for a reason that passes, counted in its event (not in the message's receive
+# count: a message skipped behind a failed one of its group is received without running). The queue's
+# maxReceiveCount is twice this, so such a message is never dead-lettered before it has run.
+JOB_ATTEMPTS = int(os.environ.get("MNEMO_JOB_ATTEMPTS", "5"))
 JOB_RETRY_SECONDS = float(os.environ.get("MNEMO_JOB_RETRY_SECONDS", "30"))
 MAX_RETRY_SECONDS = 900
 
@@ -53,29 +56,29 @@ idempotency = IdempotencyConfig(
 
 
 @idempotent_function(data_keyword_argument="job", config=idempotency, persistence_store=jobs)
-def store_job(job: dict[str, Any], last_attempt: bool = True) -> dict[str, Any]:
+def store_job(job: dict[str, Any]) -> dict[str, Any]:
     """The job's summary (memory ids and events, never text): what the jobs table keeps."""
     built = container.get()
     if is_platform_job(job):
         if built.platform is None:
             raise ServerMisconfiguredError("A platform add job reached a worker without the platform services.")
-        return process_platform_job(built.platform.memories, job, last_attempt=last_attempt)
+        return process_platform_job(built.platform.memories, job, max_attempts=JOB_ATTEMPTS)
     summary: dict[str, Any] = built.ingestion.process(job)
     return summary
 
 
 @tracer.capture_method(capture_response=False)
 def record_handler(record: SQSRecord) -> dict[str, Any]:
-    last_attempt = int(record.attributes.approximate_receive_count) >= JOB_ATTEMPTS
-    summary: dict[str, Any] = store_job(job=json.loads(record.body), last_attempt=last_attempt)
+    summary: dict[str, Any] = store_job(job=json.loads(record.body))
     metrics.add_metric(name="JobsStored", unit=MetricUnit.Count, value=1)
     return summary
 
 
 def queue_url(queue_arn: str) -> str:
-    """arn:aws:sqs:<region>:<account>:<name> as the queue's URL."""
-    _, _, _, region, account, name = queue_arn.split(":", 5)
-    return f"https://sqs.{region}.amazonaws.com/{account}/{name}"
+    """arn:<partition>:sqs:<region>:<account>:<name> as the queue's URL."""
+    _, partition, _, region, account, name = queue_arn.split(":", 5)
+    domain = "amazonaws.com.cn" if partition == "aws-cn" else "amazonaws.com"
+    return f"https://sqs.{region}.{domain}/{account}/{name}"
 
 
 def retry_soon(records: list[dict[str, Any]], failures: PartialItemFailureResponse) -> None:
@@ -87,12 +90,14 @@ def retry_soon(records: list[dict[str, Any]], failures: PartialItemFailureRespon
         return
     metrics.add_metric(name="JobsRetried", unit=MetricUnit.Count, value=len(failed))
     client = boto3.client("sqs")
+    delays: dict[str | None, int] = {}  # per message group: the first failed message's (the others wait on it)
     for raw in records:
         record = SQSRecord(raw)
         if record.message_id not in failed:
             continue
         attempt = int(record.attributes.approximate_receive_count)
-        delay = int(min(JOB_RETRY_SECONDS * 2 ** max(attempt - 1, 0), MAX_RETRY_SECONDS))
+        own = int(min(JOB_RETRY_SECONDS * 2 ** max(attempt - 1, 0), MAX_RETRY_SECONDS))
+        delay = delays.setdefault(record.attributes.message_group_id, own)
         try:
             client.change_message_visibility(
                 QueueUrl=queue_url(record.event_source_arn),

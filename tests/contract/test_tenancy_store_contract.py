@@ -171,7 +171,7 @@ def test_events_exports_feedback_and_counters_stay_in_their_project(store: Tenan
     store.save_export(export)
     assert store.get_export(one.id, export.id) == export
     assert store.get_export(two.id, export.id) is None
-    assert store.exports_of_project(two.id) == []
+    assert store.latest_export(two.id) is None
 
     store.save_feedback(Feedback("m1", one.id, "POSITIVE", "good", T0))
     assert store.get_feedback(two.id, "m1") is None
@@ -201,7 +201,7 @@ def test_deleting_a_project_deletes_all_its_records_and_no_other(store: TenancyS
     assert store.project_members(gone.id) == []
     assert store.key_by_hash(f"hash-{gone.id}") is None
     assert store.events_of_project(gone.id, 10, 0) == []
-    assert store.exports_of_project(gone.id) == []
+    assert store.latest_export(gone.id) is None
     assert store.get_feedback(gone.id, "m") is None
     assert store.counters(gone.id) == {}
     assert store.key_by_hash(f"hash-{kept.id}") is not None
@@ -276,10 +276,32 @@ def test_a_large_export_is_kept_whole_and_deleted_with_its_project(store: Tenanc
     store.save_export(export)
     store.save_export(MemoryExport(new_id(), kept.id, {}, {}, None, result, T0))
     assert store.get_export(gone.id, export.id) == export
-    assert store.exports_of_project(gone.id) == [export]
+    assert store.latest_export(gone.id) == export == store.latest_export(gone.id, {"user_id": "u"})
+    assert store.latest_export(gone.id, {"user_id": "v"}) is None
     store.delete_project(gone.id)
-    assert store.get_export(gone.id, export.id) is None and store.exports_of_project(gone.id) == []
-    assert [e.result for e in store.exports_of_project(kept.id)] == [result]
+    assert store.get_export(gone.id, export.id) is None and store.latest_export(gone.id) is None
+    kept_export = store.latest_export(kept.id)
+    assert kept_export is not None and kept_export.result == result
     if isinstance(store, DynamoTenancyStore):  # no part of the export is left behind, in any partition
         items = store._ops.items("scan", ConsistentRead=True)
         assert not [i["pk"]["S"] for i in items if gone.id in i["pk"]["S"]]
+
+
+def test_updating_an_event_of_a_deleted_project_writes_nothing_back(store: TenancyStore) -> None:
+    """A worker finishing an add after its project was deleted must not bring the event (or its marker, or its
+    count) back: nothing could ever delete them again."""
+    alice = user(store, "alice@example.com")
+    one = project(store, org(store, alice), alice)
+    never_saved = event(one.id, EventStatus.RUNNING)
+    assert store.update_event(never_saved) is False
+    assert store.events_of_project(one.id, 10, 0) == []
+
+    running = event(one.id, EventStatus.RUNNING).changed(attempts=1)
+    store.save_event(running)
+    done = running.changed(status=EventStatus.SUCCEEDED, results=[{"id": "m"}], attempts=2)
+    assert store.update_event(done) is True
+    assert store.get_event(one.id, running.id) == done
+    store.delete_project(one.id)
+    assert store.update_event(running.changed(status=EventStatus.PENDING)) is False
+    assert store.get_event(one.id, running.id) is None and store.events_of_project(one.id, 10, 0) == []
+    assert store.unfinished_events() == [] and store.count_events(one.id) == 0

@@ -269,6 +269,8 @@ def test_an_add_or_update_over_the_size_limit_is_413_and_stores_nothing(client: 
         response = client.post("/memories", json=body)
         assert response.status_code == 413, response.text
         assert "at most 100,000" in detail_of(response)
+    long_prompt = {"messages": [{"role": "user", "content": "I like tea"}], "user_id": "alice", "prompt": "p" * 20_001}
+    assert client.post("/memories", json=long_prompt).status_code == 422  # instructions: 20,000 characters
     assert listed(client, user_id="alice") == []
     kept = add_one(client, "I like tea", user_id="alice")
     response = client.put(f"/memories/{kept}", json={"text": huge})

@@ -208,28 +208,51 @@ class ThrottledEngine:
         raise ProviderError("Provider rate limit hit. Retry shortly.", "provider_rate_limited")
 
 
-def test_given_a_throttled_provider_when_the_worker_runs_an_add_then_it_is_retried_soon_and_fails_on_the_last_attempt(
+def test_given_a_throttled_provider_then_adds_are_retried_soon_in_order_and_fail_on_their_last_attempt(
     deployed: Deployed, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Attempts are counted in each event: an add skipped behind a failed one of its group (its message received,
+    not run) keeps all of its own."""
     worker_platform = deployed.worker.container.get().platform
+    working = worker_platform.memories.engine
     monkeypatch.setattr(worker_platform.memories, "engine", lambda _project: ThrottledEngine())
     monkeypatch.setattr(deployed.worker, "JOB_RETRY_SECONDS", 0)  # come back at once (30 s, 60 s, ... deployed)
-    event_id = deployed.call("add_async").body["event_id"]
+    monkeypatch.setattr(deployed.worker, "JOB_ATTEMPTS", 2)
+    first_id = deployed.call("add_async").body["event_id"]
+    second_id = deployed.call("add_async").body["event_id"]
     context = FakeLambdaContext(function_name="ingest_worker")
+    project = deployed.tenants["acme"].project.id
+    store = deployed.platform().memories.store
 
-    [first] = deployed.received()
-    response = deployed.worker.handler({"Records": [sqs_record(first)]}, context)
-    assert response == {"batchItemFailures": [{"itemIdentifier": first["MessageId"]}]}
-    waiting = deployed.call("event_get", event_id=event_id).body
-    assert waiting["status"] == "PENDING"  # not FAILED: it will run again
+    def attempts(event_id: str) -> tuple[str, int]:
+        event = store.get_event(project, event_id)
+        assert event is not None
+        return event.status.value, event.attempts
 
-    [again] = deployed.received()  # back now, not after the queue's 30-minute visibility timeout
-    assert again["MessageId"] == first["MessageId"] and again["Attributes"]["ApproximateReceiveCount"] == "2"
-    monkeypatch.setattr(deployed.worker, "JOB_ATTEMPTS", 2)  # this delivery is the last
-    assert deployed.worker.handler({"Records": [sqs_record(again)]}, context) == {"batchItemFailures": []}
-    failed = deployed.call("event_get", event_id=event_id).body
-    assert failed["status"] == "FAILED" and "rate limit" in failed["error"]
-    moto_aws.client("sqs").delete_message(QueueUrl=deployed.stack.queue_url, ReceiptHandle=again["ReceiptHandle"])
+    def deliver(expected: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        messages = deployed.received()
+        assert len(messages) == expected
+        return messages, deployed.worker.handler({"Records": [sqs_record(m) for m in messages]}, context)
+
+    messages, response = deliver(2)  # one owner: one group, in order
+    assert [json.loads(m["Body"])["event_id"] for m in messages] == [first_id, second_id]
+    assert response == {"batchItemFailures": [{"itemIdentifier": m["MessageId"]} for m in messages]}
+    assert (attempts(first_id), attempts(second_id)) == (("PENDING", 1), ("PENDING", 0))  # the second never ran
+
+    messages, response = deliver(2)  # back now, not after the queue's 30-minute visibility timeout
+    assert [m["Attributes"]["ApproximateReceiveCount"] for m in messages] == ["2", "2"]
+    assert response == {"batchItemFailures": [{"itemIdentifier": messages[1]["MessageId"]}]}
+    failed = deployed.call("event_get", event_id=first_id).body
+    assert failed["status"] == "FAILED" and "rate limit" in failed["error"]  # its last attempt
+    assert attempts(second_id) == ("PENDING", 1)  # received twice, run once: one more attempt to go
+    sqs = moto_aws.client("sqs")
+    sqs.delete_message(QueueUrl=deployed.stack.queue_url, ReceiptHandle=messages[0]["ReceiptHandle"])
+
+    monkeypatch.setattr(worker_platform.memories, "engine", working)  # the provider is back
+    [last], response = deliver(1)
+    assert response == {"batchItemFailures": []}
+    assert attempts(second_id) == ("SUCCEEDED", 2)
+    sqs.delete_message(QueueUrl=deployed.stack.queue_url, ReceiptHandle=last["ReceiptHandle"])
 
 
 def test_every_sample_event_is_answered_without_a_server_error(deployed: Deployed) -> None:

@@ -169,7 +169,8 @@ def test_the_ingest_queue_is_fifo_with_a_dead_letter_queue_and_time_for_the_work
     assert queue["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["IngestDeadLetterQueue", "Arn"]}
     assert worker["Environment"]["Variables"]["MNEMO_JOBS_TABLE"] == {"Ref": "JobsTable"}
     # the worker knows a job's last attempt (a platform add then ends FAILED), and may shorten a retry's wait
-    assert int(worker["Environment"]["Variables"]["MNEMO_JOB_ATTEMPTS"]) == queue["RedrivePolicy"]["maxReceiveCount"]
+    attempts = int(worker["Environment"]["Variables"]["MNEMO_JOB_ATTEMPTS"])
+    assert queue["RedrivePolicy"]["maxReceiveCount"] >= 2 * attempts  # room for receives skipped behind a retry
     assert {"SQSPollerPolicy": {"QueueName": {"Fn::GetAtt": ["IngestQueue", "QueueName"]}}} in worker["Policies"]
 
 

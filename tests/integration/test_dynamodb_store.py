@@ -21,7 +21,7 @@ from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.domain.entities import EntityType
 from mnemo.domain.filters import parse
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage
-from mnemo.errors import ConflictError, NotFoundError
+from mnemo.errors import ConflictError, NotFoundError, PayloadTooLargeError
 from mnemo.ports.embedder import Vectors, unit_rows
 from mnemo.ports.memory_store import DuplicateMemoryError
 from tests.support import moto_aws
@@ -376,6 +376,41 @@ def test_given_memories_that_each_keep_a_long_conversation_when_inserted_then_tr
     ]
     assert len(sizes) > 1 and max(sizes) <= 4_000_000
     assert store.count(parse(None)) == 40
+
+
+def test_given_long_memories_when_removed_with_their_history_then_transactions_stay_within_4_mb(
+    store: DynamoMemoryStore, client: Recording
+):
+    memories = [record(f"{i} " + "x" * 95_000) for i in range(60)]
+    add(store, *memories)
+    client.calls.clear()
+    gone = [HistoryEntry.of(Event.DELETE, m, m.text, None) for m in memories]
+    late = [HistoryEntry.of(Event.DELETE, m, m.text, None) for m in memories]  # entries of memories removed already
+
+    store.remove([m.id for m in memories], gone)
+    store.remove([], late)
+
+    sizes = [
+        sum(item_size(action["Put"]["Item"]) for action in call["TransactItems"] if "Put" in action)
+        for call in client.named("transact_write_items")
+    ]
+    assert max(sizes) <= 4_000_000 and sum(sizes) > 2 * 60 * 95_000
+    assert store.count(parse(None)) == 0 and len(store.history(memories[0].id)) == 3
+
+
+def test_given_an_update_that_would_outgrow_an_item_when_replacing_then_413_and_the_memory_is_unchanged(
+    store: DynamoMemoryStore,
+):
+    """DynamoDB refuses an update past 400 KB as a ValidationException (a 500 if it reached the caller)."""
+    conversation = (SourceMessage("user", "x" * 200_000, 0),)
+    memory = replace(record("fact"), sources=conversation, metadata={"a": "y" * 100_000})
+    add(store, memory)
+    grown = memory.changed(metadata={**memory.metadata, "b": "z" * 100_000})
+
+    with pytest.raises(PayloadTooLargeError):
+        store.replace(grown, None, HistoryEntry.of(Event.UPDATE, grown, memory.text, memory.text))
+
+    assert store.get(memory.id) == memory and len(store.history(memory.id)) == 1
 
 
 def test_given_a_duplicate_in_a_later_transaction_when_inserting_then_earlier_parts_stay_and_are_counted(

@@ -1,5 +1,6 @@
 """Deleting a project from DynamoDB takes many batches; one interrupted midway (a Lambda timing out, a throttle
-that outlasts the retries) must leave a project its owners can still reach and delete again, never orphans."""
+that outlasts the retries) must leave a project its owners can still reach and delete again, never orphans; a
+marker of an unfinished event whose project is gone is cleared."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.tenancy import DynamoTenancyStore, create_tenancy_table
+from mnemo.adapters.dynamodb.items import key
+from mnemo.adapters.dynamodb.tenancy import DynamoTenancyStore, create_tenancy_table, unfinished_pk
 from mnemo.domain.memory import new_id
 from mnemo.domain.tenancy import EventStatus, Organization, PlatformEvent, PlatformUser, Project, ProjectKey
 from tests.support import moto_aws
@@ -69,3 +71,15 @@ def test_an_interrupted_project_delete_leaves_the_project_reachable_and_a_second
     assert setup.get_project(project.id) is None and setup.key_by_hash("hash-1") is None
     left = [i["pk"]["S"] for i in client.scan(TableName="tenancy")["Items"] if project.id in i["pk"]["S"]]
     assert left == []
+
+
+def test_a_marker_left_without_its_event_is_cleared_when_unfinished_events_are_read(client: Any) -> None:
+    store = DynamoTenancyStore(client, "tenancy")
+    kept = PlatformEvent(new_id(), "proj_a", "ADD", EventStatus.PENDING, {}, T0, T0)
+    store.save_event(kept)
+    orphan = {**key(unfinished_pk("proj_gone"), "2026-01-02T00:00:00#1#x"), "project_id": {"S": "proj_gone"}}
+    client.put_item(TableName="tenancy", Item=orphan)
+
+    assert [e.id for e in store.unfinished_events()] == [kept.id]
+    markers = [i for i in client.scan(TableName="tenancy")["Items"] if i["pk"]["S"].startswith("T#UNFINISHED")]
+    assert [m["project_id"]["S"] for m in markers] == ["proj_a"]

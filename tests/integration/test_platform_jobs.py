@@ -37,11 +37,15 @@ class ScriptedEngine:
 
 
 class OneEngine:
-    def __init__(self, engine: ScriptedEngine) -> None:
+    def __init__(self, engine: Any) -> None:
         self.engine = engine
+        self.dropped: list[str] = []
 
     def memories(self, namespace: str) -> Any:
         return self.engine
+
+    def drop(self, namespace: str) -> None:
+        self.dropped.append(namespace)
 
 
 @pytest.fixture
@@ -118,3 +122,36 @@ def test_an_add_that_cannot_be_queued_is_a_503_and_its_event_failed(setup: tuple
     [event] = store.events_of_project(project.id, 10, 0)
     assert event.status is EventStatus.FAILED and "could not be queued" in (event.error or "")
     assert store.unfinished_events() == []
+
+
+class DeletedMeanwhile:
+    """A project's memory service whose add outlasts its project: the owner deletes it while the add runs (and
+    the add then succeeds, or fails for a reason that passes)."""
+
+    def __init__(self, store: SqliteTenancyStore, project: Project, error: Exception | None) -> None:
+        self.store = store
+        self.project = project
+        self.error = error
+
+    def add(self, command: AddCommand) -> list[AddResult]:
+        self.store.delete_project(self.project.id)
+        if self.error is not None:
+            raise self.error
+        return []
+
+
+@pytest.mark.parametrize("error", [None, THROTTLED])
+def test_an_add_whose_project_is_deleted_while_it_runs_writes_nothing_back(
+    setup: tuple[SqliteTenancyStore, Project], error: Exception | None
+) -> None:
+    store, project = setup
+    namespaces = OneEngine(DeletedMeanwhile(store, project, error))
+    memories = ProjectMemories(cast(MemoryNamespaces, namespaces), store)
+    request = AddRequest(messages=[Message("user", "I keep bees")], scope=Scope(user_id="alice"))
+    event = memories.submit_add(project, request)
+
+    memories.process(project.id, event.id, max_attempts=3)  # no retry either: there is nothing to try again
+
+    assert store.get_event(project.id, event.id) is None and store.events_of_project(project.id, 10, 0) == []
+    assert store.unfinished_events() == [] and store.counters(project.id) == {}
+    assert namespaces.dropped == [project.id]  # what the add stored after the project's drop goes too

@@ -81,9 +81,16 @@ def main(argv: list[str] | None = None) -> int:
     resume.add_argument(
         "--older-than-minutes", type=float, default=15.0, help="Only events unchanged this long (default 15)."
     )
+    platform_commands.add_parser(
+        "upgrade",
+        help="Bring platform items an earlier version wrote to the current layout (MNEMO_BACKEND=aws; idempotent: "
+        "run once after deploying).",
+    )
     args = parser.parse_args(argv)
     if args.command == "platform" and args.platform_command == "resume":
         return _platform_resume(args)
+    if args.command == "platform" and args.platform_command == "upgrade":
+        return _platform_upgrade()
     if args.command == "platform":
         return _platform_bootstrap(args)
     if args.command == "serve":
@@ -244,6 +251,25 @@ def _platform_resume(args: argparse.Namespace, session: Any | None = None) -> in
     for event in queued:
         print(f"queued {event.id} ({event.status.value} since {event.updated_at.isoformat()}) of {event.project_id}")
     print(f"{len(queued)} unfinished add(s) queued again.")
+    return 0
+
+
+def _platform_upgrade(session: Any | None = None) -> int:
+    """Runs mnemo.adapters.dynamodb.upgrade on the stack's memories and accounts tables."""
+    import boto3
+
+    from mnemo.adapters.dynamodb.upgrade import upgrade_platform_items
+
+    settings = Settings()
+    if settings.backend != "aws":
+        print("mnemo platform upgrade: needs MNEMO_BACKEND=aws (the local store upgrades itself).", file=sys.stderr)
+        return 2
+    session = session or boto3.Session(region_name=settings.aws_region)
+    report = upgrade_platform_items(session.client("dynamodb"), settings.dynamodb_table, settings.accounts_table)
+    print(
+        f"{report.indexed} project item(s) indexed by namespace, {report.event_counts} event count(s) set, "
+        f"{report.markers_moved} unfinished-event marker(s) moved."
+    )
     return 0
 
 

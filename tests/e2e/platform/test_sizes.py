@@ -70,6 +70,12 @@ def test_an_update_over_the_size_limit_is_413_and_changes_nothing(server: Server
     response = client.put(f"/v1/memories/{memory_id}/", json={"text": HUGE})
     assert response.status_code == 413, response.text
     assert client.get(f"/v1/memories/{memory_id}/").json()["memory"] == "I keep bees"
+    # metadata merges into the memory's: each update may carry 90 kB, the memory may not grow past 100 kB
+    first = client.put(f"/v1/memories/{memory_id}/", json={"metadata": {"a": "x" * 90_000}})
+    assert first.status_code == 200, first.text
+    second = client.put(f"/v1/memories/{memory_id}/", json={"metadata": {"b": "y" * 90_000}})
+    assert second.status_code == 413 and "replace it" in second.json()["detail"]
+    assert client.get(f"/v1/memories/{memory_id}/").json()["metadata"] == {"a": "x" * 90_000}
 
 
 def test_entity_ids_are_bounded_in_bytes_as_well_as_characters(server: Server, tenant: Tenant) -> None:
@@ -128,3 +134,6 @@ def test_an_export_larger_than_a_response_may_be_is_413(
     monkeypatch.undo()
     created = client.post("/v1/exports/", json={"schema": schema, "filters": {"user_id": "a"}})
     assert created.status_code == 201, created.text
+    huge_schema = {**schema, "description": HUGE}
+    refused = client.post("/v1/exports/", json={"schema": huge_schema, "filters": {"user_id": "a"}})
+    assert refused.status_code == 413 and "at most 100,000" in refused.json()["detail"]

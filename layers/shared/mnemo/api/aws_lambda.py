@@ -16,9 +16,18 @@ from mnemo.bootstrap import Container, LazyContainer
 MAX_RESPONSE_BYTES = 6_000_000
 
 
+def response_bytes(response: dict[str, Any]) -> int:
+    """The response's size as the Python runtime sends it: JSON with every non-ASCII character escaped (six bytes
+    each, twelve past U+FFFF), measured exactly only when the body is large enough to matter."""
+    body = str(response.get("body", ""))
+    if len(body) * 12 < MAX_RESPONSE_BYTES:  # an astral character escapes to twelve bytes
+        return len(body)
+    return len(json.dumps(response))
+
+
 def too_large(response: dict[str, Any]) -> dict[str, Any]:
     """A 413 that says how to ask for less, in place of a response Lambda could not return."""
-    size = len(str(response.get("body", "")))
+    size = response_bytes(response)
     detail = (
         f"The answer is {size:,} bytes, more than this service can return at once ({MAX_RESPONSE_BYTES:,}): "
         "ask for a smaller page (page_size) or narrower filters."
@@ -59,6 +68,6 @@ class HttpFunction:
 
     def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         response: dict[str, Any] = self.ready()(event, context)
-        if len(str(response.get("body", ""))) > MAX_RESPONSE_BYTES:
+        if response_bytes(response) > MAX_RESPONSE_BYTES:
             return too_large(response)
         return response

@@ -134,6 +134,7 @@ class PlatformEvent:
     error: str | None = None
     started_at: datetime | None = None
     completed_at: datetime | None = None
+    attempts: int = 0  # how many times a worker started it (an asynchronous add is retried a few times)
 
     def changed(self, **fields: Any) -> PlatformEvent:
         return replace(self, **fields)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from mnemo.domain.tenancy import (
     Feedback,
@@ -95,6 +95,11 @@ class TenancyStore(Protocol):
         """Insert or overwrite the event."""
         ...
 
+    def update_event(self, event: PlatformEvent) -> bool:
+        """Overwrite a stored event; False, writing nothing, when it is not stored (its project was deleted
+        meanwhile: a worker finishing its add must not bring it back)."""
+        ...
+
     def get_event(self, project_id: str, event_id: str) -> PlatformEvent | None: ...
 
     def events_of_project(self, project_id: str, limit: int, offset: int) -> list[PlatformEvent]:
@@ -112,8 +117,8 @@ class TenancyStore(Protocol):
 
     def get_export(self, project_id: str, export_id: str) -> MemoryExport | None: ...
 
-    def exports_of_project(self, project_id: str) -> list[MemoryExport]:
-        """Newest first."""
+    def latest_export(self, project_id: str, filters: dict[str, Any] | None = None) -> MemoryExport | None:
+        """The project's newest export, or its newest made with exactly these `filters`."""
         ...
 
     def save_feedback(self, feedback: Feedback) -> None: ...

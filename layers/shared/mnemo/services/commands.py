@@ -59,6 +59,17 @@ class AddCommand:
         check_add_size(self.messages, self.metadata)
 
 
+def check_memory_size(text: str, metadata: Any) -> None:
+    """A 413 when a memory would be larger than MAX_ADD_BYTES of text and metadata (an update merges its
+    metadata into the memory's: many updates must not grow it without bound)."""
+    size = json_size(text) + json_size(metadata)
+    if size > MAX_ADD_BYTES:
+        raise PayloadTooLargeError(
+            f"The memory would be {size:,} bytes of text and metadata; at most {MAX_ADD_BYTES:,} are kept. "
+            "Send less metadata, or replace it rather than add to it."
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class AddResult:
     record: MemoryRecord

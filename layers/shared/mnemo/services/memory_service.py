@@ -33,6 +33,7 @@ from mnemo.services.commands import (
     SearchCommand,
     SearchResult,
     UpdateCommand,
+    check_memory_size,
 )
 from mnemo.services.heuristic_extraction import informative_statements
 from mnemo.services.providers import ActiveProviders
@@ -138,6 +139,13 @@ class MemoryService:
                         related[hit.memory_id] = record
         refs = {str(i): record for i, record in enumerate(related.values())}
         decisions = llm_extraction.decide(llm, {k: r.text for k, r in refs.items()}, facts)
+        # Every embedding the decisions need, before the first write: a provider failing now leaves nothing
+        # half-done, so the add can be tried again whole.
+        updates = [d.text for d in decisions if d.event is Event.UPDATE and d.ref in refs]
+        retired = [refs[d.ref].text for d in decisions if d.event is Event.DELETE and d.ref in refs]
+        new_texts = [d.text for d in decisions if d.event is Event.ADD] if retired else []
+        wanted = list(dict.fromkeys([*updates, *retired, *new_texts]))
+        embedded = dict(zip(wanted, self._embed(wanted), strict=True)) if wanted else {}
         all_sources = tuple(SourceMessage(m.role, m.content, i, m.name) for i, m in enumerate(command.messages))
         added = self._store_new(
             [
@@ -159,7 +167,7 @@ class MemoryService:
                     continue
                 if decision.event is Event.UPDATE and decision.text != current.text:
                     updated = current.with_text(decision.text)
-                    vector = self._embed([decision.text])
+                    vector = embedded[decision.text][None, :]
                     self.store.replace(
                         updated,
                         vector[0],
@@ -168,18 +176,24 @@ class MemoryService:
                     self.index.upsert([updated], vector)
                     results.append(AddResult(updated, Event.UPDATE, previous_memory=current.text))
                 elif decision.event is Event.DELETE:
-                    results.append(self._retire(current, fresh))
+                    results.append(self._retire(current, fresh, embedded))
         return results
 
-    def _retire(self, record: MemoryRecord, replacements: list[AddResult]) -> AddResult:
-        """A memory the new facts made false: superseded by the closest new memory, or deleted."""
+    def _retire(
+        self, record: MemoryRecord, replacements: list[AddResult], embedded: dict[str, np.ndarray]
+    ) -> AddResult:
+        """A memory the new facts made false: superseded by the closest new memory, or deleted. `embedded`: the
+        vectors of the texts involved, computed before the add wrote anything."""
         history = HistoryEntry.of(Event.DELETE, record, record.text, None)
         if not replacements:
             self.store.remove([record.id], [history])
             self.index.remove([record.id])
             return AddResult(record, Event.DELETE)
-        vectors = self._embed([record.text, *[r.record.text for r in replacements]])
-        closest = replacements[int(np.argmax(vectors[1:] @ vectors[0]))].record
+        missing = [t for t in (record.text, *[r.record.text for r in replacements]) if t not in embedded]
+        if missing:  # a text that changed since the decision was made
+            embedded = {**embedded, **dict(zip(missing, self._embed(missing), strict=True))}
+        target = embedded[record.text]
+        closest = replacements[int(np.argmax([embedded[r.record.text] @ target for r in replacements]))].record
         superseded = record.changed(state=LifecycleState.SUPERSEDED, replaced_by=closest.id)
         self.store.replace(superseded, None, history)
         self.index.remove([record.id])
@@ -328,6 +342,7 @@ class MemoryService:
             if command.created_at is not None:
                 changes["created_at"] = command.created_at
             updated = current.changed(**changes)
+            check_memory_size(updated.text if command.text is None else command.text.strip(), updated.metadata)
             vector: Vectors | None = None
             if command.text is not None and command.text.strip() != current.text:
                 updated = updated.with_text(command.text.strip())

@@ -51,6 +51,7 @@ log = logging.getLogger("mnemo.dynamodb")
 
 _SCOPE_INDEXES = (("run_id", BY_RUN), ("user_id", BY_USER), ("agent_id", BY_AGENT))  # preference on ties
 TRANSACTION_BYTES = 3_500_000  # a TransactWriteItems holds 4 MB at most
+KEPT_VECTOR_BYTES = 12_288  # what an update that keeps the embedding counts for it: 3,072 float32 dimensions
 
 _INDEX_KEYS = {BY_USER: "user_pk", BY_AGENT: "agent_pk", BY_RUN: "run_pk", BY_TIME: "time_pk"}
 _STATE_ATTRIBUTES = (*RECORD_ATTRIBUTES, "guard")  # a memory without its embedding
@@ -195,6 +196,8 @@ class DynamoMemoryStore:
                 absent.append("guard")  # active, but another memory holds this text's claim
             if vector is not None:
                 attrs["vec"] = {"B": it.vector_bytes(vector)}
+            kept_vector = {} if vector is not None else {"vec": {"B": bytes(KEPT_VECTOR_BYTES)}}
+            fitting({**it.memory_key(record.id, ns=self._ns), **attrs, **kept_vector})  # 413, not DynamoDB's refusal
             update = self._update_memory(record.id, attrs, absent, old_claim)
             actions = [update, self._ops.put(it.history_item(history, self._seq.next(), ns=self._ns))]
             if old_claim != new_claim:
@@ -296,21 +299,25 @@ class DynamoMemoryStore:
         for entry in history:
             entries.setdefault(entry.memory_id, []).append(entry)
         chunk: list[str] = []
-        size = 0
+        size = weight = 0
         for memory_id in dict.fromkeys(memory_ids):
             cost = 2 + len(entries.get(memory_id, []))  # delete, release the claim, its history entries
-            if chunk and size + cost > MAX_TRANSACTION:
+            heft = sum(_history_bytes(h) for h in entries.get(memory_id, []))
+            if chunk and (size + cost > MAX_TRANSACTION or weight + heft > TRANSACTION_BYTES):
                 self._remove_chunk(chunk, {i: entries.pop(i, []) for i in chunk})
-                chunk, size = [], 0
+                chunk, size, weight = [], 0, 0
             chunk.append(memory_id)
             size += cost
+            weight += heft
         if chunk:
             self._remove_chunk(chunk, {i: entries.pop(i, []) for i in chunk})
-        leftovers = [
-            self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns)) for hs in entries.values() for h in hs
+        leftovers: list[tuple[list[dict[str, Any]], MemoryRecord | None]] = [
+            ([self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns))], None)
+            for hs in entries.values()
+            for h in hs
         ]
-        for start in range(0, len(leftovers), MAX_TRANSACTION):
-            self._ops.transact(leftovers[start : start + MAX_TRANSACTION])
+        for part in _chunks(leftovers):
+            self._ops.transact([action for group, _ in part for action in group])
 
     def _remove_chunk(self, memory_ids: list[str], entries: dict[str, list[HistoryEntry]]) -> None:
         for _attempt in range(_MAX_RETRIES):
@@ -639,6 +646,11 @@ def _deltas(changes: Iterable[tuple[MemoryRecord, int]]) -> dict[tuple[EntityTyp
             if value is not None:
                 out.setdefault((kind, value), _Delta()).add(record, sign)
     return out
+
+
+def _history_bytes(entry: HistoryEntry) -> int:
+    """About what a history entry's item weighs: its texts, and a kilobyte for the rest."""
+    return len((entry.old_memory or "").encode("utf-8")) + len((entry.new_memory or "").encode("utf-8")) + 1024
 
 
 def _chunks(

@@ -28,6 +28,7 @@ from mnemo.adapters.dynamodb.operations import (
     error_code,
     fitting,
     item_size,
+    projection,
 )
 from mnemo.adapters.dynamodb.tables import TTL_ATTRIBUTE, ensure_table, key_table
 from mnemo.domain.tenancy import (
@@ -246,6 +247,7 @@ def _event_attributes(e: PlatformEvent) -> Item:
         "status": _s(e.status.value),
         "created_at": _s(iso(e.created_at)),
         "updated_at": _s(iso(e.updated_at)),
+        "attempts": {"N": str(e.attempts)},
         **_optional(error=e.error, started_at=e.started_at, completed_at=e.completed_at),
         **_json_attribute("payload", e.payload),
     }
@@ -269,6 +271,7 @@ def _event(item: Item) -> PlatformEvent:
         updated_at=from_iso(item["updated_at"]["S"]),
         started_at=_moment(item, "started_at"),
         completed_at=_moment(item, "completed_at"),
+        attempts=int(item.get("attempts", {}).get("N", "0")),
     )
 
 
@@ -448,26 +451,32 @@ class DynamoTenancyStore:
                 raise
 
     def delete_project(self, project_id: str) -> None:
-        """Everything of the project, in batches: its events and exports first, then its members and keys, and
-        the project item with the org's pointer to it last. A delete interrupted midway leaves a project its
-        owners can still reach with their keys, and deleting it again finishes the job."""
+        """Everything of the project, in batches: the events' by-id pointers first (a worker finishing an add then
+        writes nothing back: see update_event), then the events, exports and other records, then its members and
+        keys, and the project item with the org's pointer to it last. A delete interrupted midway leaves a
+        project its owners can still reach with their keys, and deleting it again finishes the job."""
+        pointers: list[Item] = []
         records: list[Item] = []
+        access: list[Item] = []
+        last: list[Item] = []
+        for item in self._partition(project_pk(project_id)):
+            sk, item_key = item["sk"]["S"], {"pk": item["pk"], "sk": item["sk"]}
+            if sk == "PROJ":
+                last = [key(org_pk(item["org_id"]["S"]), f"PROJ#{project_id}"), item_key]
+            elif sk.startswith("EVENTID#"):
+                pointers.append(item_key)
+            elif sk.startswith(("KEY#", "MEMBER#")):
+                if sk.startswith("KEY#"):
+                    access += [key_item_key(item["key_id"]["S"]), hash_key(item["key_hash"]["S"])]
+                access.append(item_key)
+            else:
+                records.append(item_key)
         for item in self._partition(events_pk(project_id)):
             records.append({"pk": item["pk"], "sk": item["sk"]})
             records.append(key(unfinished_pk(project_id), item["sk"]["S"]))  # deleting an absent one is a no-op
         for partition in (exports_pk(project_id), export_parts_pk(project_id)):
             records.extend({"pk": i["pk"], "sk": i["sk"]} for i in self._partition(partition))
-        access: list[Item] = []
-        last: list[Item] = []
-        for item in self._partition(project_pk(project_id)):
-            sk = item["sk"]["S"]
-            if sk == "PROJ":
-                last = [key(org_pk(item["org_id"]["S"]), f"PROJ#{project_id}"), {"pk": item["pk"], "sk": item["sk"]}]
-                continue
-            if sk.startswith("KEY#"):
-                access += [key_item_key(item["key_id"]["S"]), hash_key(item["key_hash"]["S"])]
-            (access if sk.startswith(("KEY#", "MEMBER#")) else records).append({"pk": item["pk"], "sk": item["sk"]})
-        for batch in (records, access, last):
+        for batch in (pointers, records, access, last):
             self._delete_keys(batch)
 
     def project_members(self, project_id: str) -> list[Member]:
@@ -589,19 +598,40 @@ class DynamoTenancyStore:
                 pointer = {**key(project_pk(event.project_id), f"EVENTID#{event.id}"), "event_sk": _s(sk)}
                 actions.append(self._ops.put_new(pointer))  # a concurrent first save: read the winner's sk
                 actions.append(self._count_event(event))
-            actions.append(self._ops.put({**key(events_pk(event.project_id), sk), **_event_attributes(event)}))
-            if event.status in _UNFINISHED_STATES:
-                marker = {**key(unfinished_pk(event.project_id), sk), "project_id": _s(event.project_id)}
-                actions.append(self._ops.put(marker))
-            else:
-                marker_key = key(unfinished_pk(event.project_id), sk)
-                actions.append({"Delete": {"TableName": self._table, "Key": marker_key}})
             try:
-                self._ops.transact(actions)
+                self._ops.transact(actions + self._event_writes(event, sk))
                 return
             except TransactionCancelledError:
                 continue
         raise RuntimeError(f"Event {event.id} kept changing while being saved; giving up.")
+
+    def update_event(self, event: PlatformEvent) -> bool:
+        """The overwrite, on the condition that the event's by-id pointer is still there (a project delete removes
+        it first: a worker finishing an add of a deleted project writes nothing back)."""
+        sk = self._event_sk(event.project_id, event.id)
+        if sk is None:
+            return False
+        pointer = key(project_pk(event.project_id), f"EVENTID#{event.id}")
+        still_there = {
+            "ConditionCheck": {"TableName": self._table, "Key": pointer, "ConditionExpression": "attribute_exists(pk)"}
+        }
+        try:
+            self._ops.transact([still_there, *self._event_writes(event, sk)])
+        except TransactionCancelledError as cancelled:
+            if cancelled.failed(0):
+                return False
+            raise
+        return True
+
+    def _event_writes(self, event: PlatformEvent, sk: str) -> list[dict[str, Any]]:
+        """The event item, and its unfinished marker put or deleted."""
+        marker_key = key(unfinished_pk(event.project_id), sk)
+        writes = [self._ops.put({**key(events_pk(event.project_id), sk), **_event_attributes(event)})]
+        if event.status in _UNFINISHED_STATES:
+            writes.append(self._ops.put({**marker_key, "project_id": _s(event.project_id)}))
+        else:
+            writes.append({"Delete": {"TableName": self._table, "Key": marker_key}})
+        return writes
 
     def get_event(self, project_id: str, event_id: str) -> PlatformEvent | None:
         sk = self._event_sk(project_id, event_id)
@@ -650,6 +680,8 @@ class DynamoTenancyStore:
         found = self._ops.batch_get([key(events_pk(m["project_id"]["S"]), m["sk"]["S"]) for m in markers])
         by_key = {(i["pk"]["S"], i["sk"]["S"]): i for i in found}
         events = [by_key.get((events_pk(m["project_id"]["S"]), m["sk"]["S"])) for m in markers]
+        orphans = [{"pk": m["pk"], "sk": m["sk"]} for m, e in zip(markers, events, strict=True) if e is None]
+        self._delete_keys(orphans)  # left by a delete of their project: nothing will ever finish them
         return [e for e in (_event(i) for i in events if i is not None) if e.status in _UNFINISHED_STATES]
 
     # ---- exports, feedback, counters ----
@@ -664,6 +696,7 @@ class DynamoTenancyStore:
         if len(packed) <= EXPORT_PART_BYTES:
             item["result_z"] = {"B": packed}
         else:
+            fitting({**item, "result_parts": {"N": "0"}})  # before any part is written
             parts = [packed[i : i + EXPORT_PART_BYTES] for i in range(0, len(packed), EXPORT_PART_BYTES)]
             part_pk = export_parts_pk(export.project_id)
             self._ops.batch_write(
@@ -690,8 +723,21 @@ class DynamoTenancyStore:
         item = None if pointer is None else self._ops.get(key(exports_pk(project_id), pointer["export_sk"]["S"]))
         return None if item is None else self._export_of(item)
 
-    def exports_of_project(self, project_id: str) -> list[MemoryExport]:
-        return [self._export_of(i) for i in reversed(self._partition(exports_pk(project_id)))]
+    def latest_export(self, project_id: str, filters: dict[str, Any] | None = None) -> MemoryExport | None:
+        """Newest first, reading each export's filters only; the result of the one found alone is decoded."""
+        names = ["pk", "sk", "filters"]
+        for item in self._ops.items(
+            "query",
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": _s(exports_pk(project_id))},
+            ScanIndexForward=False,
+            ConsistentRead=True,
+            **projection(names),
+        ):
+            if filters is None or json.loads(item["filters"]["S"]) == filters:
+                found = self._ops.get({"pk": item["pk"], "sk": item["sk"]})
+                return None if found is None else self._export_of(found)
+        return None
 
     def save_feedback(self, feedback: Feedback) -> None:
         item = {

@@ -55,7 +55,8 @@ CREATE INDEX IF NOT EXISTS platform_keys_project ON platform_keys(project_id);
 CREATE TABLE IF NOT EXISTS platform_events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, project_id TEXT NOT NULL,
     event_type TEXT NOT NULL, status TEXT NOT NULL, payload TEXT NOT NULL, results TEXT NOT NULL,
-    error TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, started_at TEXT, completed_at TEXT
+    error TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, started_at TEXT, completed_at TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS platform_events_project ON platform_events(project_id, seq);
 CREATE INDEX IF NOT EXISTS platform_events_status ON platform_events(status);
@@ -83,7 +84,10 @@ _PROJECT = (
     "created_at, updated_at"
 )
 _KEY = "id, project_id, user_id, label, key_prefix, key_hash, created_at, last_used_at, revoked_at"
-_EVENT = "id, project_id, event_type, status, payload, results, error, created_at, updated_at, started_at, completed_at"
+_EVENT = (
+    "id, project_id, event_type, status, payload, results, error, created_at, updated_at, started_at, completed_at, "
+    "attempts"
+)
 _EXPORT = "id, project_id, schema, filters, instructions, result, created_at"
 
 
@@ -99,6 +103,10 @@ class SqliteTenancyStore:
     def __init__(self, db: Database) -> None:
         self._db = db
         db.executescript(SCHEMA)
+        columns = {row[1] for row in db.read().execute("PRAGMA table_info(platform_events)")}
+        if "attempts" not in columns:  # a data dir from before events counted their attempts
+            with db.write() as conn:
+                conn.execute("ALTER TABLE platform_events ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0")
 
     # ---- users ----
 
@@ -286,15 +294,35 @@ class SqliteTenancyStore:
             iso(event.updated_at),
             _opt(event.started_at),
             _opt(event.completed_at),
+            event.attempts,
         )
         with self._db.write() as conn:
             conn.execute(
-                f"INSERT INTO platform_events ({_EVENT}) VALUES ({', '.join('?' * 11)}) ON CONFLICT(id) DO UPDATE SET "
+                f"INSERT INTO platform_events ({_EVENT}) VALUES ({', '.join('?' * 12)}) ON CONFLICT(id) DO UPDATE SET "
                 "status = excluded.status, results = excluded.results, error = excluded.error, "
                 "updated_at = excluded.updated_at, started_at = excluded.started_at, "
-                "completed_at = excluded.completed_at",
+                "completed_at = excluded.completed_at, attempts = excluded.attempts",
                 values,
             )
+
+    def update_event(self, event: PlatformEvent) -> bool:
+        with self._db.write() as conn:
+            changed = conn.execute(
+                "UPDATE platform_events SET status = ?, results = ?, error = ?, updated_at = ?, started_at = ?, "
+                "completed_at = ?, attempts = ? WHERE id = ? AND project_id = ?",
+                (
+                    event.status.value,
+                    json.dumps(event.results),
+                    event.error,
+                    iso(event.updated_at),
+                    _opt(event.started_at),
+                    _opt(event.completed_at),
+                    event.attempts,
+                    event.id,
+                    event.project_id,
+                ),
+            ).rowcount
+        return bool(changed)
 
     def get_event(self, project_id: str, event_id: str) -> PlatformEvent | None:
         row = self._db.read().execute(
@@ -346,11 +374,14 @@ class SqliteTenancyStore:
         )
         return _export(row.fetchone())
 
-    def exports_of_project(self, project_id: str) -> list[MemoryExport]:
+    def latest_export(self, project_id: str, filters: dict[str, Any] | None = None) -> MemoryExport | None:
         rows = self._db.read().execute(
-            f"SELECT {_EXPORT} FROM platform_exports WHERE project_id = ? ORDER BY seq DESC", (project_id,)
+            "SELECT id, filters FROM platform_exports WHERE project_id = ? ORDER BY seq DESC", (project_id,)
         )
-        return [e for e in (_export(r) for r in rows) if e is not None]
+        for export_id, stored in rows:
+            if filters is None or json.loads(stored) == filters:
+                return self.get_export(project_id, export_id)
+        return None
 
     def save_feedback(self, feedback: Feedback) -> None:
         with self._db.write() as conn:
@@ -492,6 +523,7 @@ def _event(row: Sequence[Any] | None) -> PlatformEvent | None:
         updated_at=from_iso(row[8]),
         started_at=_from_opt(row[9]),
         completed_at=_from_opt(row[10]),
+        attempts=int(row[11]),
     )
 
 

@@ -29,7 +29,11 @@ class MemoryCreate(BaseModel):
     expiration_date: str | None = Field(default=None, description="YYYY-MM-DD; the memory is hidden after it.")
     infer: bool | None = Field(default=None, description="Extract facts (default) or store messages as given.")
     memory_type: str | None = Field(default=None, description="Only 'procedural_memory'.")
-    prompt: str | None = Field(default=None, description="Custom instructions for this call only.")
+    prompt: str | None = Field(
+        default=None,
+        max_length=20_000,
+        description="Custom instructions for this call only (at most 20,000 characters).",
+    )
 
 
 class MemoryUpdate(BaseModel):

@@ -14,6 +14,7 @@ that is already SUCCEEDED or FAILED does nothing (a redelivered message), see Pr
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
@@ -26,6 +27,7 @@ from mnemo.services.ingestion import message_group
 from mnemo.services.platform.memories import ADD, AddRequest, Enqueue, ProjectMemories
 
 PLATFORM_ADD_JOB = "platform.add"
+log = logging.getLogger("mnemo.platform.jobs")
 
 
 def platform_add_message(project_id: str, event_id: str) -> dict[str, Any]:
@@ -48,18 +50,17 @@ def queue_enqueuer(queue: MessageQueue) -> Enqueue:
     return enqueue
 
 
-def process_platform_job(
-    memories: ProjectMemories, raw: Mapping[str, Any], *, last_attempt: bool = True
-) -> dict[str, Any]:
+def process_platform_job(memories: ProjectMemories, raw: Mapping[str, Any], *, max_attempts: int = 1) -> dict[str, Any]:
     """Run the event a message names; the summary (ids and status, never text) is what a jobs table keeps.
-    Before the `last_attempt`, an error that passes raises RetryLaterError (the queue delivers the job again)."""
+    Before the event's `max_attempts`-th attempt, an error that passes raises RetryLaterError (the queue delivers
+    the job again)."""
     if (
         not is_platform_job(raw)
         or not isinstance(raw.get("project_id"), str)
         or not isinstance(raw.get("event_id"), str)
     ):
         raise ValueError("Not a platform add job: expected kind, project_id and event_id.")
-    event = memories.process(raw["project_id"], raw["event_id"], last_attempt=last_attempt)
+    event = memories.process(raw["project_id"], raw["event_id"], max_attempts=max_attempts)
     return {
         "job_id": raw.get("job_id", raw["event_id"]),
         "event_id": raw["event_id"],
@@ -78,6 +79,12 @@ def requeue_unfinished(
     cutoff = clock() - older_than
     stale = [e for e in store.unfinished_events() if e.event_type == ADD and e.updated_at <= cutoff]
     for event in stale:
-        owner = message_group(AddRequest.from_payload(event.payload).scope)
+        try:
+            owner = message_group(AddRequest.from_payload(event.payload).scope)
+        except Exception:  # a payload this version would refuse: it still runs (and says so), in its own group
+            log.warning(
+                "add event %s of project %s: payload unreadable, queued as ownerless", event.id, event.project_id
+            )
+            owner = "none"
         enqueue(event.project_id, event.id, owner)
     return stale

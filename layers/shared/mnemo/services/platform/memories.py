@@ -198,45 +198,53 @@ class ProjectMemories:
         event = self._new_event(project.id, ADD, with_project_settings(request, project).payload()).changed(
             status=EventStatus.RUNNING, started_at=started, updated_at=started
         )
-        finished = self._run(project.id, event, reraise=True)
+        finished = self._run(project.id, event, reraise=True, stored=False)
         return finished, finished.results
 
     def process(
-        self, project_id: str, event_id: str, *, reraise: bool = False, last_attempt: bool = True
+        self, project_id: str, event_id: str, *, reraise: bool = False, max_attempts: int = 1
     ) -> PlatformEvent | None:
-        """Run a stored add event (the worker's job). An error ends the event FAILED; it escapes only with
-        `reraise` (a synchronous add answers with it). Unless this is the `last_attempt`, an error that passes
-        puts the event back to PENDING and raises RetryLaterError instead."""
+        """Run a stored add event (the worker's job), counting the attempt in the event. An error ends the event
+        FAILED; it escapes only with `reraise`. An error that passes, before the event's `max_attempts`-th
+        attempt, puts the event back to PENDING and raises RetryLaterError instead. None when the event or its
+        project is gone."""
         event = self.store.get_event(project_id, event_id)
         if event is None or event.status in (EventStatus.SUCCEEDED, EventStatus.FAILED):
             return event
         if self.store.get_project(project_id) is None:
             return None
         started = self._clock()
-        event = event.changed(status=EventStatus.RUNNING, started_at=started, updated_at=started)
-        self.store.save_event(event)
-        return self._run(project_id, event, reraise=reraise, retry=not last_attempt)
+        event = event.changed(
+            status=EventStatus.RUNNING, started_at=started, updated_at=started, attempts=event.attempts + 1
+        )
+        if not self.store.update_event(event):
+            return None
+        return self._run(project_id, event, reraise=reraise, retry=event.attempts < max_attempts)
 
-    def _run(self, project_id: str, event: PlatformEvent, *, reraise: bool, retry: bool = False) -> PlatformEvent:
+    def _run(
+        self, project_id: str, event: PlatformEvent, *, reraise: bool, retry: bool = False, stored: bool = True
+    ) -> PlatformEvent:
         """Add what a RUNNING event asks, then store how it ended: SUCCEEDED with its results, or FAILED (or,
-        with `retry` and an error that passes, PENDING again)."""
+        with `retry` and an error that passes, PENDING again). `stored`: the event is stored already (else this
+        writes it, once, at its end)."""
         try:
             results = self.engine(project_id).add(AddRequest.from_payload(event.payload).command())
         except Exception as exc:  # the worker must survive any job; the event says what went wrong
             if retry and is_transient(exc):
                 log.warning("add event %s of project %s will be retried: %s", event.id, project_id, exc)
-                self.store.save_event(event.changed(status=EventStatus.PENDING, updated_at=self._clock()))
-                raise RetryLaterError(event.id, str(exc)) from exc
+                pending = event.changed(status=EventStatus.PENDING, updated_at=self._clock())
+                if self._end(project_id, pending, stored):
+                    raise RetryLaterError(event.id, str(exc)) from exc
+                return pending  # its project is gone: nothing to try again
             if not isinstance(exc, MnemoError):
                 log.exception("add event %s of project %s failed", event.id, project_id)
             error = exc.message if isinstance(exc, MnemoError) else f"{type(exc).__name__}: {exc}"
             moment = self._clock()
             failed = event.changed(status=EventStatus.FAILED, error=error, completed_at=moment, updated_at=moment)
-            self.store.save_event(failed)
+            self._end(project_id, failed, stored)
             if reraise:
                 raise
             return failed
-        self.store.bump_counter(project_id, "add_events")
         moment = self._clock()
         finished = event.changed(
             status=EventStatus.SUCCEEDED,
@@ -244,8 +252,24 @@ class ProjectMemories:
             completed_at=moment,
             updated_at=moment,
         )
-        self.store.save_event(finished)
+        if self._end(project_id, finished, stored):
+            self.store.bump_counter(project_id, "add_events")
         return finished
+
+    def _end(self, project_id: str, event: PlatformEvent, stored: bool) -> bool:
+        """Store how the event ended. Should its project have been deleted while the add ran (its events went
+        with it), nothing is written back, and what the add stored goes too: False."""
+        if not stored:
+            self.store.save_event(event)
+            return True
+        if self.store.update_event(event):
+            return True
+        if self.store.get_project(project_id) is None:
+            log.warning(
+                "project %s was deleted while its add event %s ran; dropping what it wrote", project_id, event.id
+            )
+            self.namespaces.drop(project_id)
+        return False
 
     def record(self, project_id: str, event_type: str, payload: dict[str, Any], results: list[dict[str, Any]]) -> str:
         """A synchronous operation's event, stored SUCCEEDED (deletes): its id is what the caller is told."""
@@ -319,14 +343,16 @@ class AddWorker:
                 self._process(message.body["project_id"], message.body["event_id"])
 
     def _process(self, project_id: str, event_id: str) -> None:
-        for delay in self._retry_delays:
+        """Run the event, and again after each delay while it fails for a reason that passes (its attempts are
+        counted in the event: the last one ends it FAILED rather than raising)."""
+        attempts = len(self._retry_delays) + 1
+        for delay in (*self._retry_delays, 0.0):
             try:
-                self._memories.process(project_id, event_id, last_attempt=False)
+                self._memories.process(project_id, event_id, max_attempts=attempts)
                 return
             except RetryLaterError:
                 if self._stopped.wait(delay):
                     return  # stopping: the event is PENDING, and queued again at the next start
-        self._memories.process(project_id, event_id)
 
     def drain(self, timeout: float = 30.0) -> None:
         """Wait until the queue is empty (tests and shutdown)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -12,7 +13,7 @@ from mnemo.domain.tenancy import Feedback, MemoryExport, Project
 from mnemo.domain.timefmt import iso
 from mnemo.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from mnemo.ports.tenancy_store import TenancyStore
-from mnemo.services.commands import json_size
+from mnemo.services.commands import MAX_ADD_BYTES, json_size
 from mnemo.services.platform import filters as pf
 from mnemo.services.platform.memories import ProjectMemories
 
@@ -33,6 +34,12 @@ class Reports:
     def create_export(self, project: Project, schema: Any, raw_filters: Any, instructions: str | None) -> MemoryExport:
         if not isinstance(schema, dict) or not schema:
             raise ValidationError("Schema is required and must be a valid object")
+        asked = json_size(schema) + json_size(raw_filters) + json_size(instructions)
+        if asked > MAX_ADD_BYTES:
+            raise PayloadTooLargeError(
+                f"The export request is {asked:,} bytes of schema, filters and instructions; at most "
+                f"{MAX_ADD_BYTES:,} are accepted."
+            )
         expr = pf.parse(raw_filters)
         if not _names_entity(raw_filters):
             raise ValidationError(
@@ -40,7 +47,7 @@ class Reports:
             )
         records = self._memories.engine(project.id).get_all(expr, top_k=EXPORT_LIMIT)
         result = shape(schema, records)
-        size = json_size(result)
+        size = len(json.dumps(result, separators=(",", ":")))  # escaped to ASCII, as Lambda's runtime sends it
         if size > MAX_EXPORT_BYTES:
             raise PayloadTooLargeError(
                 f"The export would be {size:,} bytes; at most {MAX_EXPORT_BYTES:,} are kept. "
@@ -62,10 +69,7 @@ class Reports:
         if export_id:
             found = self._store.get_export(project.id, str(export_id))
         else:
-            wanted = raw_filters if isinstance(raw_filters, dict) else None
-            found = next(
-                (e for e in self._store.exports_of_project(project.id) if wanted is None or e.filters == wanted), None
-            )
+            found = self._store.latest_export(project.id, raw_filters if isinstance(raw_filters, dict) else None)
         if found is None:
             raise NotFoundError("No memory export request found")
         return found

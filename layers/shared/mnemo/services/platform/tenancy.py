@@ -233,9 +233,13 @@ class TenancyService:
         return updated
 
     def delete_project(self, project: Project) -> None:
-        """Irreversible: the project's memories, history, events, exports, feedback, members and keys."""
+        """Irreversible: the project's memories, history, events, exports, feedback, members and keys. The memories
+        go first (a delete interrupted then leaves the project whole, to be deleted again), and once more last:
+        an add still running in a worker may have stored some in between (its event is gone by then, so it writes
+        nothing else back: ProjectMemories)."""
         self._drop_namespace(project.id)
         self.store.delete_project(project.id)
+        self._drop_namespace(project.id)
 
     def add_project_member(self, project: Project, email: str, role: Any) -> None:
         checked = parse_role(role)
