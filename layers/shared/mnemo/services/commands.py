@@ -25,14 +25,18 @@ def json_size(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
 
 
-def check_add_size(messages: Sequence[Message], metadata: Any, what: str = "One add") -> None:
-    """A 413 naming the size and the limit when the messages and metadata are larger than MAX_ADD_BYTES."""
-    size = json_size([[m.role, m.content, m.name] for m in messages]) + json_size(metadata)
+def check_size(size: int, message: str) -> None:
+    """A 413 when `size` is over MAX_ADD_BYTES; `message` says what, with `{size}` and `{limit}` to fill."""
     if size > MAX_ADD_BYTES:
-        raise PayloadTooLargeError(
-            f"{what} is {size:,} bytes of messages and metadata; at most {MAX_ADD_BYTES:,} are accepted. "
-            "Split the conversation into several adds."
-        )
+        raise PayloadTooLargeError(message.format(size=f"{size:,}", limit=f"{MAX_ADD_BYTES:,}"))
+
+
+def check_add_size(messages: Sequence[Message], metadata: Any) -> None:
+    check_size(
+        json_size([[m.role, m.content, m.name] for m in messages]) + json_size(metadata),
+        "One add is {size} bytes of messages and metadata; at most {limit} are accepted. "
+        "Split the conversation into several adds.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +66,11 @@ class AddCommand:
 def check_memory_size(text: str, metadata: Any) -> None:
     """A 413 when a memory would be larger than MAX_ADD_BYTES of text and metadata (an update merges its
     metadata into the memory's: many updates must not grow it without bound)."""
-    size = json_size(text) + json_size(metadata)
-    if size > MAX_ADD_BYTES:
-        raise PayloadTooLargeError(
-            f"The memory would be {size:,} bytes of text and metadata; at most {MAX_ADD_BYTES:,} are kept. "
-            "Send less metadata, or replace it rather than add to it."
-        )
+    check_size(
+        json_size(text) + json_size(metadata),
+        "The memory would be {size} bytes of text and metadata; at most {limit} are kept. "
+        "Send less metadata, or replace it rather than add to it.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +106,7 @@ class UpdateCommand:
     created_at: datetime | None = None  # when what the memory says happened (the platform's `timestamp`)
 
     def __post_init__(self) -> None:
-        size = json_size(self.text or "") + json_size(self.metadata or {})
-        if size > MAX_ADD_BYTES:
-            raise PayloadTooLargeError(
-                f"The update is {size:,} bytes of text and metadata; at most {MAX_ADD_BYTES:,} are accepted."
-            )
+        check_size(
+            json_size(self.text or "") + json_size(self.metadata or {}),
+            "The update is {size} bytes of text and metadata; at most {limit} are accepted.",
+        )

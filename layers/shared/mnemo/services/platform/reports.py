@@ -13,7 +13,7 @@ from mnemo.domain.tenancy import Feedback, MemoryExport, Project
 from mnemo.domain.timefmt import iso
 from mnemo.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from mnemo.ports.tenancy_store import TenancyStore
-from mnemo.services.commands import MAX_ADD_BYTES, json_size
+from mnemo.services.commands import check_size, json_size
 from mnemo.services.platform import filters as pf
 from mnemo.services.platform.memories import ProjectMemories
 
@@ -34,12 +34,10 @@ class Reports:
     def create_export(self, project: Project, schema: Any, raw_filters: Any, instructions: str | None) -> MemoryExport:
         if not isinstance(schema, dict) or not schema:
             raise ValidationError("Schema is required and must be a valid object")
-        asked = json_size(schema) + json_size(raw_filters) + json_size(instructions)
-        if asked > MAX_ADD_BYTES:
-            raise PayloadTooLargeError(
-                f"The export request is {asked:,} bytes of schema, filters and instructions; at most "
-                f"{MAX_ADD_BYTES:,} are accepted."
-            )
+        check_size(
+            json_size(schema) + json_size(raw_filters) + json_size(instructions),
+            "The export request is {size} bytes of schema, filters and instructions; at most {limit} are accepted.",
+        )
         expr = pf.parse(raw_filters)
         if not _names_entity(raw_filters):
             raise ValidationError(
