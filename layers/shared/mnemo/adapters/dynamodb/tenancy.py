@@ -90,6 +90,15 @@ def unfinished_pk(project_id: str) -> str:
     return f"{UNFINISHED}#{zlib.crc32(project_id.encode('utf-8')) % UNFINISHED_SHARDS}"
 
 
+def unfinished_marker(project_id: str, event_sk: str) -> Item:
+    """The marker of a PENDING or RUNNING event, in its project's shard."""
+    return {**key(unfinished_pk(project_id), event_sk), "project_id": _s(project_id)}
+
+
+def event_count_key(project_id: str, event_type: str) -> Item:
+    return key(project_pk(project_id), f"EVENTCOUNT#{event_type}")
+
+
 def events_pk(project_id: str) -> str:
     return f"T#EVENTS#{project_id}"
 
@@ -625,12 +634,12 @@ class DynamoTenancyStore:
 
     def _event_writes(self, event: PlatformEvent, sk: str) -> list[dict[str, Any]]:
         """The event item, and its unfinished marker put or deleted."""
-        marker_key = key(unfinished_pk(event.project_id), sk)
+        marker = unfinished_marker(event.project_id, sk)
         writes = [self._ops.put({**key(events_pk(event.project_id), sk), **_event_attributes(event)})]
         if event.status in _UNFINISHED_STATES:
-            writes.append(self._ops.put({**marker_key, "project_id": _s(event.project_id)}))
+            writes.append(self._ops.put(marker))
         else:
-            writes.append({"Delete": {"TableName": self._table, "Key": marker_key}})
+            writes.append({"Delete": {"TableName": self._table, "Key": {"pk": marker["pk"], "sk": marker["sk"]}}})
         return writes
 
     def get_event(self, project_id: str, event_id: str) -> PlatformEvent | None:
@@ -661,7 +670,7 @@ class DynamoTenancyStore:
         return {
             "Update": {
                 "TableName": self._table,
-                "Key": key(project_pk(event.project_id), f"EVENTCOUNT#{event.event_type}"),
+                "Key": event_count_key(event.project_id, event.event_type),
                 "UpdateExpression": "ADD #v :one",
                 "ExpressionAttributeNames": {"#v": "value"},
                 "ExpressionAttributeValues": {":one": {"N": "1"}},
@@ -670,7 +679,7 @@ class DynamoTenancyStore:
 
     def count_events(self, project_id: str, event_type: str | None = None) -> int:
         if event_type is not None:
-            found = self._ops.get(key(project_pk(project_id), f"EVENTCOUNT#{event_type}"))
+            found = self._ops.get(event_count_key(project_id, event_type))
             return 0 if found is None else int(found["value"]["N"])
         return sum(int(i["value"]["N"]) for i in self._partition(project_pk(project_id), "EVENTCOUNT#"))
 

@@ -17,7 +17,7 @@ from botocore.exceptions import ClientError
 
 from mnemo.adapters.dynamodb import items as it
 from mnemo.adapters.dynamodb.operations import Operations, error_code, projection
-from mnemo.adapters.dynamodb.tenancy import UNFINISHED, events_pk, project_pk, unfinished_pk
+from mnemo.adapters.dynamodb.tenancy import UNFINISHED, event_count_key, events_pk, unfinished_marker
 
 _EVENTS = events_pk("")  # "T#EVENTS#": the prefix of every project's event partition
 
@@ -73,7 +73,7 @@ def _count_events(ops: Operations) -> int:
     for (project_id, event_type), count in counts.items():
         ops.client.put_item(
             TableName=ops.table,
-            Item={**it.key(project_pk(project_id), f"EVENTCOUNT#{event_type}"), "value": {"N": str(count)}},
+            Item={**event_count_key(project_id, event_type), "value": {"N": str(count)}},
         )
     return len(counts)
 
@@ -83,10 +83,9 @@ def _shard_markers(ops: Operations) -> int:
     for marker in ops.items(
         "query", KeyConditionExpression="pk = :pk", ExpressionAttributeValues={":pk": {"S": UNFINISHED}}
     ):
-        project_id = marker["project_id"]["S"]
         ops.transact(
             [
-                ops.put({**it.key(unfinished_pk(project_id), marker["sk"]["S"]), "project_id": {"S": project_id}}),
+                ops.put(unfinished_marker(marker["project_id"]["S"], marker["sk"]["S"])),
                 {"Delete": {"TableName": ops.table, "Key": {"pk": marker["pk"], "sk": marker["sk"]}}},
             ]
         )
