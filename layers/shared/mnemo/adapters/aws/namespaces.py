@@ -68,11 +68,9 @@ class AwsMemoryNamespaces:
     def drop(self, namespace: str) -> None:
         """Every memory, history entry, claim, entity count and setting of the namespace (found through the
         by_namespace index, never by a table scan), and its search index."""
-        service = self.memories(namespace)
-        DynamoMemoryStore(self._dynamodb, self._table, page_size=self._page_size, namespace=namespace).clear(
-            settings=True
-        )
-        service.index.clear()
+        store = DynamoMemoryStore(self._dynamodb, self._table, page_size=self._page_size, namespace=namespace)
+        store.clear(settings=True)
+        self._index_for(namespace).clear()
         with self._lock:
             self._open.pop(namespace, None)
 
