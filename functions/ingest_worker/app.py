@@ -3,10 +3,10 @@
 Each job (the message shape is in mnemo.services.ingestion) is stored through MemoryService; a platform add job
 (kind `platform.add`, mnemo.services.platform.jobs) runs its project's stored PENDING event. A job that fails is
 reported alone (a partial batch response), and only the later jobs of its message group wait for its retry; after
-the queue's maxReceiveCount (MNEMO_JOB_ATTEMPTS) it goes to the dead-letter queue. A failed job comes back after
+the queue's maxReceiveCount it goes to the dead-letter queue. A failed job comes back after
 MNEMO_JOB_RETRY_SECONDS doubled per attempt (at most 15 minutes), not after the queue's long visibility timeout. A
-platform add failing for a reason that passes (its provider throttled or down) is retried that way until its last
-attempt, which ends its event FAILED. A job already done (a redelivered message) returns the result recorded in
+platform add failing for a reason that passes (its provider throttled or down) is retried that way until its
+MNEMO_JOB_ATTEMPTS-th attempt, counted in its event, which ends the event FAILED. A job already done (a redelivered message) returns the result recorded in
 the jobs table (Powertools idempotency, expiring by TTL) instead of adding again.
 """
 
