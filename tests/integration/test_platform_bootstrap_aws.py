@@ -24,14 +24,7 @@ TABLE = "mnemo-test-accounts"
 
 @pytest.fixture
 def accounts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    for name, value in {
-        "MNEMO_BACKEND": "aws",
-        "MNEMO_ACCOUNTS_TABLE": TABLE,
-        "MNEMO_AWS_REGION": moto_aws.REGION,
-        "AWS_ACCESS_KEY_ID": "moto",
-        "AWS_SECRET_ACCESS_KEY": "moto",
-    }.items():
-        monkeypatch.setenv(name, value)
+    moto_aws.aws_cli_environment(monkeypatch, MNEMO_ACCOUNTS_TABLE=TABLE)
     with mock_aws():
         client = moto_aws.client("dynamodb")
         create_tenancy_table(client, TABLE)

@@ -26,15 +26,7 @@ T0 = datetime(2026, 1, 2, tzinfo=UTC)
 
 @pytest.fixture
 def tables(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    for name, value in {
-        "MNEMO_BACKEND": "aws",
-        "MNEMO_DYNAMODB_TABLE": MEMORIES,
-        "MNEMO_ACCOUNTS_TABLE": ACCOUNTS,
-        "MNEMO_AWS_REGION": moto_aws.REGION,
-        "AWS_ACCESS_KEY_ID": "moto",
-        "AWS_SECRET_ACCESS_KEY": "moto",
-    }.items():
-        monkeypatch.setenv(name, value)
+    moto_aws.aws_cli_environment(monkeypatch, MNEMO_DYNAMODB_TABLE=MEMORIES, MNEMO_ACCOUNTS_TABLE=ACCOUNTS)
     with mock_aws():
         client = moto_aws.client("dynamodb")
         create_memory_table(client, MEMORIES)

@@ -18,6 +18,19 @@ def client(service: str) -> Any:
     return boto3.client(service, region_name=REGION, aws_access_key_id="moto", aws_secret_access_key="moto")
 
 
+def aws_cli_environment(monkeypatch: Any, **variables: str) -> None:
+    """The environment a `mnemo` command sees on the AWS backend under moto (fake credentials, the test region),
+    with the stack's `variables` (MNEMO_ACCOUNTS_TABLE=..., ...)."""
+    base = {
+        "MNEMO_BACKEND": "aws",
+        "MNEMO_AWS_REGION": REGION,
+        "AWS_ACCESS_KEY_ID": "moto",
+        "AWS_SECRET_ACCESS_KEY": "moto",
+    }
+    for name, value in {**base, **variables}.items():
+        monkeypatch.setenv(name, value)
+
+
 class OneCallAtATime:
     """moto's in-memory services are not thread-safe (AWS is): calls from many threads take turns."""
 
