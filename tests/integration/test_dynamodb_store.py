@@ -87,6 +87,14 @@ def add(store: DynamoMemoryStore, *records: MemoryRecord) -> None:
     store.insert(list(records), vectors(len(records)), [HistoryEntry.of(Event.ADD, r, None, r.text) for r in records])
 
 
+def transaction_bytes(client: Recording) -> list[int]:
+    """The bytes each TransactWriteItems call put (DynamoDB takes 4 MB at most; moto does not check)."""
+    return [
+        sum(item_size(action["Put"]["Item"]) for action in call["TransactItems"] if "Put" in action)
+        for call in client.named("transact_write_items")
+    ]
+
+
 def entities(store: DynamoMemoryStore) -> list[tuple[str, str, int, datetime, datetime]]:
     return [(e.type.value, e.id, e.total_memories, e.created_at, e.updated_at) for e in store.count_by_entity()]
 
@@ -370,10 +378,7 @@ def test_given_memories_that_each_keep_a_long_conversation_when_inserted_then_tr
 
     add(store, *memories)
 
-    sizes = [
-        sum(item_size(action["Put"]["Item"]) for action in call["TransactItems"] if "Put" in action)
-        for call in client.named("transact_write_items")
-    ]
+    sizes = transaction_bytes(client)
     assert len(sizes) > 1 and max(sizes) <= 4_000_000
     assert store.count(parse(None)) == 40
 
@@ -390,10 +395,7 @@ def test_given_long_memories_when_removed_with_their_history_then_transactions_s
     store.remove([m.id for m in memories], gone)
     store.remove([], late)
 
-    sizes = [
-        sum(item_size(action["Put"]["Item"]) for action in call["TransactItems"] if "Put" in action)
-        for call in client.named("transact_write_items")
-    ]
+    sizes = transaction_bytes(client)
     assert max(sizes) <= 4_000_000 and sum(sizes) > 2 * 60 * 95_000
     assert store.count(parse(None)) == 0 and len(store.history(memories[0].id)) == 3
 
