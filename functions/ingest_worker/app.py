@@ -6,8 +6,9 @@ reported alone (a partial batch response), and only the later jobs of its messag
 the queue's maxReceiveCount it goes to the dead-letter queue. A failed job comes back after
 MNEMO_JOB_RETRY_SECONDS doubled per attempt (at most 15 minutes), not after the queue's long visibility timeout. A
 platform add failing for a reason that passes (its provider throttled or down) is retried that way until its
-MNEMO_JOB_ATTEMPTS-th attempt, counted in its event, which ends the event FAILED. A job already done (a redelivered message) returns the result recorded in
-the jobs table (Powertools idempotency, expiring by TTL) instead of adding again.
+MNEMO_JOB_ATTEMPTS-th attempt, counted in its event, which ends the event FAILED. A job already done (a
+redelivered message) returns the result recorded in the jobs table (Powertools idempotency, expiring by TTL)
+instead of adding again.
 """
 
 from __future__ import annotations
