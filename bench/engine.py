@@ -24,7 +24,7 @@ import numpy as np
 
 from bench import footprint
 from bench.corpus import Item, generate
-from mnemo.bootstrap import Container, bootstrap
+from mnemo.composition.container import Container, build_container
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Scope
 from mnemo.ports.embedder import Embedder, Vectors
@@ -92,14 +92,14 @@ def add_batched(container: Container, items: Sequence[Item]) -> None:
     for user, own in by_user.items():
         for start in range(0, len(own), BATCH):
             chunk = own[start : start + BATCH]
-            container.memories.add(
+            container.memory_service.add(
                 AddCommand([Message("user", i.text) for i in chunk], Scope(user_id=user), infer=False)
             )
 
 
 def add_one_by_one(container: Container, items: Sequence[Item]) -> None:
     for item in items:
-        container.memories.add(AddCommand([Message("user", item.text)], Scope(user_id=item.user_id), infer=False))
+        container.memory_service.add(AddCommand([Message("user", item.text)], Scope(user_id=item.user_id), infer=False))
 
 
 def time_searches(container: Container, queries: Sequence[tuple[str | None, str]], top_k: int = 10) -> dict[str, float]:
@@ -107,7 +107,7 @@ def time_searches(container: Container, queries: Sequence[tuple[str | None, str]
     for user, query in queries:
         expr = f.parse({"user_id": user}) if user else f.parse(None)
         start = time.perf_counter()
-        container.memories.search(SearchCommand(query, expr, top_k=top_k, threshold=0.0))
+        container.memory_service.search(SearchCommand(query, expr, top_k=top_k, threshold=0.0))
         samples.append((time.perf_counter() - start) * 1000)
     return percentiles(samples)
 
@@ -128,8 +128,30 @@ def search_figures(
     return out
 
 
+def embed_all(embedder: Embedder, texts: list[str]) -> tuple[dict[str, Vectors], float]:
+    """Every text's vector, and how many texts a second the embedder made."""
+    start = time.perf_counter()
+    table: dict[str, Vectors] = {}
+    for begin in range(0, len(texts), 512):
+        chunk = texts[begin : begin + 512]
+        table.update(zip(chunk, embedder.embed(chunk), strict=True))
+    return table, round(len(texts) / (time.perf_counter() - start), 1)
+
+
+def searches(
+    scoped: Container, one_user: Container, real: Embedder, cached: PrecomputedEmbedder, sample: list[Item]
+) -> dict[str, Any]:
+    """The search figures at one size: scoped to one user of many, one user holding all, and unscoped."""
+    return {
+        "scoped_one_user_of_many": search_figures(scoped, real, cached, [(i.user_id, i.question) for i in sample]),
+        "one_user_holds_all": search_figures(one_user, real, cached, [("everyone", i.question) for i in sample]),
+        "unscoped": search_figures(scoped, real, cached, [(None, i.question) for i in sample]),
+    }
+
+
 def run(
     sizes: Sequence[int] = (1_000, 5_000, 10_000, 50_000, 100_000),
+    *,
     add_size: int = 10_000,
     users: int = 100,
     query_count: int = 300,
@@ -147,20 +169,14 @@ def run(
     work = Path(work_dir or tempfile.mkdtemp(prefix="mnemo-bench-"))
     results: dict[str, Any] = {"sizes": list(sizes), "users": users, "queries": query_count}
 
-    scoped_store = bootstrap(Settings(data_dir=work / "scoped"))
-    one_user_store = bootstrap(Settings(data_dir=work / "one-user"))
+    scoped_store = build_container(Settings(data_dir=work / "scoped"))
+    one_user_store = build_container(Settings(data_dir=work / "one-user"))
     real = scoped_store.configuration.providers.get().embedder
     results["embedder"] = real.name
 
     # 1. embed the corpus once
     progress(f"embedding {total} texts and {query_count} questions with {real.name}")
-    start = time.perf_counter()
-    table: dict[str, Vectors] = {}
-    texts = [i.text for i in items]
-    for begin in range(0, len(texts), 512):
-        chunk = texts[begin : begin + 512]
-        table.update(zip(chunk, real.embed(chunk), strict=True))
-    results["embed_per_second"] = round(total / (time.perf_counter() - start), 1)
+    table, results["embed_per_second"] = embed_all(real, [i.text for i in items])
     cached = PrecomputedEmbedder(real, table)
     use_embedder(one_user_store, cached)
 
@@ -194,21 +210,13 @@ def run(
         sample = rng.sample(items[:size], query_count)
         cached.embed([i.question for i in sample])
         progress(f"searching at {size}")
-        results["search"][str(size)] = {
-            "scoped_one_user_of_many": search_figures(
-                scoped_store, real, cached, [(i.user_id, i.question) for i in sample]
-            ),
-            "one_user_holds_all": search_figures(
-                one_user_store, real, cached, [("everyone", i.question) for i in sample]
-            ),
-            "unscoped": search_figures(scoped_store, real, cached, [(None, i.question) for i in sample]),
-        }
+        results["search"][str(size)] = searches(scoped_store, one_user_store, real, cached, sample)
         if size == add_size:
             progress(f"peak memory of a fresh process serving the store at {size}")
             results["serving_footprint"] = footprint.measure(
                 work / "scoped", [(i.user_id, i.question) for i in sample[:100]]
             )
     results["peak_rss_mb"] = peak_rss_mb()
-    scoped_store.close()
-    one_user_store.close()
+    for container in (scoped_store, one_user_store):
+        container.close()
     return results

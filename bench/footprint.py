@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mnemo.bootstrap import bootstrap
+from mnemo.composition.container import build_container
 from mnemo.domain import filters as f
 from mnemo.services.commands import SearchCommand
 from mnemo.settings import Settings
@@ -35,11 +35,11 @@ def measure(data_dir: Path, questions: list[tuple[str, str]]) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     from bench.engine import peak_rss_mb
 
-    container = bootstrap(Settings(data_dir=Path(argv[0]), auth_disabled=True))
+    container = build_container(Settings(data_dir=Path(argv[0]), auth_disabled=True))
     questions: list[list[str]] = json.loads(argv[1])
     for user, question in questions:
-        container.memories.search(SearchCommand(question, f.parse({"user_id": user}), top_k=10, threshold=0.0))
-    memories = container.memories.index.count()
+        container.memory_service.search(SearchCommand(question, f.parse({"user_id": user}), top_k=10, threshold=0.0))
+    memories = container.memory_service.index.count()
     container.close()
     print(json.dumps({"peak_rss_mb": peak_rss_mb(), "memories": memories, "questions": len(questions)}))
     return 0

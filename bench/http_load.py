@@ -113,7 +113,7 @@ class Connection:
 
 
 async def _drive(
-    base: str, auth_header: str, clients: int, seconds: float, make_request: Any, rng: random.Random
+    base: str, auth_header: str, clients: int, *, seconds: float, make_request: Any, rng: random.Random
 ) -> dict[str, Any]:
     latencies: list[float] = []
     errors: list[str] = []
@@ -202,6 +202,7 @@ def platform_credentials(data_dir: Path) -> str:
 
 def run(
     clients: int = 16,
+    *,
     seconds: float = 60.0,
     preload: int = 5_000,
     users: int = 100,
@@ -245,7 +246,9 @@ def run(
 
         def measured(make_request: Any) -> dict[str, Any]:
             before = process_cpu_seconds(server.pid)
-            figures = asyncio.run(_drive(base, auth_header, clients, seconds, make_request, rng))
+            figures = asyncio.run(
+                _drive(base, auth_header, clients, seconds=seconds, make_request=make_request, rng=rng)
+            )
             spent = process_cpu_seconds(server.pid) - before
             figures["server_cpu_ms_per_request"] = round(1000 * spent / max(1, figures["requests"]), 3)
             return figures

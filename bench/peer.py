@@ -1,6 +1,6 @@
 """The mem0 peer: mem0ai 2.2.1's OSS `Memory` (faiss, huggingface all-MiniLM-L6-v2), run in its own venv.
 
-The runner (layers/shared/mnemo/evaluation/mem0_peer.py) takes a JSON job and writes JSON results; this
+The runner (bench/evaluation/mnemo_bench/mem0_peer.py) takes a JSON job and writes JSON results; this
 module builds the engine job from the same corpus, seed and queries as bench/engine.py.
 """
 
@@ -18,7 +18,7 @@ from bench.corpus import generate
 ROOT = Path(__file__).resolve().parent.parent
 PEER_PYTHON = ROOT / "bench" / ".work" / "mem0-venv" / "bin" / "python"
 SETUP = ROOT / "bench" / "peer" / "setup_mem0_venv.sh"
-RUNNER = ROOT / "layers" / "shared" / "mnemo" / "evaluation" / "mem0_peer.py"
+RUNNER = ROOT / "bench" / "evaluation" / "mnemo_bench" / "mem0_peer.py"
 
 
 def ensure_venv() -> Path:

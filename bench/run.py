@@ -81,7 +81,7 @@ def run_http_platform(quick: bool) -> dict[str, Any]:
 
 
 def run_locomo(quick: bool) -> dict[str, Any]:
-    from mnemo.evaluation import locomo
+    from mnemo_bench import locomo
 
     data = ROOT.parent / "shared" / "data" / "locomo-dev.json"
     peer = locomo.PeerSpec("mem0", None, None)

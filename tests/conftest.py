@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.adapters.registry import ProviderRegistry
 from mnemo.api.app import create_app
-from mnemo.bootstrap import Container, bootstrap
+from mnemo.composition.container import Container, build_container
 from mnemo.ports.embedder import Embedder
 from mnemo.settings import Settings
 
@@ -59,7 +59,7 @@ def data_dir(tmp_path: Path) -> Path:
 def container(data_dir: Path, registry: CachedModelRegistry) -> Iterator[Container]:
     """A container for tests that are not about authentication: auth disabled (the default is on; the tests
     of authentication build their own, in tests/e2e/auth)."""
-    built = bootstrap(Settings(data_dir=data_dir, auth_disabled=True), registry)
+    built = build_container(Settings(data_dir=data_dir, auth_disabled=True), registry)
     yield built
     built.close()
 

@@ -17,12 +17,10 @@ from pathlib import Path
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.accounts import (
-    DynamoApiKeyStore,
-    DynamoRefreshTokenStore,
-    DynamoUserStore,
-    create_accounts_table,
-)
+from mnemo.adapters.dynamodb.accounts_table import create_accounts_table
+from mnemo.adapters.dynamodb.api_key_store import DynamoApiKeyStore
+from mnemo.adapters.dynamodb.refresh_token_store import DynamoRefreshTokenStore
+from mnemo.adapters.dynamodb.user_store import DynamoUserStore
 from mnemo.adapters.sqlite.api_key_store import SqliteApiKeyStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.refresh_token_store import SqliteRefreshTokenStore

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.request_log import DynamoRequestLogStore, create_request_log_table
+from mnemo.adapters.dynamodb.request_log_store import DynamoRequestLogStore, create_request_log_table
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.request_log_store import SqliteRequestLogStore
 from mnemo.domain.request_log import RequestLogEntry

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.tenancy import DynamoTenancyStore, create_tenancy_table
+from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore, create_tenancy_table
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.domain.memory import new_id

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from mnemo.api.app import create_app
-from mnemo.bootstrap import Container, bootstrap
+from mnemo.composition.container import Container, build_container
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Scope
 from mnemo.ports.providers import ProviderCatalog
@@ -39,6 +40,96 @@ def ok(response: Any) -> Any:
 # ---- (a) concurrency ---------------------------------------------------------------------------------------
 
 
+@dataclass
+class Ledger:
+    """What the threads were told was done, kept under one lock."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    errors: list[str] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)  # id -> last acknowledged text
+    owners: dict[str, str] = field(default_factory=dict)  # id -> user
+    updated: set[str] = field(default_factory=set)
+    shared_results: list[dict[str, Any]] = field(default_factory=list)
+
+    def fail(self, message: str) -> None:
+        with self.lock:
+            self.errors.append(message)
+
+    def acknowledged(self, memory_id: str, text: str, user: str | None = None) -> None:
+        with self.lock:
+            self.texts[memory_id] = text
+            if user is None:
+                self.updated.add(memory_id)
+            else:
+                self.owners[memory_id] = user
+
+
+class MixedWorker:
+    """One thread's operations: adds, searches, reads and updates of its user's memories, each checked at once."""
+
+    def __init__(self, client: TestClient, ledger: Ledger, n: int) -> None:
+        self.client = client
+        self.ledger = ledger
+        self.n = n
+        self.user = f"user-{n % 4}"
+        self.mine: list[str] = []
+
+    def run(self, start: threading.Barrier) -> None:
+        start.wait(timeout=30)
+        try:
+            self.add_the_shared_sentence()
+            for j in range(OPS_PER_THREAD):
+                kind = j % 5
+                if kind in (0, 1) or not self.mine:
+                    self.add(j)
+                elif kind == 2:
+                    self.search_the_last()
+                elif kind == 3:
+                    self.read_the_last()
+                else:
+                    self.revise(j)
+        except Exception as exc:  # collected and reported by the main thread
+            self.ledger.fail(f"thread {self.n}: {type(exc).__name__}: {exc}")
+
+    def add_the_shared_sentence(self) -> None:
+        message = {"role": "user", "content": "Everyone on the team shares this exact sentence"}
+        shared = ok(self.client.post("/memories", json={"messages": [message], "user_id": "shared", "infer": False}))
+        with self.ledger.lock:
+            self.ledger.shared_results.extend(shared["results"])
+
+    def add(self, j: int) -> None:
+        text = f"Thread {self.n} entry {j} mentions the token t{self.n}x{j}z"
+        body = {"messages": [{"role": "user", "content": text}], "user_id": self.user, "infer": False}
+        (result,) = ok(self.client.post("/memories", json=body))["results"]
+        if result["event"] != "ADD" or result["memory"] != text:
+            self.ledger.fail(f"add {text!r} gave {result}")
+        self.mine.append(result["id"])
+        self.ledger.acknowledged(result["id"], text, self.user)
+
+    def search_the_last(self) -> None:
+        token = self.ledger.texts[self.mine[-1]].rsplit(" ", 1)[-1]
+        body = {"query": token, "filters": {"user_id": self.user}, "threshold": 0.0}
+        results = ok(self.client.post("/search", json=body))["results"]
+        if not results or results[0]["id"] != self.mine[-1]:
+            self.ledger.fail(f"search {token!r} for {self.user} did not find {self.mine[-1]} first: {results[:2]}")
+        if any(r["user_id"] != self.user for r in results):
+            self.ledger.fail(f"search for {self.user} leaked another user's memory")
+
+    def read_the_last(self) -> None:
+        memory = ok(self.client.get(f"/memories/{self.mine[-1]}"))
+        if memory["memory"] != self.ledger.texts[self.mine[-1]]:
+            self.ledger.fail(f"get {self.mine[-1]} gave {memory['memory']!r}")
+        listing = ok(self.client.get("/memories", params={"user_id": self.user, "top_k": 1000}))["results"]
+        if not set(self.mine) <= {m["id"] for m in listing}:
+            self.ledger.fail(f"list for {self.user} misses some of thread {self.n}'s memories")
+
+    def revise(self, j: int) -> None:
+        target = self.mine[len(self.mine) // 2]
+        text = f"Thread {self.n} entry {j} revised the note to token r{self.n}x{j}z"
+        ok(self.client.put(f"/memories/{target}", json={"text": text}))
+        self.ledger.acknowledged(target, text)
+
+
 def test_concurrent_mixed_requests_all_succeed_and_every_write_is_kept(
     client: TestClient, container: Container
 ) -> None:
@@ -48,120 +139,51 @@ def test_concurrent_mixed_requests_all_succeed_and_every_write_is_kept(
     present with its last acknowledged text, and the search index must agree with the store.
     """
     start = threading.Barrier(THREADS)
-    lock = threading.Lock()
-    errors: list[str] = []
-    texts: dict[str, str] = {}  # id -> last acknowledged text
-    owners: dict[str, str] = {}  # id -> user
-    updated: set[str] = set()
-    shared_results: list[dict[str, Any]] = []
-
-    def fail(message: str) -> None:
-        with lock:
-            errors.append(message)
-
-    def worker(n: int) -> None:
-        user = f"user-{n % 4}"
-        mine: list[str] = []
-        start.wait(timeout=30)
-        try:
-            shared = ok(
-                client.post(
-                    "/memories",
-                    json={
-                        "messages": [{"role": "user", "content": "Everyone on the team shares this exact sentence"}],
-                        "user_id": "shared",
-                        "infer": False,
-                    },
-                )
-            )
-            with lock:
-                shared_results.extend(shared["results"])
-            for j in range(OPS_PER_THREAD):
-                kind = j % 5
-                if kind in (0, 1) or not mine:
-                    text = f"Thread {n} entry {j} mentions the token t{n}x{j}z"
-                    (result,) = ok(
-                        client.post(
-                            "/memories",
-                            json={"messages": [{"role": "user", "content": text}], "user_id": user, "infer": False},
-                        )
-                    )["results"]
-                    if result["event"] != "ADD" or result["memory"] != text:
-                        fail(f"add {text!r} gave {result}")
-                    mine.append(result["id"])
-                    with lock:
-                        texts[result["id"]] = text
-                        owners[result["id"]] = user
-                elif kind == 2:
-                    token = texts[mine[-1]].rsplit(" ", 1)[-1]
-                    results = ok(
-                        client.post("/search", json={"query": token, "filters": {"user_id": user}, "threshold": 0.0})
-                    )["results"]
-                    if not results or results[0]["id"] != mine[-1]:
-                        fail(f"search {token!r} for {user} did not find {mine[-1]} first: {results[:2]}")
-                    if any(r["user_id"] != user for r in results):
-                        fail(f"search for {user} leaked another user's memory")
-                elif kind == 3:
-                    memory = ok(client.get(f"/memories/{mine[-1]}"))
-                    if memory["memory"] != texts[mine[-1]]:
-                        fail(f"get {mine[-1]} gave {memory['memory']!r}")
-                    listing = ok(client.get("/memories", params={"user_id": user, "top_k": 1000}))["results"]
-                    if not set(mine) <= {m["id"] for m in listing}:
-                        fail(f"list for {user} misses some of thread {n}'s memories")
-                else:
-                    target = mine[len(mine) // 2]
-                    text = f"Thread {n} entry {j} revised the note to token r{n}x{j}z"
-                    ok(client.put(f"/memories/{target}", json={"text": text}))
-                    with lock:
-                        texts[target] = text
-                        updated.add(target)
-        except Exception as exc:  # collected and reported by the main thread
-            fail(f"thread {n}: {type(exc).__name__}: {exc}")
-
-    threads = [threading.Thread(target=worker, args=(n,)) for n in range(THREADS)]
+    ledger = Ledger()
+    threads = [threading.Thread(target=MixedWorker(client, ledger, n).run, args=(start,)) for n in range(THREADS)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=120)
     assert not any(t.is_alive() for t in threads), "a worker hung"
 
-    assert errors == []
+    assert ledger.errors == []
     adds_per_thread = sum(1 for j in range(OPS_PER_THREAD) if j % 5 in (0, 1))
-    assert len(texts) == THREADS * adds_per_thread
-    assert updated
+    assert len(ledger.texts) == THREADS * adds_per_thread
+    assert ledger.updated
 
     # the exact duplicate sent by all threads at once was stored once
+    shared_results = ledger.shared_results
     assert len(shared_results) == THREADS
     assert sorted(r["event"] for r in shared_results) == ["ADD"] + ["NONE"] * (THREADS - 1)
     assert len({r["id"] for r in shared_results}) == 1
     assert len(ok(client.get("/memories", params={"user_id": "shared"}))["results"]) == 1
+    every_acknowledged_write_is_kept(client, container, ledger)
 
-    # every acknowledged write is there, with its last acknowledged text, and nothing else
+
+def every_acknowledged_write_is_kept(client: TestClient, container: Container, ledger: Ledger) -> None:
+    """Every acknowledged write is there, with its last acknowledged text, and nothing else; the index agrees."""
+    texts, owners = ledger.texts, ledger.owners
     for user in {f"user-{n % 4}" for n in range(THREADS)}:
         listing = ok(client.get("/memories", params={"user_id": user, "top_k": 1000}))["results"]
         expected = {i: t for i, t in texts.items() if owners[i] == user}
         assert {m["id"]: m["memory"] for m in listing} == expected
-    for memory_id in updated:
+    for memory_id in ledger.updated:
         events = [h["event"] for h in ok(client.get(f"/memories/{memory_id}/history"))]
         assert events[0] == "ADD"
         assert set(events[1:]) == {"UPDATE"}
         # the index holds the revised text: its token finds it
         token = texts[memory_id].rsplit(" ", 1)[-1]
-        found = ok(
-            client.post(
-                "/search",
-                json={"query": token, "filters": {"user_id": owners[memory_id]}, "threshold": 0.0, "top_k": 1},
-            )
-        )["results"]
-        assert [r["id"] for r in found] == [memory_id]
+        body = {"query": token, "filters": {"user_id": owners[memory_id]}, "threshold": 0.0, "top_k": 1}
+        assert [r["id"] for r in ok(client.post("/search", json=body))["results"]] == [memory_id]
 
-    assert container.memories.index.count() == len(texts) + 1  # + the shared sentence
-    assert container.memories.count(f.parse({"user_id": "*"})) == len(texts) + 1
+    assert container.memory_service.index.count() == len(texts) + 1  # + the shared sentence
+    assert container.memory_service.count(f.parse({"user_id": "*"})) == len(texts) + 1
 
 
 def test_concurrent_adds_directly_against_the_service(container: Container) -> None:
     """The same, one layer down: 8 threads each adding 10 memories in batches of 5 through MemoryService."""
-    service = container.memories
+    service = container.memory_service
     start = threading.Barrier(THREADS)
     errors: list[BaseException] = []
     stored: dict[str, str] = {}
@@ -203,7 +225,7 @@ def test_concurrent_adds_directly_against_the_service(container: Container) -> N
 
 @contextmanager
 def running(data_dir: Path, registry: ProviderCatalog) -> Iterator[TestClient]:
-    built = bootstrap(Settings(data_dir=data_dir, auth_disabled=True), registry)
+    built = build_container(Settings(data_dir=data_dir, auth_disabled=True), registry)
     try:
         with TestClient(create_app(built)) as test_client:
             yield test_client

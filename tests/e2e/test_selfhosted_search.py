@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from mnemo.bootstrap import Container
+from mnemo.composition.container import Container
 from mnemo.domain.memory import Scope
 from mnemo.domain.text import words
 from mnemo.services.commands import AddCommand, Message
@@ -276,13 +276,13 @@ def catalog(container: Container, client: TestClient) -> Iterator[dict[str, str]
     }
     ids: dict[str, str] = {}
     for key, (text, scope, metadata, categories, stamp) in rows.items():
-        (result,) = container.memories.add(
+        (result,) = container.memory_service.add(
             AddCommand(
                 messages=[Message("user", text)],
                 scope=scope,
                 metadata=metadata,
                 infer=False,
-                categories=categories,
+                custom_categories=tuple((name, text) for name in categories),  # each one shares the text's words
                 timestamp=stamp,
             )
         )

@@ -23,7 +23,7 @@ from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
-from mnemo.bootstrap import Container, bootstrap
+from mnemo.composition.container import Container, build_container
 from mnemo.domain import filters as f
 from tests.support import moto_aws
 from tests.support.lambda_aws import (
@@ -57,7 +57,7 @@ class Deployed:
         return HttpResponse.of(raw)
 
     def container(self, group: str) -> Container:
-        built: Container = self.functions[group].function.container.get()
+        built: Container = self.functions[group].entry.function.container.get()
         return built
 
 
@@ -71,10 +71,10 @@ def deployed(embedder: LocalMiniLMEmbedder, tmp_path_factory: pytest.TempPathFac
             catalog = BedrockAsLocalCatalog(embedder)
             functions = {group: importlib.import_module(f"functions.{group}.app") for group in GROUPS}
             for module in functions.values():
-                module.function.reset(lambda: bootstrap(catalog=catalog, index=index))
+                module.entry.function.reset(lambda: build_container(catalog=catalog, index=index))
             yield Deployed(stack, functions, catalog)
             for module in functions.values():
-                module.function.reset()
+                module.entry.function.reset()
             index_db.close()
 
 

@@ -1,7 +1,6 @@
-"""The ingestion worker, invoked as Lambda invokes it: functions/ingest_worker/app.py's handler with SQS FIFO
-batches (the sample events/ingest_worker/add_job.json, and messages really sent to the queue by
-IngestionService.submit), through Powertools' batch processing and idempotency, MemoryService and the DynamoDB
-adapters, under moto. The topic's deliveries are read from a queue subscribed to it."""
+"""The ingest worker, invoked as Lambda invokes it: functions/ingest_worker/app.py's handler with SQS FIFO batches
+(the sample events/ingest_worker/add_job.json, and messages really sent to the queue by a platform add), through
+Powertools' batch processing and idempotency, the platform's add jobs and the DynamoDB adapters, under moto."""
 
 from __future__ import annotations
 
@@ -16,15 +15,17 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
-from mnemo.bootstrap import Container, bootstrap
+from mnemo.composition.container import Container, build_container
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Scope
+from mnemo.domain.tenancy import EventStatus, PlatformEvent
+from mnemo.ports.memory_index import MemoryIndex
 from mnemo.services.commands import AddCommand, Message
-from mnemo.services.ingestion import ADD_COMPLETED
+from mnemo.services.platform.services import PlatformServices
+from mnemo.services.platform.tenancy import Bootstrapped
 from tests.support import moto_aws
 from tests.support.lambda_aws import (
     BedrockAsLocalCatalog,
@@ -41,22 +42,37 @@ from tests.support.lambda_aws import (
 class Deployed:
     stack: Stack
     worker: ModuleType
-    api: Container  # what submits jobs (the platform's add route will)
+    api: Container  # what queues the adds: the platform function's composition
+    tenant: Bootstrapped
+
+    @property
+    def platform(self) -> PlatformServices:
+        assert self.api.platform is not None
+        return self.api.platform
 
     def run(self, event: dict[str, Any]) -> dict[str, Any]:
         response: dict[str, Any] = self.worker.handler(event, FakeLambdaContext(function_name="ingest_worker"))
         return response
 
-    def texts(self, user: str) -> list[str]:
-        store = DynamoMemoryStore(moto_aws.client("dynamodb"), self.stack.memories_table)
-        return sorted(r.text for r in store.find(f.parse({"user_id": user})))
+    def queue(self, text: str, user: str) -> PlatformEvent:
+        """An asynchronous platform add: its PENDING event stored, its job sent to the (moto) SQS queue."""
+        command = AddCommand([Message("user", text)], Scope(user_id=user))
+        return self.platform.project_memory.add(self.tenant.project, command)
 
-    def published(self) -> list[dict[str, Any]]:
+    def received(self) -> list[dict[str, Any]]:
         sqs = moto_aws.client("sqs")
-        seen = sqs.receive_message(QueueUrl=self.stack.events_url, MaxNumberOfMessages=10).get("Messages", [])
-        for message in seen:
-            sqs.delete_message(QueueUrl=self.stack.events_url, ReceiptHandle=message["ReceiptHandle"])
-        return [json.loads(m["Body"]) for m in seen]
+        reply = sqs.receive_message(QueueUrl=self.stack.queue_url, MaxNumberOfMessages=10, AttributeNames=["All"])
+        messages: list[dict[str, Any]] = reply.get("Messages", [])
+        for message in messages:
+            sqs.delete_message(QueueUrl=self.stack.queue_url, ReceiptHandle=message["ReceiptHandle"])
+        return messages
+
+    def texts(self, user: str) -> list[str]:
+        service = self.platform.namespaces.memory_service(self.tenant.project.id)
+        return sorted(r.text for r in service.get_all(f.parse({"user_id": user})))
+
+    def event(self, event_id: str) -> PlatformEvent:
+        return self.platform.events.get(self.tenant.project.id, event_id)
 
 
 @pytest.fixture(scope="module")
@@ -64,104 +80,99 @@ def deployed(embedder: LocalMiniLMEmbedder, tmp_path_factory: pytest.TempPathFac
     with mock_aws():
         stack = create_stack()
         with environment(stack.env):
-            index_db = Database(Path(tmp_path_factory.mktemp("index")) / "index.sqlite3")
-            index = LocalMemoryIndex(index_db, embedder.dimension)
+            root = Path(tmp_path_factory.mktemp("indexes"))
+            databases: list[Database] = []
+            indexes: dict[str, LocalMemoryIndex] = {}
+
+            def index_for(namespace: str) -> MemoryIndex:  # OpenSearch, shared by the functions
+                if namespace not in indexes:
+                    databases.append(Database(root / f"{namespace}.sqlite3"))
+                    indexes[namespace] = LocalMemoryIndex(databases[-1], embedder.dimension)
+                return indexes[namespace]
+
             catalog = BedrockAsLocalCatalog(embedder)
             worker = importlib.import_module("functions.ingest_worker.app")
-            worker.container.reset(lambda: bootstrap(catalog=catalog, index=index, serves_http=False))
-            api = bootstrap(catalog=catalog, index=index)
-            yield Deployed(stack, worker, api)
-            worker.container.reset()
+            worker.entry.container.reset(
+                lambda: build_container(catalog=catalog, serves_http=False, namespace_index=index_for)
+            )
+            api = build_container(catalog=catalog, namespace_index=index_for)
+            assert api.platform is not None
+            tenant = api.platform.tenancy.bootstrap("alice@acme.example", "Acme")
+            yield Deployed(stack, worker, api, tenant)
+            worker.entry.container.reset()
             api.close()
-            index_db.close()
-
-
-def sqs_event(*messages: dict[str, Any]) -> dict[str, Any]:
-    """A Lambda SQS event of messages as received from the queue (with their attributes)."""
-    return {"Records": [sqs_record(m) for m in messages]}
+            for database in databases:
+                database.close()
 
 
 def record(message_id: str, group: str, body: dict[str, Any]) -> dict[str, Any]:
-    text = json.dumps(body)
-    return {
-        "MessageId": message_id,
-        "ReceiptHandle": f"handle-{message_id}",
-        "Body": text,
-        "Attributes": {"MessageGroupId": group, "ApproximateReceiveCount": "1", "SentTimestamp": "1741806238000"},
-        "MD5OfBody": "0" * 32,
-    }
+    """A message as received from the queue (with its attributes)."""
+    return sqs_record(
+        {
+            "MessageId": message_id,
+            "ReceiptHandle": f"handle-{message_id}",
+            "Body": json.dumps(body),
+            "Attributes": {"MessageGroupId": group, "ApproximateReceiveCount": "1", "SentTimestamp": "1741806238000"},
+            "MD5OfBody": "0" * 32,
+        }
+    )
 
 
-def job(job_id: str, user: str, *texts: str) -> dict[str, Any]:
-    return {
-        "kind": "memory.add",
+def test_given_the_sample_job_of_a_queued_add_when_the_worker_runs_then_the_add_is_stored(deployed: Deployed) -> None:
+    queued = deployed.queue("I moved to Lisbon last spring. I am allergic to peanuts.", "alice")
+    [sent] = deployed.received()
+    assert json.loads(sent["Body"]) == {
+        "kind": "platform.add",
         "version": 1,
-        "job_id": job_id,
-        "submitted_at": "2025-03-12T19:03:58.000000+00:00",
-        "add": {"messages": [{"role": "user", "content": t} for t in texts], "user_id": user, "infer": False},
-    }
+        "job_id": queued.id,
+        "project_id": deployed.tenant.project.id,
+        "event_id": queued.id,
+    }  # ids only: no memory text travels through the queue
+    assert sent["Attributes"]["MessageGroupId"] == f"{deployed.tenant.project.id}/user:alice"
 
-
-def test_given_the_sample_job_when_the_worker_runs_then_its_memories_are_stored_and_announced(
-    deployed: Deployed,
-) -> None:
-    response = deployed.run(load_event("ingest_worker/add_job"))
-    assert response == {"batchItemFailures": []}
+    sample = load_event("ingest_worker/add_job", project_id=deployed.tenant.project.id, event_id=queued.id)
+    assert deployed.run(sample) == {"batchItemFailures": []}
+    done = deployed.event(queued.id)
+    assert done.status is EventStatus.SUCCEEDED and done.attempts == 1
     assert deployed.texts("alice") == ["I am allergic to peanuts.", "I moved to Lisbon last spring."]
-    store = DynamoMemoryStore(moto_aws.client("dynamodb"), deployed.stack.memories_table)
-    stored = {r.id: r for r in store.find(f.parse({"user_id": "alice"}))}
-    assert {r.metadata["source"] for r in stored.values()} == {"queue"}
-
-    [event] = deployed.published()
-    assert event["type"] == ADD_COMPLETED
-    assert event["data"]["job_id"] == "5f0c1a2b-3d4e-4f60-8a9b-0c1d2e3f4a5b"
-    assert sorted(r["id"] for r in event["data"]["results"]) == sorted(stored)
-    assert {r["event"] for r in event["data"]["results"]} == {"ADD"}
-    assert "memory" not in json.dumps(event["data"]["results"])  # ids and events, never the text
+    assert sorted(r["data"]["memory"] for r in done.results) == deployed.texts("alice")
 
 
-def test_given_a_redelivered_job_then_it_is_not_applied_twice(deployed: Deployed) -> None:
+def test_given_a_redelivered_job_then_it_is_not_run_twice(deployed: Deployed) -> None:
     jobs = moto_aws.client("dynamodb").scan(TableName=deployed.stack.jobs_table)["Items"]
     assert [item["status"]["S"] for item in jobs] == ["COMPLETED"]
     assert int(jobs[0]["expiration"]["N"]) > 0  # the jobs table's TTL attribute
+    [event_id] = [json.loads(item["data"]["S"])["event_id"] for item in jobs]
+    before = deployed.event(event_id)
 
-    response = deployed.run(load_event("ingest_worker/add_job"))
-    assert response == {"batchItemFailures": []}
+    sample = load_event("ingest_worker/add_job", project_id=deployed.tenant.project.id, event_id=event_id)
+    assert deployed.run(sample) == {"batchItemFailures": []}
+    assert deployed.event(event_id) == before  # the recorded result was returned; nothing ran again
     assert deployed.texts("alice") == ["I am allergic to peanuts.", "I moved to Lisbon last spring."]
-    assert deployed.published() == []  # the recorded result was returned; nothing ran again
-
-
-def test_given_an_add_submitted_to_the_queue_then_the_worker_stores_it(deployed: Deployed) -> None:
-    command = AddCommand(
-        messages=[Message("user", "I prefer green tea in the morning.")], scope=Scope(user_id="bob"), infer=False
-    )
-    job_id = deployed.api.ingestion.submit(command)
-    sqs = moto_aws.client("sqs")
-    [message] = sqs.receive_message(QueueUrl=deployed.stack.queue_url, MaxNumberOfMessages=10, AttributeNames=["All"])[
-        "Messages"
-    ]
-    assert message["Attributes"]["MessageGroupId"] == "user:bob"
-    assert json.loads(message["Body"])["job_id"] == job_id
-
-    assert deployed.run(sqs_event(message)) == {"batchItemFailures": []}
-    assert deployed.texts("bob") == ["I prefer green tea in the morning."]
-    [event] = deployed.published()
-    assert (event["data"]["job_id"], [r["event"] for r in event["data"]["results"]]) == (job_id, ["ADD"])
 
 
 def test_given_a_batch_with_a_bad_job_then_only_it_and_the_later_jobs_of_its_group_fail(deployed: Deployed) -> None:
-    bad = job("job-bad", "carol")  # no messages: not a valid add
-    batch = sqs_event(
-        record("m1", "user:carol", bad),
-        record("m2", "user:dave", job("job-dave", "dave", "Dave keeps bees.")),
-        record("m3", "user:carol", job("job-carol", "carol", "Carol collects stamps.")),
-    )
-    response = deployed.run(batch)
-    assert response == {"batchItemFailures": [{"itemIdentifier": "m1"}, {"itemIdentifier": "m3"}]}
-    assert deployed.texts("dave") == ["Dave keeps bees."]
-    assert deployed.texts("carol") == []  # waits behind the failed job of its group, in order
-    assert [e["data"]["job_id"] for e in deployed.published()] == ["job-dave"]
+    project = deployed.tenant.project.id
+    dave = deployed.queue("Dave keeps bees.", "dave")
+    carol = deployed.queue("Carol collects stamps.", "carol")
+    deployed.received()
+    bad = {"kind": "platform.add", "version": 1, "job_id": "job-bad", "project_id": project}  # no event id
 
-    retried = deployed.run(sqs_event(record("m3", "user:carol", job("job-carol", "carol", "Carol collects stamps."))))
+    def job(event: PlatformEvent) -> dict[str, Any]:
+        return {"kind": "platform.add", "version": 1, "job_id": event.id, "project_id": project, "event_id": event.id}
+
+    batch = {
+        "Records": [
+            record("m1", f"{project}/user:carol", bad),
+            record("m2", f"{project}/user:dave", job(dave)),
+            record("m3", f"{project}/user:carol", job(carol)),
+        ]
+    }
+    assert deployed.run(batch) == {"batchItemFailures": [{"itemIdentifier": "m1"}, {"itemIdentifier": "m3"}]}
+    assert deployed.texts("dave") == ["Dave keeps bees."]
+    assert deployed.event(carol.id).status is EventStatus.PENDING  # waits behind the failed job of its group
+
+    retried = deployed.run({"Records": [record("m3", f"{project}/user:carol", job(carol))]})
     assert retried == {"batchItemFailures": []}
     assert deployed.texts("carol") == ["Carol collects stamps."]
+    assert deployed.event(carol.id).status is EventStatus.SUCCEEDED

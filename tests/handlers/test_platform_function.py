@@ -13,7 +13,7 @@ import importlib
 import json
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -25,9 +25,10 @@ from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
-from mnemo.api import aws_lambda
-from mnemo.bootstrap import Container, bootstrap
+from mnemo.composition.container import Container, build_container
+from mnemo.composition.platform import open_tenancy_store
 from mnemo.domain import filters as f
+from mnemo.entrypoints import lambda_http
 from mnemo.errors import ProviderError
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.services.platform.services import PlatformServices
@@ -61,7 +62,7 @@ class Deployed:
         return HttpResponse.of(raw)
 
     def platform(self) -> PlatformServices:
-        container: Container = self.platform_function.function.container.get()
+        container: Container = self.platform_function.entry.function.container.get()
         assert container.platform is not None
         return container.platform
 
@@ -92,15 +93,17 @@ def deployed(embedder: LocalMiniLMEmbedder, tmp_path_factory: pytest.TempPathFac
             catalog = BedrockAsLocalCatalog(embedder)
             function = importlib.import_module("functions.platform.app")
             worker = importlib.import_module("functions.ingest_worker.app")
-            function.function.reset(lambda: bootstrap(catalog=catalog, namespace_index=index_for))
-            worker.container.reset(lambda: bootstrap(catalog=catalog, serves_http=False, namespace_index=index_for))
+            function.entry.function.reset(lambda: build_container(catalog=catalog, namespace_index=index_for))
+            worker.entry.container.reset(
+                lambda: build_container(catalog=catalog, serves_http=False, namespace_index=index_for)
+            )
             deployed = Deployed(stack, function, worker)
             tenancy = deployed.platform().tenancy
             deployed.tenants["acme"] = tenancy.bootstrap("alice@acme.example", "Acme")
             deployed.tenants["globex"] = tenancy.bootstrap("hank@globex.example", "Globex")
             yield deployed
-            function.function.reset()
-            worker.container.reset()
+            function.entry.function.reset()
+            worker.entry.container.reset()
             for database in databases:
                 database.close()
 
@@ -196,15 +199,18 @@ def test_given_an_answer_larger_than_lambda_returns_then_413_says_to_ask_for_les
 ) -> None:
     listed = deployed.call("list_v2")
     assert listed.status == 200
-    monkeypatch.setattr(aws_lambda, "MAX_RESPONSE_BYTES", 50)  # the real limit is 6 MB; this list is smaller
+    monkeypatch.setattr(lambda_http, "MAX_RESPONSE_BYTES", 50)  # the real limit is 6 MB; this list is smaller
     refused = deployed.call("list_v2")
     assert refused.status == 413 and "smaller page" in refused.body["detail"]
 
 
-class ThrottledEngine:
-    """A project's memory service whose provider keeps refusing: too many requests."""
+class ThrottledEmbedder:
+    """The embedder of a provider that keeps refusing: too many requests."""
 
-    def add(self, command: Any) -> Any:
+    name = "throttled"
+    dimension = 384
+
+    def embed(self, texts: list[str]) -> Any:
         raise ProviderError("Provider rate limit hit. Retry shortly.", "provider_rate_limited")
 
 
@@ -213,20 +219,18 @@ def test_given_a_throttled_provider_then_adds_are_retried_soon_in_order_and_fail
 ) -> None:
     """Attempts are counted in each event: an add skipped behind a failed one of its group (its message received,
     not run) keeps all of its own."""
-    worker_platform = deployed.worker.container.get().platform
-    working = worker_platform.memories.engine
-    monkeypatch.setattr(worker_platform.memories, "engine", lambda _project: ThrottledEngine())
-    monkeypatch.setattr(deployed.worker, "JOB_RETRY_SECONDS", 0)  # come back at once (30 s, 60 s, ... deployed)
-    monkeypatch.setattr(deployed.worker, "JOB_ATTEMPTS", 2)
+    monkeypatch.setenv("MNEMO_JOB_RETRY_SECONDS", "0")  # come back at once (30 s, 60 s, ... deployed)
+    monkeypatch.setenv("MNEMO_JOB_ATTEMPTS", "2")
+    deployed.worker.entry.container.reset()  # a new execution environment, with those settings
+    providers = deployed.worker.entry.container.get().configuration.providers
+    working = providers.get()
+    providers.swap(replace(working, embedder=ThrottledEmbedder()))
     first_id = deployed.call("add_async").body["event_id"]
     second_id = deployed.call("add_async").body["event_id"]
     context = FakeLambdaContext(function_name="ingest_worker")
-    project = deployed.tenants["acme"].project.id
-    store = deployed.platform().memories.store
 
     def attempts(event_id: str) -> tuple[str, int]:
-        event = store.get_event(project, event_id)
-        assert event is not None
+        event = deployed.platform().events.get(deployed.tenants["acme"].project.id, event_id)
         return event.status.value, event.attempts
 
     def deliver(expected: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -248,7 +252,7 @@ def test_given_a_throttled_provider_then_adds_are_retried_soon_in_order_and_fail
     sqs = moto_aws.client("sqs")
     sqs.delete_message(QueueUrl=deployed.stack.queue_url, ReceiptHandle=messages[0]["ReceiptHandle"])
 
-    monkeypatch.setattr(worker_platform.memories, "engine", working)  # the provider is back
+    providers.swap(working)  # the provider is back
     [last], response = deliver(1)
     assert response == {"batchItemFailures": []}
     assert attempts(second_id) == ("SUCCEEDED", 2)
@@ -261,7 +265,7 @@ def test_every_sample_event_is_answered_without_a_server_error(deployed: Deploye
     deletes the org with every project in it."""
     tenant = deployed.tenants["globex"]
     tenancy = deployed.platform().tenancy
-    spare = tenancy.create_project(tenant.org, tenant.user, "Spare")
+    spare = tenancy.create_project(tenant.org.id, tenant.user, "Spare")
     names = sorted(p.stem for p in (EVENTS / "platform").glob("*.json"))
     for name in [n for n in names if n != "org_delete"] + ["org_delete"]:
         project = spare.id if name == "project_delete" else tenant.project.id
@@ -269,5 +273,6 @@ def test_every_sample_event_is_answered_without_a_server_error(deployed: Deploye
         response = deployed.call(name, tenant="globex", **ids)
         assert response.status < 500, (name, response.status, response.body)
         assert response.headers["content-type"].startswith("application/json"), name
-    assert tenancy.store.get_project(spare.id) is None
-    assert tenancy.store.get_org(tenant.org.id) is None and tenancy.store.get_project(tenant.project.id) is None
+    with open_tenancy_store(deployed.platform_function.entry.function.container.get().settings) as store:
+        assert store.get_project(spare.id) is None
+        assert store.get_org(tenant.org.id) is None and store.get_project(tenant.project.id) is None

@@ -19,6 +19,7 @@ from mnemo.errors import ProviderError
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import ChatMessage
 from mnemo.services.commands import AddCommand, Message
+from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.providers import ActiveProviders, ProviderSet
 
 LISTED = re.compile(r'\{"id": "(\d+)", "text": "([^"]*)"\}')
@@ -68,8 +69,8 @@ def test_an_add_that_updates_deletes_and_adds_embeds_everything_before_its_first
 ) -> None:
     watched = DownOnceWritten(embedder)
     providers = ActiveProviders(ProviderSet(embedder=watched))
-    namespaces = SqliteMemoryNamespaces(tmp_path, providers)
-    service = namespaces.memories("proj_a")
+    namespaces = NamespaceMemoryServices(SqliteMemoryNamespaces(tmp_path), providers)
+    service = namespaces.memory_service("proj_a")
     alice = Scope(user_id="alice")
     for text in ("I live in Paris", "I have a cat"):
         service.add(AddCommand(messages=[Message("user", text)], scope=alice, infer=False))

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mnemo.bootstrap import Container
+from mnemo.composition.container import Container
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
 from mnemo.ports.memory_store import DuplicateMemoryError
@@ -20,7 +20,7 @@ TEXTS = ["I keep bees on the roof.", "My sister lives in Porto.", "I am allergic
 def test_given_another_process_stores_a_text_first_when_added_then_that_text_is_known_and_the_rest_added(
     container: Container, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = container.memories.store
+    store = container.memory_service.store
     real_insert = store.insert
     winner = MemoryRecord.create(TEXTS[1], ALICE)
     calls: list[int] = []
@@ -34,7 +34,7 @@ def test_given_another_process_stores_a_text_first_when_added_then_that_text_is_
 
     monkeypatch.setattr(store, "insert", racing_insert)
 
-    results = container.memories.add(AddCommand([Message("user", t) for t in TEXTS], ALICE, infer=False))
+    results = container.memory_service.add(AddCommand([Message("user", t) for t in TEXTS], ALICE, infer=False))
 
     assert [(r.record.text, r.event) for r in results] == [
         (TEXTS[0], Event.ADD),
@@ -43,7 +43,7 @@ def test_given_another_process_stores_a_text_first_when_added_then_that_text_is_
     ]
     assert results[1].record.id == winner.id
     assert calls == [3, 1, 1]  # the batch, then one by one: the known text is not sent again
-    stored = container.memories.get_all(f.parse({"user_id": "alice"}))
+    stored = container.memory_service.get_all(f.parse({"user_id": "alice"}))
     assert sorted(r.text for r in stored) == sorted(TEXTS)
-    found = container.memories.search(SearchCommand("Who keeps bees?", f.parse({"user_id": "alice"}), top_k=1))
+    found = container.memory_service.search(SearchCommand("Who keeps bees?", f.parse({"user_id": "alice"}), top_k=1))
     assert found[0].record.id == results[0].record.id

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.aws.factory import build_aws_adapters
 from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
+from mnemo.composition.aws_adapters import build_aws_adapters
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.errors import ConfigurationError
 from mnemo.ports.publisher import TopicEvent

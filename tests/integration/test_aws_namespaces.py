@@ -22,6 +22,7 @@ from mnemo.domain import filters as f
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.ports.embedder import Embedder
 from mnemo.services.commands import AddCommand, Message, SearchCommand
+from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.providers import ActiveProviders, ProviderSet
 from tests.support import moto_aws
 from tests.unit.test_opensearch_index import FakeCluster, bulk_ok, msearch, ok, search_response
@@ -113,14 +114,12 @@ def test_given_a_project_when_adding_searching_and_dropping_then_only_its_own_in
     cluster.on("DELETE", index, ok({"acknowledged": True}))
     transport = HttpTransport("https://search.example.com", http_transport=httpx.MockTransport(cluster.handle))
     providers = ActiveProviders(ProviderSet(embedder=embedder, llm=None, custom_instructions=None))
-    namespaces = AwsMemoryNamespaces(
-        dynamodb,
-        TABLE,
-        lambda namespace: OpenSearchMemoryIndex(transport, namespace_index_name(BASE, namespace)),
-        providers,
+    storage = AwsMemoryNamespaces(
+        dynamodb, TABLE, lambda namespace: OpenSearchMemoryIndex(transport, namespace_index_name(BASE, namespace))
     )
+    namespaces = NamespaceMemoryServices(storage, providers)
 
-    service = namespaces.memories("proj_a")
+    service = namespaces.memory_service("proj_a")
     (added,) = service.add(AddCommand([Message("user", "I like green tea")], Scope(user_id="alice"), infer=False))
     service.search(SearchCommand("green tea", f.parse({"user_id": "alice"})))
     namespaces.drop("proj_a")
@@ -147,9 +146,8 @@ def test_given_memories_in_several_namespaces_when_listing_them_then_each_once(
     for n, namespace in enumerate(("proj_b", "proj_a", "proj_b")):
         insert(DynamoMemoryStore(dynamodb, TABLE, namespace=namespace), f"memory {n} of {namespace}")
     insert(DynamoMemoryStore(dynamodb, TABLE), "plain")
-    providers = ActiveProviders(ProviderSet(embedder=embedder, llm=None, custom_instructions=None))
     transport = HttpTransport("https://search.example.com", http_transport=httpx.MockTransport(FakeCluster().handle))
-    namespaces = AwsMemoryNamespaces(dynamodb, TABLE, lambda ns: OpenSearchMemoryIndex(transport, ns), providers)
+    namespaces = AwsMemoryNamespaces(dynamodb, TABLE, lambda ns: OpenSearchMemoryIndex(transport, ns))
     assert namespaces.stored_namespaces() == ["proj_a", "proj_b"]
 
 

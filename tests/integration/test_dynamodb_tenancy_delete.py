@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.items import key
-from mnemo.adapters.dynamodb.tenancy import DynamoTenancyStore, create_tenancy_table, unfinished_pk
+from mnemo.adapters.dynamodb.codec import key
+from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore, create_tenancy_table, unfinished_pk
 from mnemo.domain.memory import new_id
 from mnemo.domain.tenancy import EventStatus, Organization, PlatformEvent, PlatformUser, Project, ProjectKey
 from tests.support import moto_aws

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mnemo.bootstrap import bootstrap
+from mnemo.composition.container import build_container
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, Scope
 from mnemo.errors import ValidationError
@@ -24,7 +24,7 @@ def llm_server() -> Iterator[OpenAIServer]:
 
 
 def remember(container, user: str, *texts: str) -> None:
-    container.memories.add(
+    container.memory_service.add(
         AddCommand(messages=[Message("user", t) for t in texts], scope=Scope(user_id=user), infer=False)
     )
 
@@ -37,23 +37,23 @@ def test_delete_all_refuses_a_filter_that_does_not_pin_an_entity(container) -> N
     loose = f.parse({"OR": [{"user_id": "ann"}, {"memory": {"contains": "plays"}}]})
     # Then it is refused and nothing is deleted
     with pytest.raises(ValidationError):
-        container.memories.delete_all(loose)
-    assert container.memories.count(f.parse({"user_id": "bob"})) == 1
+        container.memory_service.delete_all(loose)
+    assert container.memory_service.count(f.parse({"user_id": "bob"})) == 1
 
 
 def test_superseded_memories_stay_out_of_the_index_after_a_restart(data_dir: Path, registry) -> None:
-    first = bootstrap(Settings(data_dir=data_dir), registry)
+    first = build_container(Settings(data_dir=data_dir), registry)
     remember(first, "ann", "Ann lives in Lisbon", "Ann works as a nurse")
-    lisbon = first.memories.get_all(f.parse({"user_id": "ann"}), top_k=None)[-1]
+    lisbon = first.memory_service.get_all(f.parse({"user_id": "ann"}), top_k=None)[-1]
     superseded = lisbon.changed(state=LifecycleState.SUPERSEDED, replaced_by="someone-else")
-    first.memories.store.replace(superseded, None, HistoryEntry.of(Event.DELETE, superseded, lisbon.text, None))
-    first.memories.index.remove([lisbon.id])
+    first.memory_service.store.replace(superseded, None, HistoryEntry.of(Event.DELETE, superseded, lisbon.text, None))
+    first.memory_service.index.remove([lisbon.id])
     first.close()
 
-    second = bootstrap(Settings(data_dir=data_dir), registry)
+    second = build_container(Settings(data_dir=data_dir), registry)
     try:
-        assert second.memories.index.count() == 1
-        found = second.memories.search(SearchCommand("Where does Ann live?", f.parse({"user_id": "ann"})))
+        assert second.memory_service.index.count() == 1
+        found = second.memory_service.search(SearchCommand("Where does Ann live?", f.parse({"user_id": "ann"})))
         assert lisbon.id not in [r.record.id for r in found]
     finally:
         second.close()
@@ -76,7 +76,7 @@ def test_changing_the_embedder_by_environment_reembeds_at_start_up(
     data_dir: Path, registry: CachedModelRegistry, llm_server: OpenAIServer
 ) -> None:
     # Given memories embedded by the local model (384 dimensions)
-    first = bootstrap(Settings(data_dir=data_dir), registry)
+    first = build_container(Settings(data_dir=data_dir), registry)
     remember(first, "ann", "Ann adopted a grey cat named Pixel")
     first.close()
     # When the service restarts with another embedder set in its settings (64 dimensions)
@@ -85,11 +85,11 @@ def test_changing_the_embedder_by_environment_reembeds_at_start_up(
         embedder_provider="openai",
         embedder_config={"base_url": llm_server.base_url, "model": "tiny", "embedding_dims": 64},
     )
-    second = bootstrap(settings, registry)
+    second = build_container(settings, registry)
     try:
         # Then every memory was embedded again and search works with the new embedder
         assert any(t == "Ann adopted a grey cat named Pixel" for t in llm_server.embedded_texts())
-        found = second.memories.search(SearchCommand("grey cat Pixel", f.parse({"user_id": "ann"})))
+        found = second.memory_service.search(SearchCommand("grey cat Pixel", f.parse({"user_id": "ann"})))
         assert [r.record.text for r in found] == ["Ann adopted a grey cat named Pixel"]
     finally:
         second.close()

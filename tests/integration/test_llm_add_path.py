@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from mnemo.api.app import create_app
-from mnemo.bootstrap import Container, bootstrap
+from mnemo.composition.container import Container, build_container
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.support.openai_server import HTTPFailure, OpenAIServer, RecordedRequest
@@ -475,7 +475,7 @@ def test_configuration_persists_across_a_restart(
     assert api.post("/configure", json={"custom_instructions": "Remember cities only."}).status_code == 200
     shown = api.get("/configure").json()
 
-    restarted = bootstrap(Settings(data_dir=data_dir, auth_disabled=True), registry)
+    restarted = build_container(Settings(data_dir=data_dir, auth_disabled=True), registry)
     try:
         llm = restarted.configuration.providers.get().llm
         assert llm is not None
@@ -539,7 +539,7 @@ def test_switching_the_embedder_reembeds_existing_memories(
     assert response.status_code == 200, response.text
     assert sorted(llm_server.embedded_texts()) == sorted(texts)
     assert all(r.headers["authorization"] == "Bearer sk-emb" for r in llm_server.embedding_requests)
-    for records, vectors in container.memories.store.scan():
+    for records, vectors in container.memory_service.store.scan():
         assert len(records) == 3
         assert vectors.shape == (3, 64)
         np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
@@ -552,7 +552,7 @@ def test_switching_the_embedder_reembeds_existing_memories(
     (new_id,) = add_verbatim(client, "I have two cats")
     assert searched(client, "cats")[0]["id"] == new_id
 
-    restarted = bootstrap(Settings(data_dir=data_dir, auth_disabled=True), registry)
+    restarted = build_container(Settings(data_dir=data_dir, auth_disabled=True), registry)
     try:
         with TestClient(create_app(restarted)) as again:
             assert again.get("/configure").json()["embedder"]["config"]["api_key"] == "[redacted]"
@@ -574,10 +574,10 @@ def test_a_failed_embedder_switch_keeps_the_old_embedder(
     assert response.json()["code"] == "provider_unavailable"
     assert client.get("/configure").json() == before
     assert searched(client, "green tea")[0]["id"] == tea  # still indexed, with the local model's vectors
-    for _records, vectors in container.memories.store.scan():
+    for _records, vectors in container.memory_service.store.scan():
         assert vectors.shape[1] == 384
 
-    restarted = bootstrap(Settings(data_dir=data_dir, auth_disabled=True), registry)
+    restarted = build_container(Settings(data_dir=data_dir, auth_disabled=True), registry)
     try:
         with TestClient(create_app(restarted)) as again:
             assert searched(again, "green tea")[0]["id"] == tea

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from mnemo import cli
-from mnemo.adapters.dynamodb.tenancy import DynamoTenancyStore, create_tenancy_table
+from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore, create_tenancy_table
 from mnemo.domain.memory import new_id, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
+from mnemo.entrypoints import cli
 from mnemo.services.platform.tenancy import TenancyService
 from tests.support import moto_aws
 

@@ -5,51 +5,70 @@ FAILED; an add that cannot be queued is a 503 and its event FAILED, never PENDIN
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
 
 import pytest
 
 from mnemo.adapters.inprocess.queue import InProcessQueue
 from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.domain.memory import Scope, new_id, now
 from mnemo.domain.tenancy import EventStatus, Organization, PlatformUser, Project
 from mnemo.errors import ProviderError, UnavailableError, ValidationError
-from mnemo.ports.memory_namespaces import MemoryNamespaces
-from mnemo.services.commands import AddCommand, AddResult, Message
-from mnemo.services.platform.memories import AddRequest, AddWorker, Enqueue, ProjectMemories
+from mnemo.ports.embedder import Embedder, Vectors
+from mnemo.services.commands import AddCommand, Message
+from mnemo.services.namespace_memory import NamespaceMemoryServices
+from mnemo.services.platform.add_jobs import AddJobs, Enqueue
+from mnemo.services.platform.add_worker import AddWorker
+from mnemo.services.providers import ActiveProviders, ProviderSet
 
 
-class ScriptedEngine:
-    """A project's memory service whose adds fail as scripted, then succeed (storing nothing)."""
+class ScriptedEmbedder:
+    """The real embedder, except that its calls fail as scripted first (a provider throttled, down, ...), and that
+    `before` runs on every call (the owner deleting the project while its add runs)."""
 
-    def __init__(self, failures: list[Exception]) -> None:
+    def __init__(self, real: Embedder, failures: list[Exception], before: Callable[[], None] | None = None) -> None:
+        self.real = real
         self.failures = failures
+        self.before = before
         self.calls = 0
 
-    def add(self, command: AddCommand) -> list[AddResult]:
+    @property
+    def name(self) -> str:
+        return "scripted"
+
+    @property
+    def dimension(self) -> int:
+        return self.real.dimension
+
+    def embed(self, texts: list[str]) -> Vectors:
         self.calls += 1
+        if self.before is not None:
+            self.before()
         if self.failures:
             raise self.failures.pop(0)
-        return []
+        return self.real.embed(texts)
 
 
-class OneEngine:
-    def __init__(self, engine: Any) -> None:
-        self.engine = engine
-        self.dropped: list[str] = []
+@dataclass
+class Setup:
+    store: SqliteTenancyStore
+    project: Project
+    root: Path
 
-    def memories(self, namespace: str) -> Any:
-        return self.engine
-
-    def drop(self, namespace: str) -> None:
-        self.dropped.append(namespace)
+    def adds(
+        self, embedder: ScriptedEmbedder, enqueue: Enqueue | None = None
+    ) -> tuple[AddJobs, NamespaceMemoryServices]:
+        providers = ActiveProviders(ProviderSet(embedder=embedder))
+        namespaces = NamespaceMemoryServices(SqliteMemoryNamespaces(self.root / "namespaces"), providers)
+        return AddJobs(namespaces, self.store, self.store, self.store, enqueue), namespaces
 
 
 @pytest.fixture
-def setup(tmp_path: Path) -> Iterator[tuple[SqliteTenancyStore, Project]]:
+def setup(tmp_path: Path) -> Iterator[Setup]:
     database = Database(tmp_path / "tenancy.sqlite3")
     store = SqliteTenancyStore(database)
     owner = store.add_user(PlatformUser(new_id(), "owner@example.com", now()))
@@ -57,28 +76,25 @@ def setup(tmp_path: Path) -> Iterator[tuple[SqliteTenancyStore, Project]]:
     store.add_org(org, owner)
     project = Project(id=f"proj_{new_id()[:8]}", org_id=org.id, name="p", created_at=now(), updated_at=now())
     store.add_project(project, owner)
-    yield store, project
+    yield Setup(store, project, tmp_path)
     database.close()
 
 
+BEES = AddCommand([Message("user", "I keep bees")], Scope(user_id="alice"), infer=False)
 THROTTLED = ProviderError("Provider rate limit hit. Retry shortly.", "provider_rate_limited")
 DOWN = ProviderError("Provider is unreachable or returned a server error.", "provider_unavailable")
 
 
-def run_one(
-    setup: tuple[SqliteTenancyStore, Project], failures: list[Exception]
-) -> tuple[EventStatus, str | None, int]:
-    store, project = setup
-    engine = ScriptedEngine(failures)
-    memories = ProjectMemories(cast(MemoryNamespaces, OneEngine(engine)), store)
-    worker = AddWorker(memories, InProcessQueue(), retry_delays=(0.0, 0.0))  # three attempts in all
+def run_one(setup: Setup, embedder: Embedder, failures: list[Exception]) -> tuple[EventStatus, str | None, int]:
+    scripted = ScriptedEmbedder(embedder, failures)
+    adds, namespaces = setup.adds(scripted)
+    worker = AddWorker(adds, setup.store, InProcessQueue(), retry_delays=(0.0, 0.0))  # three attempts in all
     worker.start()
     try:
-        request = AddRequest(messages=[Message("user", "I keep bees")], scope=Scope(user_id="alice"))
-        event = memories.submit_add(project, request)
+        event = adds.submit(setup.project, BEES)
         worker.drain()
         deadline = now().timestamp() + 10
-        while (found := store.get_event(project.id, event.id)) is not None and found.status in (
+        while (found := setup.store.get_event(setup.project.id, event.id)) is not None and found.status in (
             EventStatus.PENDING,
             EventStatus.RUNNING,
         ):
@@ -86,8 +102,9 @@ def run_one(
             time.sleep(0.01)
     finally:
         worker.stop()
+        namespaces.close()
     assert found is not None
-    return found.status, found.error, engine.calls
+    return found.status, found.error, scripted.calls
 
 
 @pytest.mark.parametrize(
@@ -101,57 +118,44 @@ def run_one(
     ],
 )
 def test_an_add_is_retried_only_for_errors_that_pass(
-    setup: tuple[SqliteTenancyStore, Project], failures: list[Exception], status: EventStatus, calls: int
+    setup: Setup, embedder: Embedder, failures: list[Exception], status: EventStatus, calls: int
 ) -> None:
-    ended, error, made = run_one(setup, list(failures))
+    ended, error, made = run_one(setup, embedder, list(failures))
     assert (ended, made) == (status, calls)
     assert (error is None) == (status is EventStatus.SUCCEEDED)
 
 
-def test_an_add_that_cannot_be_queued_is_a_503_and_its_event_failed(setup: tuple[SqliteTenancyStore, Project]) -> None:
-    store, project = setup
-
+def test_an_add_that_cannot_be_queued_is_a_503_and_its_event_failed(setup: Setup, embedder: Embedder) -> None:
     def broken_queue(_project: str, _event: str, _owner: str) -> None:
         raise ConnectionError("SQS is unreachable")
 
-    enqueue: Enqueue = broken_queue
-    memories = ProjectMemories(cast(MemoryNamespaces, OneEngine(ScriptedEngine([]))), store, enqueue=enqueue)
-    request = AddRequest(messages=[Message("user", "I keep bees")], scope=Scope(user_id="alice"))
+    adds, namespaces = setup.adds(ScriptedEmbedder(embedder, []), enqueue=broken_queue)
     with pytest.raises(UnavailableError, match="Retry shortly"):
-        memories.submit_add(project, request)
-    [event] = store.events_of_project(project.id, 10, 0)
+        adds.submit(setup.project, BEES)
+    [event] = setup.store.events_of_project(setup.project.id, 10, 0)
     assert event.status is EventStatus.FAILED and "could not be queued" in (event.error or "")
-    assert store.unfinished_events() == []
-
-
-class DeletedMeanwhile:
-    """A project's memory service whose add outlasts its project: the owner deletes it while the add runs (and
-    the add then succeeds, or fails for a reason that passes)."""
-
-    def __init__(self, store: SqliteTenancyStore, project: Project, error: Exception | None) -> None:
-        self.store = store
-        self.project = project
-        self.error = error
-
-    def add(self, command: AddCommand) -> list[AddResult]:
-        self.store.delete_project(self.project.id)
-        if self.error is not None:
-            raise self.error
-        return []
+    assert setup.store.unfinished_events() == []
+    namespaces.close()
 
 
 @pytest.mark.parametrize("error", [None, THROTTLED])
 def test_an_add_whose_project_is_deleted_while_it_runs_writes_nothing_back(
-    setup: tuple[SqliteTenancyStore, Project], error: Exception | None
+    setup: Setup, embedder: Embedder, error: Exception | None
 ) -> None:
-    store, project = setup
-    namespaces = OneEngine(DeletedMeanwhile(store, project, error))
-    memories = ProjectMemories(cast(MemoryNamespaces, namespaces), store)
-    request = AddRequest(messages=[Message("user", "I keep bees")], scope=Scope(user_id="alice"))
-    event = memories.submit_add(project, request)
+    """The owner deletes the project while its add runs (the add then succeeds, or fails for a reason that
+    passes): nothing is written back, and what the add stored goes too."""
+    project = setup.project
+    adds, namespaces = setup.adds(
+        ScriptedEmbedder(embedder, [error] if error else [], before=lambda: setup.store.delete_project(project.id)),
+        enqueue=lambda _project, _event, _owner: None,
+    )
+    event = adds.submit(project, BEES)
 
-    memories.process(project.id, event.id, max_attempts=3)  # no retry either: there is nothing to try again
+    adds.process(project.id, event.id, max_attempts=3)  # no retry either: there is nothing to try again
 
-    assert store.get_event(project.id, event.id) is None and store.events_of_project(project.id, 10, 0) == []
-    assert store.unfinished_events() == [] and store.counters(project.id) == {}
-    assert namespaces.dropped == [project.id]  # what the add stored after the project's drop goes too
+    assert (
+        setup.store.get_event(project.id, event.id) is None and setup.store.events_of_project(project.id, 10, 0) == []
+    )
+    assert setup.store.unfinished_events() == [] and setup.store.counters(project.id) == {}
+    assert namespaces.stored_namespaces() == []  # the namespace the add wrote to was dropped
+    namespaces.close()

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from moto import mock_aws
 
-from mnemo import cli
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.dynamodb.schema import create_memory_table
-from mnemo.adapters.dynamodb.tenancy import UNFINISHED, DynamoTenancyStore, create_tenancy_table
+from mnemo.adapters.dynamodb.tenancy_store import UNFINISHED, DynamoTenancyStore, create_tenancy_table
 from mnemo.domain.memory import MemoryRecord, Scope, new_id
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
+from mnemo.entrypoints import cli
 from tests.support import moto_aws
 
 MEMORIES, ACCOUNTS = "mnemo-test-memories", "mnemo-test-accounts"

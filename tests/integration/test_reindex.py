@@ -12,16 +12,16 @@ import numpy as np
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.aws import factory
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.adapters.opensearch.transport import HttpTransport
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
-from mnemo.cli import main
+from mnemo.composition import aws_adapters
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope
+from mnemo.entrypoints.cli import main
 from mnemo.ports.embedder import Vectors, unit_rows
 from mnemo.ports.memory_store import MemoryStore
 from mnemo.services.reindex import rebuild_index
@@ -174,12 +174,12 @@ def test_given_the_aws_backend_when_reindexing_from_the_cli_then_dynamodb_feeds_
     index = RecordingIndex()
     built: list[Any] = []
 
-    def build(settings: Any, session: Any = None) -> factory.AwsAdapters:
+    def build(settings: Any, session: Any = None) -> aws_adapters.AwsAdapters:
         built.append(settings)
         transport = HttpTransport("https://search.example.com")
-        return factory.AwsAdapters(store, cast(Any, index), None, None, transport)
+        return aws_adapters.AwsAdapters(store, cast(Any, index), None, None, transport)
 
-    monkeypatch.setattr(factory, "build_aws_adapters", build)
+    monkeypatch.setattr(aws_adapters, "build_aws_adapters", build)
     monkeypatch.setenv("MNEMO_BACKEND", "aws")
 
     assert main(["reindex"]) == 0

@@ -1,4 +1,4 @@
-"""The AWS composition served in one test process, under moto: the container `bootstrap()` builds from the
+"""The AWS composition served in one test process, under moto: the container `build_container()` builds from the
 environment template.yaml gives the functions (DynamoDB tables, the SQS FIFO ingest queue, SSM secrets), and a
 thread that does what Lambda's SQS event source does for the ingest worker — receive a batch, invoke
 functions/ingest_worker/app.py's handler, delete what it did not report failed.
@@ -22,7 +22,7 @@ from moto import mock_aws
 
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
-from mnemo.bootstrap import Container, bootstrap
+from mnemo.composition.container import Container, build_container
 from mnemo.ports.embedder import Embedder
 from mnemo.ports.memory_index import MemoryIndex
 from tests.support import moto_aws
@@ -125,7 +125,7 @@ def aws_backend(embedder: Embedder, root: Path) -> Iterator[Container]:
             catalog = BedrockAsLocalCatalog(embedder)
 
             def build(serves_http: bool) -> Container:
-                return bootstrap(
+                return build_container(
                     catalog=catalog,
                     serves_http=serves_http,
                     index=indexes.named("main"),
@@ -133,7 +133,7 @@ def aws_backend(embedder: Embedder, root: Path) -> Iterator[Container]:
                 )
 
             worker = importlib.import_module("functions.ingest_worker.app")
-            worker.container.reset(lambda: build(False))
+            worker.entry.container.reset(lambda: build(False))
             container = build(True)
             drain = QueueDrain(stack, worker)
             drain.start()
@@ -141,7 +141,7 @@ def aws_backend(embedder: Embedder, root: Path) -> Iterator[Container]:
                 yield container
             finally:
                 drain.stop()
-                worker.container.reset()
+                worker.entry.container.reset()
                 container.close()
                 indexes.close()
             assert not drain.errors, drain.errors

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from mnemo.adapters.dynamodb.accounts import create_accounts_table
-from mnemo.adapters.dynamodb.request_log import create_request_log_table
+from mnemo.adapters.dynamodb.accounts_table import create_accounts_table
+from mnemo.adapters.dynamodb.request_log_store import create_request_log_table
 from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.adapters.dynamodb.tables import ensure_table
 from mnemo.adapters.registry import ProviderRegistry, validate

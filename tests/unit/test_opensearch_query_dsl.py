@@ -5,7 +5,9 @@ query clauses used: term, terms, range, exists, wildcard, bool)."""
 from __future__ import annotations
 
 import calendar
+import operator
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -193,31 +195,34 @@ def _wildcard(pattern: str, case_insensitive: bool) -> re.Pattern[str]:
 def opensearch_matches(q: dict[str, Any], doc: dict[str, Any]) -> bool:
     """How OpenSearch evaluates the clauses the translation emits, on an indexed document."""
     ((kind, body),) = q.items()
-    if kind == "match_all":
-        return True
-    if kind == "match_none":
-        return False
+    if kind in ("match_all", "match_none"):
+        return kind == "match_all"
     if kind == "bool":
         ok = all(opensearch_matches(c, doc) for c in body.get("filter", []) + body.get("must", []))
         if "should" in body:
             ok = ok and any(opensearch_matches(c, doc) for c in body["should"])
         return ok and not any(opensearch_matches(c, doc) for c in body.get("must_not", []))
     ((field, arg),) = body.items()
-    values = _values(doc, field)
-    if kind == "term":
-        return arg in values
-    if kind == "terms":
-        return any(v in arg for v in values)
-    if kind == "exists":
-        return bool(_values(doc, arg))
-    if kind == "range":
-        checks = {"gt": lambda v, x: v > x, "gte": lambda v, x: v >= x, "lt": lambda v, x: v < x}
-        checks["lte"] = lambda v, x: v <= x
-        return any(all(checks[op](v, x) for op, x in arg.items()) for v in values)
-    if kind == "wildcard":
-        pattern = _wildcard(arg["value"], arg.get("case_insensitive", False))
-        return any(isinstance(v, str) and pattern.fullmatch(v) for v in values)
-    raise AssertionError(f"unexpected clause {kind}")
+    if kind not in _LEAF_CLAUSES:
+        raise AssertionError(f"unexpected clause {kind}")
+    return _LEAF_CLAUSES[kind](doc, field, arg)
+
+
+_ORDER = {"gt": operator.gt, "gte": operator.ge, "lt": operator.lt, "lte": operator.le}
+
+
+def _wildcard_matches(doc: dict[str, Any], field: str, arg: dict[str, Any]) -> bool:
+    pattern = _wildcard(arg["value"], arg.get("case_insensitive", False))
+    return any(isinstance(v, str) and pattern.fullmatch(v) for v in _values(doc, field))
+
+
+_LEAF_CLAUSES: dict[str, Callable[[dict[str, Any], str, Any], bool]] = {
+    "term": lambda doc, field, arg: arg in _values(doc, field),
+    "terms": lambda doc, field, arg: any(v in arg for v in _values(doc, field)),
+    "exists": lambda doc, _field, arg: bool(_values(doc, arg)),
+    "range": lambda doc, field, arg: any(all(_ORDER[op](v, x) for op, x in arg.items()) for v in _values(doc, field)),
+    "wildcard": _wildcard_matches,
+}
 
 
 def _memories() -> list[MemoryRecord]:

@@ -9,7 +9,8 @@ import pytest
 from moto import mock_aws
 from pydantic import SecretStr
 
-from mnemo.adapters.aws.parameters import read_parameters, with_secrets
+from mnemo.adapters.aws.parameters import read_parameters
+from mnemo.composition.secrets import with_secrets
 from mnemo.errors import ConfigurationError
 from mnemo.settings import Settings
 from tests.support import moto_aws

@@ -43,6 +43,14 @@ class Settings(BaseSettings):
     queue_url: str | None = Field(default=None, description="The SQS queue of slow work (FIFO when it ends .fifo).")
     topic_arn: str | None = Field(default=None, description="The SNS topic events are published to.")
     accounts_table: str = Field(default="mnemo-accounts", description="Users, API keys and refresh tokens.")
+    jobs_table: str = Field(default="mnemo-jobs", description="Finished queue jobs (the ingest worker's idempotency).")
+    # Attempts of a platform add failing for a reason that passes, counted in its event (not in the message's
+    # receive count: a message skipped behind a failed one of its group is received without running). The queue's
+    # maxReceiveCount is twice this, so such a message is never dead-lettered before it has run.
+    job_attempts: int = Field(default=5, ge=1)
+    job_retry_seconds: float = Field(
+        default=30.0, ge=0, description="A failed job's first retry delay on SQS, doubled per attempt (15 min at most)."
+    )
     request_log_table: str = Field(default="mnemo-request-log", description="The API call log (TTL).")
     # Secrets on AWS: the NAMES of SSM Parameter Store SecureString parameters, read once at cold start.
     # A secret given directly (JWT_SECRET, ...) wins over its parameter.

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from mnemo.api.app import create_app
-from mnemo.bootstrap import Container, bootstrap
+from mnemo.composition.container import Container, build_container
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 
@@ -46,7 +46,7 @@ def make_app(data_dir: Path, registry: CachedModelRegistry) -> Iterator[AppFacto
     built: list[tuple[Container, TestClient]] = []
 
     def make(**overrides: Any) -> TestClient:
-        container = bootstrap(auth_settings(data_dir, **overrides), registry)
+        container = build_container(auth_settings(data_dir, **overrides), registry)
         client = TestClient(create_app(container))
         client.__enter__()
         built.append((container, client))
@@ -66,7 +66,7 @@ def api(make_app: AppFactory) -> TestClient:
 @pytest.fixture
 def container_of() -> Callable[[TestClient], Container]:
     def of(client: TestClient) -> Container:
-        container: Container = client.app.state.container  # type: ignore[attr-defined]
+        container: Container = client.app.state.services  # type: ignore[attr-defined]
         return container
 
     return of

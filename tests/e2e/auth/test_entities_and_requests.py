@@ -95,7 +95,7 @@ def test_every_api_call_is_logged_without_its_query_string(api: TestClient) -> N
 
 def test_old_request_log_entries_are_pruned_after_the_retention_period(make_app: AppFactory) -> None:
     api = make_app(request_log_retention_days=7)
-    container = api.app.state.container  # type: ignore[attr-defined]
+    container = api.app.state.services  # type: ignore[attr-defined]
     old = now() - timedelta(days=8)
     recent = now() - timedelta(days=6)
     container.request_log.store.append(

@@ -43,7 +43,7 @@ def test_no_secret_is_stored_logged_or_listed_in_clear_text(
     secrets_seen += [member.access_token, member.refresh_token]
 
     listed = api.get("/requests", params={"limit": 200}, headers=headers).text
-    container = api.app.state.container  # type: ignore[attr-defined]
+    container = api.app.state.services  # type: ignore[attr-defined]
     container.request_log.flush()
     stored = b"".join(p.read_bytes() for p in sorted(data_dir.iterdir()) if p.is_file())
     assert len(stored) > 10_000

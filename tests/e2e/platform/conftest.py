@@ -27,7 +27,7 @@ import uvicorn
 from pydantic import SecretStr
 
 from mnemo.api.app import create_app
-from mnemo.bootstrap import Container, bootstrap
+from mnemo.composition.container import Container, build_container
 from mnemo.domain.tenancy import EventStatus
 from mnemo.services.platform.services import PlatformServices
 from mnemo.settings import Settings
@@ -86,7 +86,7 @@ def serving(container: Container) -> Iterator[str]:
 
 @contextmanager
 def local_backend(embedder: Any, root: Path) -> Iterator[Container]:
-    container = bootstrap(
+    container = build_container(
         Settings(data_dir=root / "data", jwt_secret=SecretStr("x" * 40), argon2_memory_kib=64, argon2_time_cost=1),
         CachedModelRegistry(embedder),
     )

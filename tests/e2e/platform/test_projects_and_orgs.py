@@ -8,6 +8,7 @@ import pytest
 from mem0 import MemoryClient
 from mem0.exceptions import AuthenticationError, MemoryNotFoundError
 
+from mnemo.composition.platform import open_tenancy_store
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
 
 
@@ -123,7 +124,8 @@ def test_projects_and_orgs_are_created_listed_and_deleted_with_their_data(server
     assert second not in server.platform.namespaces.stored_namespaces()
     assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {key}"}).status_code == 401
     assert http.get(org_path + f"projects/{second}/").status_code == 404
-    assert server.platform.memories.store.events_of_project(second, 10, 0) == []
+    with open_tenancy_store(server.container.settings) as store:
+        assert store.events_of_project(second, 10, 0) == []
     assert client.project.get()["project_id"] == tenant.project_id  # the default project is untouched
     with pytest.raises(MemoryNotFoundError):
         client.get(memory)  # and never held that memory
@@ -146,7 +148,8 @@ def test_projects_and_orgs_are_created_listed_and_deleted_with_their_data(server
     side_project = http.post(f"/api/v1/orgs/organizations/{new_org}/projects/", json={"name": "P"}).json()["project_id"]
     assert http.delete(f"/api/v1/orgs/organizations/{new_org}/").status_code == 200
     assert http.get(f"/api/v1/orgs/organizations/{new_org}/").status_code == 404
-    assert server.platform.memories.store.get_project(side_project) is None
+    with open_tenancy_store(server.container.settings) as store:
+        assert store.get_project(side_project) is None
 
 
 def test_a_project_reader_cannot_create_projects_in_the_org(server: Server, tenant: Tenant) -> None:

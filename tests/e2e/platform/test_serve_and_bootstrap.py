@@ -11,12 +11,11 @@ from pathlib import Path
 import httpx
 from mem0 import MemoryClient
 
-from mnemo.bootstrap import bootstrap
+from mnemo.composition.container import build_container
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Scope
 from mnemo.domain.tenancy import EventStatus
-from mnemo.services.commands import Message
-from mnemo.services.platform.memories import AddRequest
+from mnemo.services.commands import AddCommand, Message
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.e2e.platform.conftest import Tenant, wait_for_event
@@ -65,22 +64,21 @@ def test_bootstrap_then_serve_both_surfaces_on_one_port(tmp_path: Path) -> None:
 
 def test_a_queued_add_survives_a_restart(tmp_path: Path, registry: CachedModelRegistry) -> None:
     settings = Settings(data_dir=tmp_path / "data", auth_disabled=True)
-    first = bootstrap(settings, registry)
+    first = build_container(settings, registry)
     assert first.platform is not None and first.platform.worker is not None
     made = first.platform.tenancy.bootstrap("ops@example.com", "Acme")
     first.platform.worker.stop()  # the process dies before its worker runs the job
-    request = AddRequest([Message("user", "I ride a red bicycle to work.")], Scope(user_id="alice"))
-    event = first.platform.memories.submit_add(made.project, request)
-    pending = first.platform.memories.store.get_event(made.project.id, event.id)
-    assert pending is not None and pending.status is EventStatus.PENDING
+    command = AddCommand([Message("user", "I ride a red bicycle to work.")], Scope(user_id="alice"))
+    event = first.platform.project_memory.add(made.project, command)
+    assert event.status is EventStatus.PENDING
     first.close()
 
-    second = bootstrap(settings, registry)  # its worker queues every unfinished event again
+    second = build_container(settings, registry)  # its worker queues every unfinished event again
     try:
         assert second.platform is not None
-        store = second.platform.memories.store
+        events = second.platform.events
         deadline = time.monotonic() + 30
-        while (finished := store.get_event(made.project.id, event.id)) is None or finished.status in (
+        while (finished := events.get(made.project.id, event.id)).status in (
             EventStatus.PENDING,
             EventStatus.RUNNING,
         ):
@@ -89,8 +87,8 @@ def test_a_queued_add_survives_a_restart(tmp_path: Path, registry: CachedModelRe
         assert finished.status is EventStatus.SUCCEEDED, finished.error
         assert [r["data"]["memory"] for r in finished.results] == ["I ride a red bicycle to work."]
         alice = f.Condition("user_id", "eq", "alice")
-        engine = second.platform.memories.engine(made.project.id)
-        assert [r.text for r in engine.get_all(alice)] == ["I ride a red bicycle to work."]
-        assert second.memories.get_all(alice) == []  # nothing reached the self-hosted namespace
+        service = second.platform.namespaces.memory_service(made.project.id)
+        assert [r.text for r in service.get_all(alice)] == ["I ride a red bicycle to work."]
+        assert second.memory_service.get_all(alice) == []  # nothing reached the self-hosted namespace
     finally:
         second.close()

@@ -10,34 +10,35 @@ from fastapi import APIRouter, FastAPI
 from fastapi.responses import RedirectResponse
 
 import mnemo
+from mnemo.api.dependencies import SERVICES_STATE
 from mnemo.api.errors import install_error_handlers
 from mnemo.api.platform import PLATFORM_ROUTERS
 from mnemo.api.request_id import RequestIdMiddleware
-from mnemo.api.request_log import RequestLogMiddleware
-from mnemo.api.selfhosted import api_keys, auth, configure, entities, memories, requests, users
-from mnemo.bootstrap import Container
+from mnemo.api.request_log_middleware import RequestLogMiddleware
+from mnemo.api.selfhosted import api_keys, auth, configure, entities, memories, request_log, users
+from mnemo.services.service_set import Services
 
 # The route groups, each served by one Lambda function (template.yaml routes their paths to it).
 ROUTE_GROUPS: dict[str, tuple[APIRouter, ...]] = {
     "memories": (memories.router,),  # /memories*, /search, /reset
     "configure": (configure.router,),  # /configure*
     "auth": (auth.router, api_keys.router, users.router),  # /auth/*, /api-keys*, /users*
-    "admin": (requests.router, entities.router),  # /requests, /entities*, and the explorer
+    "admin": (request_log.router, entities.router),  # /requests, /entities*, and the explorer
     "platform": PLATFORM_ROUTERS,  # surface A: /v1/*, /v2/*, /v3/*, /api/v1/orgs/* (Authorization: Token)
 }
 TITLE = "mnemo"
 DESCRIPTION = "Long-term memory for AI agents: the self-hosted REST API."
 
 
-def create_app(container: Container, groups: Iterable[str] | None = None) -> FastAPI:
+def create_app(services: Services, groups: Iterable[str] | None = None) -> FastAPI:
     """The app of the given route groups (every group when None)."""
     chosen = list(ROUTE_GROUPS) if groups is None else list(groups)
     unknown = [g for g in chosen if g not in ROUTE_GROUPS]
     if unknown:
         raise ValueError(f"Unknown route groups: {', '.join(unknown)}. Known: {', '.join(ROUTE_GROUPS)}.")
     app = FastAPI(title=TITLE, version=mnemo.__version__, description=DESCRIPTION, redirect_slashes=False)
-    app.state.container = container
-    app.add_middleware(RequestLogMiddleware, log=container.request_log)
+    setattr(app.state, SERVICES_STATE, services)
+    app.add_middleware(RequestLogMiddleware, log=services.request_log)
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
     for group in chosen:

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
-from mnemo.api.dependencies import get_container
+from mnemo.api.dependencies import account_service, authenticator, rate_limiter, token_service
 from mnemo.domain.accounts import User
 from mnemo.domain.identity import AuthMode, Caller
 from mnemo.errors import AuthenticationError, PermissionDeniedError
@@ -44,8 +44,8 @@ def remember(request: Request, caller: Caller) -> Caller:
 
 
 def authenticated(request: Request, bearer: BearerCredentials, api_key: ApiKeyValue) -> Caller:
-    authenticator = get_container(request).authenticator
-    return remember(request, authenticator.identify(bearer.credentials if bearer else None, api_key))
+    identified = authenticator(request).identify(bearer.credentials if bearer else None, api_key)
+    return remember(request, identified)
 
 
 def require_admin(caller: Annotated[Caller, Depends(authenticated)]) -> Caller:
@@ -55,15 +55,15 @@ def require_admin(caller: Annotated[Caller, Depends(authenticated)]) -> Caller:
 
 
 def session_caller(request: Request, bearer: BearerCredentials) -> Caller:
-    container = get_container(request)
-    disabled = container.authenticator.disabled
+    tokens = token_service(request)
+    disabled = authenticator(request).disabled
     if not disabled:
-        container.tokens.require_configured()
+        tokens.require_configured()
     if bearer is not None:
-        grant = container.tokens.verify_access(bearer.credentials)
+        grant = tokens.verify_access(bearer.credentials)
         return remember(request, Caller(AuthMode.BEARER, grant.user, family_id=grant.family_id))
     if disabled:
-        oldest = container.accounts.oldest()
+        oldest = account_service(request).oldest()
         if oldest is None:
             raise AuthenticationError("Authentication required.", challenge=True)
         return remember(request, Caller(AuthMode.DISABLED, oldest))
@@ -89,7 +89,7 @@ def rate_limited(route: str) -> Callable[[Request], None]:
 
     def check(request: Request) -> None:
         client = request.client.host if request.client else "unknown"
-        get_container(request).rate_limiter.check(route, client)
+        rate_limiter(request).check(route, client)
 
     check.__name__ = f"rate_limit_{route}"
     return check

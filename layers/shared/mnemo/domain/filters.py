@@ -11,6 +11,7 @@ Unknown fields and operators are rejected with a ValidationError that names them
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -232,20 +233,25 @@ def predicate(expr: Expr) -> Predicate:
         inner = predicate(expr.child)
         return lambda doc: not inner(doc)
     children = tuple(predicate(child) for child in expr.children)
-    if isinstance(expr, And):
-        if not children:
-            return lambda _doc: True
-        if len(children) == 1:
-            return children[0]
+    return _all_of(children) if isinstance(expr, And) else _any_of(children)
 
-        def every(doc: Mapping[str, Any]) -> bool:
-            for check in children:  # noqa: SIM110 - no generator per document on the search hot path
-                if not check(doc):
-                    return False
-            return True
 
-        return every
+def _all_of(children: tuple[Predicate, ...]) -> Predicate:
+    if not children:
+        return lambda _doc: True
+    if len(children) == 1:
+        return children[0]
 
+    def every(doc: Mapping[str, Any]) -> bool:
+        for check in children:  # noqa: SIM110 - no generator per document on the search hot path
+            if not check(doc):
+                return False
+        return True
+
+    return every
+
+
+def _any_of(children: tuple[Predicate, ...]) -> Predicate:
     def some(doc: Mapping[str, Any]) -> bool:
         for check in children:  # noqa: SIM110 - no generator per document on the search hot path
             if check(doc):
@@ -280,46 +286,51 @@ def _check(cond: Condition, doc: Mapping[str, Any]) -> bool:
     return _compare(cond.op, actual, cond.value)
 
 
+def _contains_text(actual: list[Any], value: str) -> bool:
+    needle = value.lower()
+    return any(isinstance(a, str) and needle in a.lower() for a in actual)
+
+
+# Lists (categories, list-valued metadata) match by membership; an operator not here compares each element.
+_BY_MEMBERSHIP: dict[str, Callable[[list[Any], Any], bool]] = {
+    "eq": lambda actual, value: value in actual,
+    "ne": lambda actual, value: value not in actual,
+    "in": lambda actual, value: any(v in actual for v in value),
+    "nin": lambda actual, value: not any(v in actual for v in value),
+    "contains": _contains_text,
+    "icontains": _contains_text,
+}
+
+
 def _check_list(cond: Condition, actual: list[Any]) -> bool:
-    """Lists (categories, list-valued metadata) match by membership."""
-    op, value = cond.op, cond.value
-    if op == "eq":
-        return value in actual
-    if op == "ne":
-        return value not in actual
-    if op == "in":
-        return any(v in actual for v in value)
-    if op == "nin":
-        return not any(v in actual for v in value)
-    if op in ("contains", "icontains"):
-        needle = value.lower()
-        return any(isinstance(a, str) and needle in a.lower() for a in actual)
-    return any(_compare(op, a, value) for a in actual)
+    by_membership = _BY_MEMBERSHIP.get(cond.op)
+    if by_membership is not None:
+        return by_membership(actual, cond.value)
+    return any(_compare(cond.op, a, cond.value) for a in actual)
+
+
+_SCALAR_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "eq": lambda actual, value: actual is not None and _eq(actual, value),
+    "ne": lambda actual, value: actual is None or not _eq(actual, value),
+    "in": lambda actual, value: actual is not None and any(_eq(actual, v) for v in value),
+    "nin": lambda actual, value: actual is None or not any(_eq(actual, v) for v in value),
+    "contains": lambda actual, value: isinstance(actual, str) and value in actual,
+    "icontains": lambda actual, value: isinstance(actual, str) and value.lower() in actual.lower(),
+}
+_ORDER_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "gt": operator.gt,
+    "gte": operator.ge,
+    "lt": operator.lt,
+    "lte": operator.le,
+}
 
 
 def _compare(op: str, actual: Any, value: Any) -> bool:
-    if op == "eq":
-        return actual is not None and _eq(actual, value)
-    if op == "ne":
-        return actual is None or not _eq(actual, value)
-    if op == "in":
-        return actual is not None and any(_eq(actual, v) for v in value)
-    if op == "nin":
-        return actual is None or not any(_eq(actual, v) for v in value)
-    if op == "contains":
-        return isinstance(actual, str) and value in actual
-    if op == "icontains":
-        return isinstance(actual, str) and value.lower() in actual.lower()
+    scalar = _SCALAR_OPS.get(op)
+    if scalar is not None:
+        return scalar(actual, value)
     left, right = _comparable(actual, value)
-    if left is None or right is None:
-        return False
-    if op == "gt":
-        return bool(left > right)
-    if op == "gte":
-        return bool(left >= right)
-    if op == "lt":
-        return bool(left < right)
-    return bool(left <= right)
+    return left is not None and right is not None and bool(_ORDER_OPS[op](left, right))
 
 
 def _eq(actual: Any, value: Any) -> bool:
@@ -329,31 +340,34 @@ def _eq(actual: Any, value: Any) -> bool:
     return bool(left == right)
 
 
+_NOT_COMPARABLE: tuple[Any, Any] = (None, None)
+
+
 def _comparable(actual: Any, value: Any) -> tuple[Any, Any]:
     """Bring both sides to one comparable type, or (None, None) when they have none."""
     if isinstance(actual, bool) or isinstance(value, bool):
-        return (actual, value) if isinstance(actual, bool) and isinstance(value, bool) else (None, None)
-    if isinstance(actual, int | float) and isinstance(value, int | float):
-        return actual, value
-    if isinstance(actual, datetime) and isinstance(value, datetime):
-        return actual, value
+        return (actual, value) if isinstance(actual, bool) and isinstance(value, bool) else _NOT_COMPARABLE
     if isinstance(actual, date) and isinstance(value, date):
-        return (actual.date() if isinstance(actual, datetime) else actual), (
-            value.date() if isinstance(value, datetime) else value
-        )
-    if isinstance(actual, str) and isinstance(value, str):
+        if isinstance(actual, datetime) and isinstance(value, datetime):
+            return actual, value
+        return _day(actual), _day(value)  # a date and a datetime compare by day
+    if isinstance(actual, str | int | float) and isinstance(value, str | int | float):
+        return _scalars(actual, value)
+    return _NOT_COMPARABLE
+
+
+def _day(moment: date) -> date:
+    return moment.date() if isinstance(moment, datetime) else moment
+
+
+def _scalars(actual: str | float, value: str | float) -> tuple[Any, Any]:
+    """Two numbers or two strings as they are; a number and a string as numbers, when the string is one."""
+    if isinstance(actual, str) == isinstance(value, str):
         return actual, value
-    if isinstance(actual, str) and isinstance(value, int | float):
-        try:
-            return float(actual), value
-        except ValueError:
-            return None, None
-    if isinstance(actual, int | float) and isinstance(value, str):
-        try:
-            return actual, float(value)
-        except ValueError:
-            return None, None
-    return None, None
+    try:
+        return float(actual), float(value)
+    except ValueError:
+        return _NOT_COMPARABLE
 
 
 # ---- analysis -----------------------------------------------------------------------------------------
@@ -361,12 +375,8 @@ def _comparable(actual: Any, value: Any) -> tuple[Any, Any]:
 
 def pinned_values(expr: Expr, field: str) -> set[str] | None:
     """The values `field` must take for `expr` to hold (top-level eq / in under AND), or None if unpinned."""
-    if isinstance(expr, Condition) and expr.field == field:
-        if expr.op == "eq":
-            return {expr.value}
-        if expr.op == "in":
-            return set(expr.value)
-        return None
+    if isinstance(expr, Condition):
+        return _pinned_by(expr, field)
     if isinstance(expr, And):
         pinned: set[str] | None = None
         for child in expr.children:
@@ -375,14 +385,15 @@ def pinned_values(expr: Expr, field: str) -> set[str] | None:
                 pinned = values if pinned is None else pinned & values
         return pinned
     if isinstance(expr, Or) and expr.children:
-        union: set[str] = set()
-        for child in expr.children:
-            values = pinned_values(child, field)
-            if values is None:
-                return None
-            union |= values
-        return union
+        every = [pinned_values(child, field) for child in expr.children]
+        return None if any(values is None for values in every) else set().union(*every)  # type: ignore[arg-type]
     return None
+
+
+def _pinned_by(cond: Condition, field: str) -> set[str] | None:
+    if cond.field != field or cond.op not in ("eq", "in"):
+        return None
+    return {cond.value} if cond.op == "eq" else set(cond.value)
 
 
 def mentions_entity(expr: Expr) -> bool:

@@ -71,6 +71,14 @@ class Scope:
     def is_empty(self) -> bool:
         return not (self.user_id or self.agent_id or self.run_id)
 
+    def owner(self) -> str:
+        """Whose memories these are, as one key: `user:<id>`, else `agent:<id>`, else `run:<id>` ("none" for an
+        empty scope). Work on one owner's memories is applied in order (a queue's message group)."""
+        for name, value in (("user", self.user_id), ("agent", self.agent_id), ("run", self.run_id)):
+            if value:
+                return f"{name}:{value}"
+        return "none"
+
     def as_filter(self) -> dict[str, str]:
         return {k: v for k, v in self.as_dict().items() if v is not None}
 

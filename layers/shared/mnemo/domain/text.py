@@ -1,4 +1,4 @@
-"""Words, stop words and sentences: the small amount of language handling the engine needs."""
+"""Words, stop words and sentences: the small amount of language handling memories need."""
 
 from __future__ import annotations
 

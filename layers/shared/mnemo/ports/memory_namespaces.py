@@ -1,22 +1,35 @@
-"""Memory namespaces: one memory engine per tenant (a platform project), isolated by construction.
+"""Memory namespaces: the storage of one tenant (a platform project), isolated by construction.
 
-A namespace's memories, history and index entries are reachable only through the MemoryService the port
-hands out for that namespace: no query of one namespace's service can see another's records, whatever ids
-or filters it is given. Locally each namespace is its own SQLite file (records, history and keyword index)
-with its own vector index; a shared-table backend (DynamoDB, OpenSearch) follows the same contract by
-keying every item and document with the namespace and adding it to every key condition and query.
+Opening a namespace gives its record store and its search index, and nothing else: no query through them can
+see another namespace's records, whatever ids or filters it is given. Locally each namespace is its own SQLite
+file (records, history and keyword index) with its own vector index; a shared-table backend (DynamoDB,
+OpenSearch) follows the same contract by keying every item and document with the namespace and adding it to
+every key condition and query. What is built on a namespace's storage (its MemoryService) is the services
+layer's business (mnemo.services.namespace_memory).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
-from mnemo.services.memory_service import MemoryService
+from mnemo.ports.memory_index import MemoryIndex
+from mnemo.ports.memory_store import MemoryStore
+
+
+@dataclass(frozen=True, slots=True)
+class NamespaceStorage:
+    """A namespace's record store and search index. `stored_dimension`: the width of the embeddings found in the
+    store when it was opened (None when it holds none, or when the backend does not look: checking would scan)."""
+
+    store: MemoryStore
+    index: MemoryIndex
+    stored_dimension: int | None = None
 
 
 class MemoryNamespaces(Protocol):
-    def memories(self, namespace: str) -> MemoryService:
-        """The memory engine of `namespace` (created empty on first use)."""
+    def open(self, namespace: str) -> NamespaceStorage:
+        """The storage of `namespace` (created empty on first use); the same object while it stays open."""
         ...
 
     def drop(self, namespace: str) -> None:
@@ -25,10 +38,6 @@ class MemoryNamespaces(Protocol):
 
     def stored_namespaces(self) -> list[str]:
         """Every namespace that holds records, open in this process or not (maintenance: it may scan)."""
-        ...
-
-    def reembed_all(self) -> int:
-        """Embed every memory of every namespace again (the embedder changed)."""
         ...
 
     def close(self) -> None: ...

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 from mnemo.domain.entities import EntityCount
 from mnemo.domain.filters import Expr
-from mnemo.domain.memory import HistoryEntry, MemoryRecord, Scope
+from mnemo.domain.memory import HistoryEntry, LifecycleState, MemoryRecord, Scope
 from mnemo.errors import ConflictError
 from mnemo.ports.embedder import Vectors
 
@@ -75,3 +75,20 @@ class MemoryStore(Protocol):
     def get_setting(self, key: str) -> Any | None: ...
 
     def put_setting(self, key: str, value: Any) -> None: ...
+
+
+def active_batches(
+    batches: Iterable[tuple[list[MemoryRecord], Vectors]],
+) -> Iterator[tuple[list[MemoryRecord], Vectors]]:
+    """The active memories of a store scan, with their embeddings: what a search index holds."""
+    for records, vectors in batches:
+        keep = [i for i, r in enumerate(records) if r.state is LifecycleState.ACTIVE]
+        if keep:
+            yield [records[i] for i in keep], vectors[keep]
+
+
+def stored_dimension(store: MemoryStore) -> int | None:
+    """The width of the embeddings the store holds (None when it holds none)."""
+    for _records, vectors in store.scan(1):
+        return int(vectors.shape[1])
+    return None

@@ -1,5 +1,7 @@
-"""The record store of platform tenancy: users, organizations, projects, members, project keys, and the
-per-project events, exports, feedback and counters.
+"""The record stores of platform tenancy, one protocol per kind of caller: the directory (users, organizations,
+projects, members, project keys), a project's events, its other records (exports, feedback, counters), and the
+entities created explicitly. `TenancyStore` is all four: what an adapter implements (one table or file holds
+them), and what the contract suite checks.
 
 Every per-project read and write takes the project id and is answered from that project's rows only: a
 record of another project is never returned, whatever id is asked for.
@@ -25,7 +27,9 @@ from mnemo.domain.tenancy import (
 )
 
 
-class TenancyStore(Protocol):
+class DirectoryStore(Protocol):
+    """Users, organizations, projects, their members, and project keys."""
+
     # ---- users ----
     def user_by_email(self, email: str) -> PlatformUser | None: ...
 
@@ -90,7 +94,10 @@ class TenancyStore(Protocol):
 
     def touch_key(self, key_id: str, at: datetime) -> None: ...
 
-    # ---- events ----
+
+class EventStore(Protocol):
+    """A project's events: asynchronous adds (the job itself) and synchronous operations, newest first."""
+
     def save_event(self, event: PlatformEvent) -> None:
         """Insert or overwrite the event."""
         ...
@@ -112,7 +119,10 @@ class TenancyStore(Protocol):
         """PENDING and RUNNING events of every project, oldest first (to resume after a restart)."""
         ...
 
-    # ---- exports, feedback, counters ----
+
+class ProjectRecordStore(Protocol):
+    """A project's exports, memory feedback and call counters."""
+
     def save_export(self, export: MemoryExport) -> None: ...
 
     def get_export(self, project_id: str, export_id: str) -> MemoryExport | None: ...
@@ -127,7 +137,12 @@ class TenancyStore(Protocol):
 
     def bump_counter(self, project_id: str, name: str, by: int = 1) -> None: ...
 
-    # ---- entities created explicitly ----
+    def counters(self, project_id: str) -> dict[str, int]: ...
+
+
+class EntityStore(Protocol):
+    """The users, agents, apps and runs a project created explicitly (with a name and metadata)."""
+
     def add_entity(self, entity: ProjectEntity) -> bool:
         """Store a new entity; False (and nothing written) when the project already has one of that type and id."""
         ...
@@ -138,7 +153,9 @@ class TenancyStore(Protocol):
 
     def delete_entity(self, project_id: str, entity_type: str, entity_id: str) -> bool: ...
 
-    def counters(self, project_id: str) -> dict[str, int]: ...
+
+class TenancyStore(DirectoryStore, EventStore, ProjectRecordStore, EntityStore, Protocol):
+    """Every tenancy record: what an adapter implements."""
 
 
 def role_of(members: Sequence[Member], user_id: str) -> Role | None:

@@ -1,22 +1,30 @@
-"""What callers ask the memory service for, and what it answers: plain dataclasses, no HTTP."""
+"""What callers ask the memory service for, and what it answers: plain dataclasses, no HTTP.
+
+An add is one `AddCommand` from the request that makes it to the memories it stores. Its JSON form
+(`to_json` / `from_json`) is what an asynchronous add keeps in its event until a worker runs it; an edge that
+builds one from a request checks its size once (`check_size`), before anything is stored.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ValidationError as PydanticValidationError
 
 from mnemo.domain.filters import Expr
 from mnemo.domain.memory import Event, MemoryRecord, Scope
-from mnemo.errors import PayloadTooLargeError
+from mnemo.errors import PayloadTooLargeError, ValidationError
 
 UNSET: Any = object()
 
 # One add (its messages and metadata) or one update (its text and metadata), as UTF-8 JSON: 100 kB, about 25,000
-# tokens. Everything derived from it (the queued job, the platform event, a memory with its source messages)
-# then fits one SQS message (256 KiB) and one DynamoDB item (400 KB) with room to spare.
+# tokens. Everything derived from it (the platform event, a memory with its source messages) then fits one
+# DynamoDB item (400 KB) with room to spare.
 MAX_ADD_BYTES = 100_000
 
 
@@ -31,19 +39,14 @@ def check_size(size: int, message: str) -> None:
         raise PayloadTooLargeError(message.format(size=f"{size:,}", limit=f"{MAX_ADD_BYTES:,}"))
 
 
-def check_add_size(messages: Sequence[Message], metadata: Any) -> None:
-    check_size(
-        json_size([[m.role, m.content, m.name] for m in messages]) + json_size(metadata),
-        "One add is {size} bytes of messages and metadata; at most {limit} are accepted. "
-        "Split the conversation into several adds.",
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class Message:
     role: str
     content: str
     name: str | None = None
+
+
+Category = tuple[str, str]  # a custom category: (name, description)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,13 +57,80 @@ class AddCommand:
     infer: bool = True
     expiration_date: date | None = None
     instructions: str | None = None  # replaces the configured custom instructions for this call
+    custom_categories: tuple[Category, ...] = ()  # the categories a memory may be filed under
     procedural: bool = False
     timestamp: datetime | None = None  # backdates created_at
     multilingual: bool = False
-    categories: tuple[str, ...] = ()
 
-    def __post_init__(self) -> None:
-        check_add_size(self.messages, self.metadata)
+    def check_size(self) -> None:
+        """A 413 when the messages and metadata are over MAX_ADD_BYTES."""
+        check_size(
+            json_size([[m.role, m.content, m.name] for m in self.messages]) + json_size(self.metadata),
+            "One add is {size} bytes of messages and metadata; at most {limit} are accepted. "
+            "Split the conversation into several adds.",
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The add as a JSON object (the `payload` of its platform event)."""
+        out: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": m.content, "name": m.name} for m in self.messages],
+            **self.scope.as_filter(),
+            "metadata": self.metadata,
+            "infer": self.infer,
+            "expiration_date": self.expiration_date.isoformat() if self.expiration_date else None,
+            "custom_instructions": self.instructions,
+            "custom_categories": [{name: description} for name, description in self.custom_categories],
+            "multilingual": self.multilingual,
+            "timestamp": int(self.timestamp.timestamp()) if self.timestamp else None,
+        }
+        if self.procedural:
+            out["procedural"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> AddCommand:
+        """The add `to_json` wrote; ValidationError says what is wrong with anything else."""
+        try:
+            parsed = _AddJson.model_validate(raw)
+        except PydanticValidationError as exc:
+            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'add'}: {e['msg']}" for e in exc.errors())
+            raise ValidationError(f"Not an add: {problems}.") from exc
+        return cls(
+            messages=[Message(m.role, m.content, m.name) for m in parsed.messages],
+            scope=Scope(user_id=parsed.user_id, agent_id=parsed.agent_id, run_id=parsed.run_id, app_id=parsed.app_id),
+            metadata=parsed.metadata,
+            infer=parsed.infer,
+            expiration_date=parsed.expiration_date,
+            instructions=parsed.custom_instructions,
+            custom_categories=tuple((name, text) for entry in parsed.custom_categories for name, text in entry.items()),
+            procedural=parsed.procedural,
+            timestamp=datetime.fromtimestamp(parsed.timestamp, tz=UTC) if parsed.timestamp is not None else None,
+            multilingual=parsed.multilingual,
+        )
+
+
+class _MessageJson(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    role: str
+    content: str
+    name: str | None = None
+
+
+class _AddJson(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    messages: list[_MessageJson] = Field(min_length=1)
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    app_id: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    infer: bool = True
+    expiration_date: date | None = None
+    custom_instructions: str | None = None
+    custom_categories: list[dict[str, str]] = Field(default_factory=list)
+    procedural: bool = False
+    timestamp: int | None = None
+    multilingual: bool = False
 
 
 def check_memory_size(text: str, metadata: Any) -> None:

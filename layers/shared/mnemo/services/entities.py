@@ -5,17 +5,15 @@ from __future__ import annotations
 from mnemo.domain import filters as f
 from mnemo.domain.entities import EntityCount, EntityType
 from mnemo.errors import ValidationError
-from mnemo.ports.memory_store import MemoryStore
 from mnemo.services.memory_service import MemoryService
 
 
 class EntityService:
-    def __init__(self, store: MemoryStore, memories: MemoryService) -> None:
-        self._store = store
-        self._memories = memories
+    def __init__(self, memory_service: MemoryService) -> None:
+        self._memory_service = memory_service
 
     def list(self) -> list[EntityCount]:
-        return self._store.count_by_entity()
+        return self._memory_service.entity_counts()
 
     def delete(self, entity_type: str, entity_id: str) -> int:
         """Delete every memory of the entity (each with its DELETE history row); returns how many."""
@@ -26,4 +24,4 @@ class EntityService:
         if not entity_id.strip():
             raise ValidationError("entity_id must not be empty.")
         # An exact match: "*" here is an id like any other, not the "has a value" wildcard of the filters.
-        return self._memories.delete_all(f.Condition(kind.field, "eq", entity_id))
+        return self._memory_service.delete_all(f.Condition(kind.field, "eq", entity_id))

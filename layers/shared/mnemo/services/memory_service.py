@@ -1,15 +1,16 @@
-"""The memory engine's use cases: add, get, list, search, update, delete, history, reset."""
+"""The memory use cases of one namespace: add, get, list, search, update, delete, history, reset."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from mnemo.domain import filters as f
+from mnemo.domain.entities import EntityCount
 from mnemo.domain.memory import (
     IDENTITY_FIELDS,
     Event,
@@ -24,8 +25,9 @@ from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.ports.memory_index import MemoryIndex
-from mnemo.ports.memory_store import DuplicateMemoryError, MemoryStore
+from mnemo.ports.memory_store import DuplicateMemoryError, MemoryStore, active_batches
 from mnemo.services import llm_extraction, prompts
+from mnemo.services.categories import categorize, with_categories
 from mnemo.services.commands import (
     UNSET,
     AddCommand,
@@ -36,11 +38,24 @@ from mnemo.services.commands import (
     check_memory_size,
 )
 from mnemo.services.heuristic_extraction import informative_statements
+from mnemo.services.llm_extraction import Decision
 from mnemo.services.providers import ActiveProviders
 from mnemo.services.ranking import RankingWeights, fuse
 
 NEAR_DUPLICATE = 0.9  # cosine at or above which a heuristic statement repeats an existing memory
 RELATED_PER_FACT = 5  # existing memories shown to the LLM for each new fact
+
+
+@dataclass(frozen=True, slots=True)
+class _Add:
+    """An add being made: the command, and the categories its memories are filed under."""
+
+    command: AddCommand
+    categories: tuple[str, ...]
+
+    @property
+    def scope(self) -> Scope:
+        return self.command.scope
 
 
 class MemoryService:
@@ -60,40 +75,43 @@ class MemoryService:
     # ---- add ----------------------------------------------------------------------------------------
 
     def add(self, command: AddCommand) -> list[AddResult]:
+        """Store what the add says (its size was checked where it was made). Every provider call happens before
+        the first write, so an add that fails on a provider can be made again whole."""
         if command.scope.is_empty():
             raise ValidationError("At least one identifier (user_id, agent_id, run_id) is required.")
-        metadata = strip_identity(command.metadata)
-        command = replace(command, metadata=metadata)
+        command = replace(command, metadata=strip_identity(command.metadata))
+        said = " ".join(m.content for m in command.messages if m.role != "system")
+        add = _Add(command, categorize(said, command.custom_categories))
         if command.procedural:
-            return self._add_procedural(command)
+            return self._add_procedural(add)
         if not command.infer:
-            return self._add_verbatim(command)
+            return self._add_verbatim(add)
         llm = self.providers.get().llm
         if llm is None:
-            return self._add_statements(command)
-        return self._add_inferred(command, llm)
+            return self._add_statements(add)
+        return self._add_inferred(add, llm)
 
-    def _add_verbatim(self, command: AddCommand) -> list[AddResult]:
+    def _add_verbatim(self, add: _Add) -> list[AddResult]:
         candidates = [
             self._new_record(
                 m.content.strip(),
-                command,
+                add,
                 sources=(SourceMessage(m.role, m.content, i, m.name),),
                 actor_id=m.name,
                 role=m.role,
             )
-            for i, m in enumerate(command.messages)
+            for i, m in enumerate(add.command.messages)
             if m.role != "system" and m.content.strip()
         ]
-        return self._store_new(candidates, command.scope)
+        return self._store_new(candidates, add.scope)
 
-    def _add_statements(self, command: AddCommand) -> list[AddResult]:
-        sources = [(i, m.content) for i, m in enumerate(command.messages) if m.role != "system"]
-        statements = informative_statements(sources)
+    def _add_statements(self, add: _Add) -> list[AddResult]:
+        messages = add.command.messages
+        statements = informative_statements([(i, m.content) for i, m in enumerate(messages) if m.role != "system"])
         if not statements:
             return []
         vectors = self._embed([s.text for s in statements])
-        scope_filter = _scope_expr(command.scope)
+        scope_filter = _scope_expr(add.scope)
         kept: list[MemoryRecord] = []
         kept_vectors: list[Vectors] = []
         for statement, vector in zip(statements, vectors, strict=True):
@@ -102,86 +120,93 @@ class MemoryService:
             nearest = self.index.search(vector, "", scope_filter, 1)
             if nearest and nearest[0].semantic >= NEAR_DUPLICATE:
                 continue
-            message = command.messages[statement.message_index]
-            kept.append(
-                self._new_record(
-                    statement.text,
-                    command,
-                    sources=(SourceMessage(message.role, message.content, statement.message_index, message.name),),
-                    attributed_to=message.role,
-                )
-            )
+            message = messages[statement.message_index]
+            source = SourceMessage(message.role, message.content, statement.message_index, message.name)
+            kept.append(self._new_record(statement.text, add, sources=(source,), attributed_to=message.role))
             kept_vectors.append(vector)
-        return self._store_new(kept, command.scope, np.stack(kept_vectors) if kept_vectors else None)
+        return self._store_new(kept, add.scope, np.stack(kept_vectors) if kept_vectors else None)
 
-    def _add_inferred(self, command: AddCommand, llm: LLM) -> list[AddResult]:
+    def _add_inferred(self, add: _Add, llm: LLM) -> list[AddResult]:
+        command = add.command
         conversation: list[ChatMessage] = [
             {"role": m.role, "content": m.content} for m in command.messages if m.content.strip()
         ]
-        instructions = command.instructions or self.providers.get().custom_instructions
         facts = llm_extraction.extract_facts(
             llm,
             conversation,
-            instructions=instructions,
+            instructions=with_categories(
+                command.instructions or self.providers.get().custom_instructions, command.custom_categories
+            ),
             multilingual=command.multilingual,
             today=now().date(),
         )
         if not facts:
             return []
-        fact_vectors = self._embed(facts)
-        scope_filter = f.conjoin(_scope_expr(command.scope), _ACTIVE)
+        refs = {str(i): record for i, record in enumerate(self._related(self._embed(facts), add.scope))}
+        decisions = llm_extraction.decide(llm, {k: r.text for k, r in refs.items()}, facts)
+        embedded = self._embed_decided(decisions, refs)
+        all_sources = tuple(SourceMessage(m.role, m.content, i, m.name) for i, m in enumerate(command.messages))
+        added = self._store_new(
+            [
+                self._new_record(d.text, add, sources=all_sources, attributed_to="user")
+                for d in decisions
+                if d.event is Event.ADD
+            ],
+            add.scope,
+        )
+        fresh = [r for r in added if r.event is Event.ADD]
+        return [*added, *self._apply_decisions(decisions, refs, fresh, embedded)]
+
+    def _related(self, fact_vectors: Vectors, scope: Scope) -> list[MemoryRecord]:
+        """The active memories of the scope closest to each new fact, each once, in the order found."""
+        scope_filter = f.conjoin(_scope_expr(scope), _ACTIVE)
         related: dict[str, MemoryRecord] = {}
         for vector in fact_vectors:
             for hit in self.index.search(vector, "", scope_filter, RELATED_PER_FACT):
-                if hit.memory_id not in related:
-                    record = self.store.get(hit.memory_id)
-                    if record is not None and record.state is LifecycleState.ACTIVE:
-                        related[hit.memory_id] = record
-        refs = {str(i): record for i, record in enumerate(related.values())}
-        decisions = llm_extraction.decide(llm, {k: r.text for k, r in refs.items()}, facts)
-        # Every embedding the decisions need, before the first write: a provider failing now leaves nothing
-        # half-done, so the add can be tried again whole.
+                if hit.memory_id in related:
+                    continue
+                record = self.store.get(hit.memory_id)
+                if record is not None and record.state is LifecycleState.ACTIVE:
+                    related[hit.memory_id] = record
+        return list(related.values())
+
+    def _embed_decided(self, decisions: list[Decision], refs: dict[str, MemoryRecord]) -> dict[str, Vectors]:
+        """Every embedding the decisions need, before the first write: a provider failing now leaves nothing
+        half-done, so the add can be tried again whole."""
         updates = [d.text for d in decisions if d.event is Event.UPDATE and d.ref in refs]
         retired = [refs[d.ref].text for d in decisions if d.event is Event.DELETE and d.ref in refs]
         new_texts = [d.text for d in decisions if d.event is Event.ADD] if retired else []
         wanted = list(dict.fromkeys([*updates, *retired, *new_texts]))
-        embedded = dict(zip(wanted, self._embed(wanted), strict=True)) if wanted else {}
-        all_sources = tuple(SourceMessage(m.role, m.content, i, m.name) for i, m in enumerate(command.messages))
-        added = self._store_new(
-            [
-                self._new_record(d.text, command, sources=all_sources, attributed_to="user")
-                for d in decisions
-                if d.event is Event.ADD
-            ],
-            command.scope,
-        )
-        results = list(added)
-        fresh = [r for r in added if r.event is Event.ADD]
+        return dict(zip(wanted, self._embed(wanted), strict=True)) if wanted else {}
+
+    def _apply_decisions(
+        self,
+        decisions: list[Decision],
+        refs: dict[str, MemoryRecord],
+        fresh: list[AddResult],
+        embedded: dict[str, Vectors],
+    ) -> list[AddResult]:
+        """The UPDATE and DELETE decisions, on the memories as they are now (one still active)."""
+        results: list[AddResult] = []
         with self._write_lock:
             for decision in decisions:
                 target = refs.get(decision.ref or "")
-                if target is None:
-                    continue
-                current = self.store.get(target.id)
+                current = None if target is None else self.store.get(target.id)
                 if current is None or current.state is not LifecycleState.ACTIVE:
                     continue
                 if decision.event is Event.UPDATE and decision.text != current.text:
-                    updated = current.with_text(decision.text)
-                    vector = embedded[decision.text][None, :]
-                    self.store.replace(
-                        updated,
-                        vector[0],
-                        HistoryEntry.of(Event.UPDATE, updated, current.text, decision.text),
-                    )
-                    self.index.upsert([updated], vector)
-                    results.append(AddResult(updated, Event.UPDATE, previous_memory=current.text))
+                    results.append(self._rewrite(current, decision.text, embedded[decision.text]))
                 elif decision.event is Event.DELETE:
                     results.append(self._retire(current, fresh, embedded))
         return results
 
-    def _retire(
-        self, record: MemoryRecord, replacements: list[AddResult], embedded: dict[str, np.ndarray]
-    ) -> AddResult:
+    def _rewrite(self, current: MemoryRecord, text: str, vector: Vectors) -> AddResult:
+        updated = current.with_text(text)
+        self.store.replace(updated, vector, HistoryEntry.of(Event.UPDATE, updated, current.text, text))
+        self.index.upsert([updated], vector[None, :])
+        return AddResult(updated, Event.UPDATE, previous_memory=current.text)
+
+    def _retire(self, record: MemoryRecord, replacements: list[AddResult], embedded: dict[str, Vectors]) -> AddResult:
         """A memory the new facts made false: superseded by the closest new memory, or deleted. `embedded`: the
         vectors of the texts involved, computed before the add wrote anything."""
         history = HistoryEntry.of(Event.DELETE, record, record.text, None)
@@ -199,7 +224,8 @@ class MemoryService:
         self.index.remove([record.id])
         return AddResult(superseded, Event.DELETE)
 
-    def _add_procedural(self, command: AddCommand) -> list[AddResult]:
+    def _add_procedural(self, add: _Add) -> list[AddResult]:
+        command = add.command
         llm = self.providers.get().llm
         if not command.scope.agent_id:
             raise ValidationError("Procedural memories need an agent_id.")
@@ -216,17 +242,18 @@ class MemoryService:
             return []
         sources = tuple(SourceMessage(m.role, m.content, i, m.name) for i, m in enumerate(command.messages))
         metadata = {**command.metadata, "memory_type": "procedural_memory"}
-        record = self._new_record(summary, replace(command, metadata=metadata), sources=sources)
+        record = self._new_record(summary, replace(add, command=replace(command, metadata=metadata)), sources=sources)
         return self._store_new([record], command.scope)
 
-    def _new_record(self, text: str, command: AddCommand, **fields: Any) -> MemoryRecord:
+    def _new_record(self, text: str, add: _Add, **fields: Any) -> MemoryRecord:
+        command = add.command
         return MemoryRecord.create(
             text,
             command.scope,
             at=command.timestamp,
             metadata=dict(command.metadata),
             expiration_date=command.expiration_date,
-            categories=command.categories,
+            categories=add.categories,
             **fields,
         )
 
@@ -295,6 +322,10 @@ class MemoryService:
 
     def count(self, filters: f.Expr, *, show_expired: bool = False) -> int:
         return self.store.count(_visible(filters, show_expired))
+
+    def entity_counts(self) -> list[EntityCount]:
+        """Every user, agent and run that has active memories, with their count."""
+        return self.store.count_by_entity()
 
     def search(self, command: SearchCommand) -> list[SearchResult]:
         query = command.query.strip()
@@ -418,13 +449,3 @@ def _scope_expr(scope: Scope) -> f.Expr:
 
 def strip_identity(metadata: dict[str, Any] | None) -> dict[str, Any]:
     return {k: v for k, v in (metadata or {}).items() if k not in IDENTITY_FIELDS}
-
-
-def active_batches(
-    batches: Iterable[tuple[list[MemoryRecord], Vectors]],
-) -> Iterator[tuple[list[MemoryRecord], Vectors]]:
-    """The active memories of a store scan: what a search index holds."""
-    for records, vectors in batches:
-        keep = [i for i, r in enumerate(records) if r.state is LifecycleState.ACTIVE]
-        if keep:
-            yield [records[i] for i in keep], vectors[keep]

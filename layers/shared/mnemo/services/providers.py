@@ -1,4 +1,4 @@
-"""The providers the engine uses right now. Configuration swaps the whole set at once."""
+"""The providers the memory services use right now. Configuration swaps the whole set at once."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@
 
 Measured on LoCoMo (recall@10 of the evidence turn, all-MiniLM-L6-v2, the default weights), the squared
 form beat the linear one, min-max normalisation of both scores, and reciprocal-rank fusion, whose recall@1
-is far lower; see mnemo.evaluation.locomo.
+is far lower; see mnemo_bench.locomo (bench/evaluation).
 """
 
 from __future__ import annotations

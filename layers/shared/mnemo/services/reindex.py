@@ -7,8 +7,7 @@ from collections.abc import Callable
 from mnemo.domain import filters as f
 from mnemo.domain.memory import LifecycleState
 from mnemo.ports.memory_index import MemoryIndex
-from mnemo.ports.memory_store import MemoryStore
-from mnemo.services.memory_service import active_batches
+from mnemo.ports.memory_store import MemoryStore, active_batches
 
 Progress = Callable[[int, int], None]  # (memories indexed so far, memories to index)
 

@@ -24,9 +24,7 @@ from mnemo.adapters.dynamodb import items as it
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.dynamodb.operations import Operations, projection
 from mnemo.ports.memory_index import MemoryIndex
-from mnemo.services.memory_service import MemoryService
-from mnemo.services.providers import ActiveProviders
-from mnemo.services.ranking import RankingWeights
+from mnemo.ports.memory_namespaces import NamespaceStorage
 
 
 def namespace_index_name(base: str, namespace: str) -> str:
@@ -41,8 +39,6 @@ class AwsMemoryNamespaces:
         dynamodb: Any,
         table_name: str,
         index_for: Callable[[str], MemoryIndex],
-        providers: ActiveProviders,
-        weights: RankingWeights | None = None,
         *,
         page_size: int | None = None,
     ) -> None:
@@ -50,26 +46,26 @@ class AwsMemoryNamespaces:
         self._dynamodb = dynamodb
         self._table = table_name
         self._index_for = index_for
-        self._providers = providers
-        self._weights = weights
         self._page_size = page_size
-        self._open: dict[str, MemoryService] = {}
+        self._open: dict[str, NamespaceStorage] = {}
         self._lock = threading.Lock()
 
-    def memories(self, namespace: str) -> MemoryService:
+    def _store(self, namespace: str) -> DynamoMemoryStore:
+        return DynamoMemoryStore(self._dynamodb, self._table, page_size=self._page_size, namespace=namespace)
+
+    def open(self, namespace: str) -> NamespaceStorage:
+        """The namespace's store and index; the stored embeddings are not looked at (that would scan)."""
         with self._lock:
-            service = self._open.get(namespace)
-            if service is None:
-                store = DynamoMemoryStore(self._dynamodb, self._table, page_size=self._page_size, namespace=namespace)
-                service = MemoryService(store, self._index_for(namespace), self._providers, self._weights)
-                self._open[namespace] = service
-            return service
+            storage = self._open.get(namespace)
+            if storage is None:
+                storage = NamespaceStorage(self._store(namespace), self._index_for(namespace))
+                self._open[namespace] = storage
+            return storage
 
     def drop(self, namespace: str) -> None:
         """Every memory, history entry, claim, entity count and setting of the namespace (found through the
         by_namespace index, never by a table scan), and its search index."""
-        store = DynamoMemoryStore(self._dynamodb, self._table, page_size=self._page_size, namespace=namespace)
-        store.clear(settings=True)
+        self._store(namespace).clear(settings=True)
         self._index_for(namespace).clear()
         with self._lock:
             self._open.pop(namespace, None)
@@ -83,9 +79,6 @@ class AwsMemoryNamespaces:
         request["FilterExpression"] = "#kind = :mem AND begins_with(#p0, :ns)"
         found = {item["pk"]["S"].split("#", 2)[1] for item in ops.items("scan", **request)}
         return sorted(found)
-
-    def reembed_all(self) -> int:
-        return sum(self.memories(namespace).reembed_all() for namespace in self.stored_namespaces())
 
     def close(self) -> None:
         with self._lock:

@@ -8,21 +8,28 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
-import time
-import zlib
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 
+from mnemo.adapters.dynamodb.codec import (
+    Item,
+    json_of,
+    json_string,
+    key,
+    moment,
+    moment_of,
+    optional,
+    ordered_sk,
+    shard_of,
+    text_or_none,
+)
 from mnemo.adapters.dynamodb.schema import ENTITY_SHARDS, NAMESPACE_SHARDS, TIME_SHARDS
 from mnemo.domain.entities import EntityType
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage
-from mnemo.domain.timefmt import date_or_none, from_iso, iso
+from mnemo.domain.timefmt import date_or_none
 from mnemo.ports.embedder import Vectors
-
-Item = dict[str, dict[str, Any]]
 
 MEMORY_SK = "MEM"
 HASH_SK = "HASH"
@@ -30,7 +37,6 @@ ENTITY_SK = "ENT"
 SETTING_SK = "SETTING"
 HISTORY_PREFIX = "HIST#"
 
-_OPTIONAL = ("user_id", "agent_id", "run_id", "app_id", "actor_id", "role", "attributed_to", "replaced_by")
 _SCOPE_KEYS = {"user_id": "user_pk", "agent_id": "agent_pk", "run_id": "run_pk"}
 
 
@@ -47,10 +53,6 @@ def namespace_prefix(namespace: str) -> str:
     if not _NAMESPACE.match(namespace):
         raise ValueError(f"Invalid namespace: {namespace!r} (lowercase letters, digits, _ and -; at most 64)")
     return f"{NAMESPACE_MARK}{namespace}#"
-
-
-def key(pk: str, sk: str) -> Item:
-    return {"pk": {"S": pk}, "sk": {"S": sk}}
 
 
 def memory_pk(memory_id: str, ns: str = "") -> str:
@@ -106,33 +108,7 @@ def namespace_entry(pk: str) -> Item:
     if not pk.startswith(NAMESPACE_MARK):
         return {}
     ns = pk[: pk.index("#", len(NAMESPACE_MARK)) + 1]
-    return {"ns_pk": {"S": namespace_partition(_shard(pk, NAMESPACE_SHARDS), ns)}}
-
-
-def _shard(text: str, shards: int) -> int:
-    return zlib.crc32(text.encode("utf-8")) % shards
-
-
-class Sequence:
-    """Write order for ties: nanoseconds, strictly increasing within this process."""
-
-    def __init__(self) -> None:
-        self._last = 0
-        self._lock = threading.Lock()
-
-    def next(self) -> int:
-        with self._lock:
-            self._last = max(time.time_ns(), self._last + 1)
-            return self._last
-
-
-def created_sort_key(created_at: datetime, seq: int) -> str:
-    """Newest first is this key descending: creation time, then write order (like SQLite's seq)."""
-    return f"{iso(created_at)}#{seq:020d}"
-
-
-def seq_of(created_sk: str) -> int:
-    return int(created_sk.rsplit("#", 1)[1])
+    return {"ns_pk": {"S": namespace_partition(shard_of(pk, NAMESPACE_SHARDS), ns)}}
 
 
 # ---- memories -----------------------------------------------------------------------------------------
@@ -153,14 +129,14 @@ def record_attributes(record: MemoryRecord, created_sk: str, ns: str = "") -> tu
         "id": {"S": record.id},
         "text": {"S": record.text},
         "hash": {"S": record.hash},
-        "metadata": {"S": json.dumps(record.metadata, ensure_ascii=False)},
-        "categories": {"S": json.dumps(list(record.categories), ensure_ascii=False)},
-        "sources": {"S": json.dumps([s.as_dict() for s in record.sources], ensure_ascii=False)},
-        "created_at": {"S": iso(record.created_at)},
-        "updated_at": {"S": iso(record.updated_at)},
+        "metadata": json_string(record.metadata),
+        "categories": json_string(list(record.categories)),
+        "sources": json_string([s.as_dict() for s in record.sources]),
+        "created_at": moment(record.created_at),
+        "updated_at": moment(record.updated_at),
         "state": {"S": record.state.value},
         "created_sk": {"S": created_sk},
-        "time_pk": {"S": time_partition(_shard(record.id, TIME_SHARDS), ns)},
+        "time_pk": {"S": time_partition(shard_of(record.id, TIME_SHARDS), ns)},
     }
     absent: list[str] = []
     values = {
@@ -194,14 +170,9 @@ def record_attributes(record: MemoryRecord, created_sk: str, ns: str = "") -> tu
 
 
 def memory_item(record: MemoryRecord, vector: Vectors, seq: int, ns: str = "") -> Item:
-    attrs, _ = record_attributes(record, created_sort_key(record.created_at, seq), ns)
+    attrs, _ = record_attributes(record, ordered_sk(record.created_at, seq), ns)
     pk = memory_pk(record.id, ns)
     return {**key(pk, MEMORY_SK), **attrs, "vec": {"B": vector_bytes(vector)}, **namespace_entry(pk)}
-
-
-def _opt(item: Item, name: str) -> str | None:
-    value = item.get(name)
-    return None if value is None else str(value["S"])
 
 
 def record_of(item: Item) -> MemoryRecord:
@@ -210,22 +181,22 @@ def record_of(item: Item) -> MemoryRecord:
         text=item["text"]["S"],
         hash=item["hash"]["S"],
         scope=Scope(
-            user_id=_opt(item, "user_id"),
-            agent_id=_opt(item, "agent_id"),
-            run_id=_opt(item, "run_id"),
-            app_id=_opt(item, "app_id"),
+            user_id=text_or_none(item, "user_id"),
+            agent_id=text_or_none(item, "agent_id"),
+            run_id=text_or_none(item, "run_id"),
+            app_id=text_or_none(item, "app_id"),
         ),
-        created_at=from_iso(item["created_at"]["S"]),
-        updated_at=from_iso(item["updated_at"]["S"]),
-        metadata=json.loads(item["metadata"]["S"]),
-        categories=tuple(json.loads(item["categories"]["S"])),
-        actor_id=_opt(item, "actor_id"),
-        role=_opt(item, "role"),
-        attributed_to=_opt(item, "attributed_to"),
-        expiration_date=date_or_none(_opt(item, "expiration_date")),
-        sources=tuple(SourceMessage.from_dict(s) for s in json.loads(item["sources"]["S"])),
+        created_at=moment_of(item, "created_at"),
+        updated_at=moment_of(item, "updated_at"),
+        metadata=json_of(item, "metadata"),
+        categories=tuple(json_of(item, "categories")),
+        actor_id=text_or_none(item, "actor_id"),
+        role=text_or_none(item, "role"),
+        attributed_to=text_or_none(item, "attributed_to"),
+        expiration_date=date_or_none(text_or_none(item, "expiration_date")),
+        sources=tuple(SourceMessage.from_dict(s) for s in json_of(item, "sources")),
         state=LifecycleState(item["state"]["S"]),
-        replaced_by=_opt(item, "replaced_by"),
+        replaced_by=text_or_none(item, "replaced_by"),
     )
 
 
@@ -235,22 +206,17 @@ def record_of(item: Item) -> MemoryRecord:
 def history_item(entry: HistoryEntry, seq: int, ns: str = "") -> Item:
     """Kept in the memory's partition, in the order they were written (a `timestamp` update may move the
     memory's created_at, never its history); deleting the memory item leaves them."""
-    sort = f"{HISTORY_PREFIX}{iso(entry.updated_at)}#{seq:020d}#{entry.id}"
-    item: Item = {
-        **key(memory_pk(entry.memory_id, ns), sort),
+    return {
+        **key(memory_pk(entry.memory_id, ns), HISTORY_PREFIX + ordered_sk(entry.updated_at, seq, entry.id)),
         "id": {"S": entry.id},
         "memory_id": {"S": entry.memory_id},
         "event": {"S": entry.event.value},
-        "created_at": {"S": iso(entry.created_at)},
-        "updated_at": {"S": iso(entry.updated_at)},
+        "created_at": moment(entry.created_at),
+        "updated_at": moment(entry.updated_at),
         "is_deleted": {"BOOL": entry.is_deleted},
         **namespace_entry(memory_pk(entry.memory_id, ns)),
+        **optional(old_memory=entry.old_memory, new_memory=entry.new_memory, actor_id=entry.actor_id, role=entry.role),
     }
-    for name in ("old_memory", "new_memory", "actor_id", "role"):
-        value = getattr(entry, name)
-        if value is not None:
-            item[name] = {"S": value}
-    return item
 
 
 def history_of(item: Item) -> HistoryEntry:
@@ -258,12 +224,12 @@ def history_of(item: Item) -> HistoryEntry:
         id=item["id"]["S"],
         memory_id=item["memory_id"]["S"],
         event=Event(item["event"]["S"]),
-        old_memory=_opt(item, "old_memory"),
-        new_memory=_opt(item, "new_memory"),
-        created_at=from_iso(item["created_at"]["S"]),
-        updated_at=from_iso(item["updated_at"]["S"]),
-        actor_id=_opt(item, "actor_id"),
-        role=_opt(item, "role"),
+        old_memory=text_or_none(item, "old_memory"),
+        new_memory=text_or_none(item, "new_memory"),
+        created_at=moment_of(item, "created_at"),
+        updated_at=moment_of(item, "updated_at"),
+        actor_id=text_or_none(item, "actor_id"),
+        role=text_or_none(item, "role"),
         is_deleted=bool(item["is_deleted"]["BOOL"]),
     )
 
@@ -271,15 +237,19 @@ def history_of(item: Item) -> HistoryEntry:
 # ---- claims, entities, settings ----------------------------------------------------------------------
 
 
+def claim_key(claim: str) -> Item:
+    return key(claim, HASH_SK)
+
+
 def claim_item(claim: str, memory_id: str) -> Item:
-    return {**key(claim, HASH_SK), "memory_id": {"S": memory_id}, **namespace_entry(claim)}
+    return {**claim_key(claim), "memory_id": {"S": memory_id}, **namespace_entry(claim)}
 
 
 def entity_identity(kind: EntityType, entity_id: str, ns: str = "") -> Item:
     return {
         "entity_type": {"S": kind.value},
         "entity_id": {"S": entity_id},
-        "ent_pk": {"S": entity_partition(kind, _shard(entity_id, ENTITY_SHARDS), ns)},
+        "ent_pk": {"S": entity_partition(kind, shard_of(entity_id, ENTITY_SHARDS), ns)},
         **namespace_entry(entity_key(kind, entity_id, ns)["pk"]["S"]),
     }
 
@@ -287,4 +257,4 @@ def entity_identity(kind: EntityType, entity_id: str, ns: str = "") -> Item:
 def setting_item(name: str, value: Any, updated_at: datetime, ns: str = "") -> Item:
     item_key = setting_key(name, ns)
     entry = namespace_entry(item_key["pk"]["S"])
-    return {**item_key, "value": {"S": json.dumps(value)}, "updated_at": {"S": iso(updated_at)}, **entry}
+    return {**item_key, "value": json_string(value, ensure_ascii=True), "updated_at": moment(updated_at), **entry}

@@ -1,28 +1,29 @@
 """The DynamoDB record store for memories, history, entity counts and settings: one table, see README.md.
 
-The boto3 client is passed in (the composition root builds it); the table must exist (see schema.py).
+The boto3 client is passed in (the composition root builds it); the table must exist (see schema.py). The
+per-entity counts are kept by entity_counts.py.
 """
 
 from __future__ import annotations
 
 import heapq
-import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from botocore.exceptions import ClientError
 
 from mnemo.adapters.dynamodb import items as it
+from mnemo.adapters.dynamodb.codec import Item, WriteOrder, json_of, key_of, ordered_sk, seq_of
+from mnemo.adapters.dynamodb.entity_counts import EntityCounts
 from mnemo.adapters.dynamodb.operations import (
     MAX_TRANSACTION,
     Operations,
     TransactionCancelledError,
-    error_code,
+    condition_failed,
     fitting,
     item_size,
     projection,
@@ -33,16 +34,14 @@ from mnemo.adapters.dynamodb.schema import (
     BY_RUN,
     BY_TIME,
     BY_USER,
-    ENTITIES,
-    ENTITY_SHARDS,
     NAMESPACE_SHARDS,
     RECORD_ATTRIBUTES,
+    STATE_ATTRIBUTES,
     TIME_SHARDS,
 )
 from mnemo.domain import filters as f
-from mnemo.domain.entities import EntityCount, EntityType
+from mnemo.domain.entities import EntityCount
 from mnemo.domain.memory import HistoryEntry, LifecycleState, MemoryRecord, Scope, now
-from mnemo.domain.timefmt import from_iso, iso
 from mnemo.errors import ConflictError, NotFoundError
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.memory_store import DuplicateMemoryError
@@ -54,26 +53,7 @@ TRANSACTION_BYTES = 3_500_000  # a TransactWriteItems holds 4 MB at most
 KEPT_VECTOR_BYTES = 12_288  # what an update that keeps the embedding counts for it: 3,072 float32 dimensions
 
 _INDEX_KEYS = {BY_USER: "user_pk", BY_AGENT: "agent_pk", BY_RUN: "run_pk", BY_TIME: "time_pk"}
-_STATE_ATTRIBUTES = (*RECORD_ATTRIBUTES, "guard")  # a memory without its embedding
 _MAX_RETRIES = 5
-
-
-@dataclass
-class _Delta:
-    """A change to one entity's aggregate: memories added (negative: removed) and their time bounds."""
-
-    count: int = 0
-    oldest: str | None = None  # created_at (iso) of the oldest memory that became active
-    latest: str | None = None  # updated_at (iso) of the latest change to an active memory
-
-    def add(self, record: MemoryRecord, sign: int) -> None:
-        self.count += sign
-        if sign > 0:
-            created = iso(record.created_at)
-            self.oldest = created if self.oldest is None else min(self.oldest, created)
-        if sign >= 0:
-            updated = iso(record.updated_at)
-            self.latest = updated if self.latest is None else max(self.latest, updated)
 
 
 class DynamoMemoryStore:
@@ -91,9 +71,10 @@ class DynamoMemoryStore:
         platform project) prefixes every partition key this store writes and queries, in the table and the
         indexes: it sees only its namespace's items, and the plain store (None) sees no namespaced item."""
         self._ops = Operations(client, table_name, page_size=page_size, sleep=sleep)
-        self._seq = it.Sequence()
+        self._seq = WriteOrder()
         self.namespace = namespace
         self._ns = "" if namespace is None else it.namespace_prefix(namespace)
+        self._entities = EntityCounts(self._ops, self._ns)
 
     def _own(self, request: dict[str, Any], condition: str | None = None) -> dict[str, Any]:
         """A Scan request restricted to this store's items (a namespace's prefix, or no namespace's), and
@@ -136,7 +117,7 @@ class DynamoMemoryStore:
         for chunk in _chunks(groups):
             self._insert_chunk(chunk)
             stored = (r for _, r in chunk if r is not None and r.state is LifecycleState.ACTIVE)
-            self._apply(_deltas((r, 1) for r in stored))
+            self._entities.apply((r, 1) for r in stored)
 
     def _insert_chunk(self, chunk: list[tuple[list[dict[str, Any]], MemoryRecord | None]]) -> None:
         actions = [action for group, _ in chunk for action in group]
@@ -160,7 +141,7 @@ class DynamoMemoryStore:
     def _claim_conflict(self, record: MemoryRecord) -> None:
         """The claim is held: by a live memory (raise), or left by a memory that no longer holds it (clear it)."""
         claim = it.claim_pk(record.scope, record.hash, ns=self._ns)
-        held = self._ops.get(it.key(claim, it.HASH_SK))
+        held = self._ops.get(it.claim_key(claim))
         if held is None:
             return  # released meanwhile: retry
         owner_id = held["memory_id"]["S"]
@@ -170,12 +151,12 @@ class DynamoMemoryStore:
         try:
             self._ops.client.delete_item(
                 TableName=self._ops.table,
-                Key=it.key(claim, it.HASH_SK),
+                Key=it.claim_key(claim),
                 ConditionExpression="memory_id = :owner",
                 ExpressionAttributeValues={":owner": {"S": owner_id}},
             )
         except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":
+            if not condition_failed(exc):
                 raise
         log.warning("cleared a stale dedup claim of memory %s", owner_id)
 
@@ -184,27 +165,11 @@ class DynamoMemoryStore:
         If another active memory already holds the new text's claim, the update goes through without it."""
         claim_new = True
         for _attempt in range(_MAX_RETRIES):
-            current = self._ops.get(it.memory_key(record.id, ns=self._ns), _STATE_ATTRIBUTES)
+            current = self._ops.get(it.memory_key(record.id, ns=self._ns), STATE_ATTRIBUTES)
             if current is None:
                 raise NotFoundError(f"Memory with id {record.id} not found.")
-            old_claim = current.get("guard", {}).get("S")
             new_claim = it.claim_of(record, ns=self._ns) if claim_new else None
-            attrs, absent = it.record_attributes(
-                record, it.created_sort_key(record.created_at, _seq(current)), ns=self._ns
-            )
-            if new_claim is None and attrs.pop("guard", None) is not None:
-                absent.append("guard")  # active, but another memory holds this text's claim
-            if vector is not None:
-                attrs["vec"] = {"B": it.vector_bytes(vector)}
-            kept_vector = {} if vector is not None else {"vec": {"B": bytes(KEPT_VECTOR_BYTES)}}
-            fitting({**it.memory_key(record.id, ns=self._ns), **attrs, **kept_vector})  # 413, not DynamoDB's refusal
-            update = self._update_memory(record.id, attrs, absent, old_claim)
-            actions = [update, self._ops.put(it.history_item(history, self._seq.next(), ns=self._ns))]
-            if old_claim != new_claim:
-                if old_claim is not None:
-                    actions.append(self._release(old_claim, record.id))
-                if new_claim is not None:
-                    actions.append(self._take(new_claim, record.id))
+            actions = self._replace_actions(record, vector, history, current, new_claim)
             try:
                 self._ops.transact(actions)
             except TransactionCancelledError as cancelled:
@@ -215,16 +180,37 @@ class DynamoMemoryStore:
                     continue
                 raise
             before = it.record_of(current)
-            changes: list[tuple[MemoryRecord, int]] = []
-            if before.state is LifecycleState.ACTIVE:
-                changes.append((before, -1))
+            changes = [(before, -1)] if before.state is LifecycleState.ACTIVE else []
             if record.state is LifecycleState.ACTIVE:
                 changes.append((record, 1))
-            self._apply(_deltas(changes))
+            self._entities.apply(changes)
             return
         raise RuntimeError(f"Memory {record.id} kept changing while being replaced; giving up.")
 
-    def _update_memory(self, memory_id: str, attrs: it.Item, absent: list[str], claim: str | None) -> dict[str, Any]:
+    def _replace_actions(
+        self, record: MemoryRecord, vector: Vectors | None, history: HistoryEntry, current: Item, new_claim: str | None
+    ) -> list[dict[str, Any]]:
+        """The transaction of a replace: the update (conditioned on the memory as read), its history entry, and the
+        move of its dedup claim when its text changes (the new claim last)."""
+        old_claim = current.get("guard", {}).get("S")
+        created_sk = ordered_sk(record.created_at, seq_of(current["created_sk"]["S"]))
+        attrs, absent = it.record_attributes(record, created_sk, ns=self._ns)
+        if new_claim is None and attrs.pop("guard", None) is not None:
+            absent.append("guard")  # active, but another memory holds this text's claim
+        if vector is not None:
+            attrs["vec"] = {"B": it.vector_bytes(vector)}
+        kept_vector = {} if vector is not None else {"vec": {"B": bytes(KEPT_VECTOR_BYTES)}}
+        fitting({**it.memory_key(record.id, ns=self._ns), **attrs, **kept_vector})  # 413, not DynamoDB's refusal
+        update = self._update_memory(record.id, attrs, absent, old_claim)
+        actions = [update, self._ops.put(it.history_item(history, self._seq.next(), ns=self._ns))]
+        if old_claim != new_claim:
+            if old_claim is not None:
+                actions.append(self._ops.release(it.claim_key(old_claim), "memory_id", record.id))
+            if new_claim is not None:
+                actions.append(self._take(new_claim, record.id))
+        return actions
+
+    def _update_memory(self, memory_id: str, attrs: Item, absent: list[str], claim: str | None) -> dict[str, Any]:
         names = {f"#a{i}": name for i, name in enumerate(attrs)}
         values = {f":v{i}": value for i, value in enumerate(attrs.values())}
         removed = {f"#r{i}": name for i, name in enumerate(absent)}
@@ -258,32 +244,12 @@ class DynamoMemoryStore:
             }
         }
 
-    def _release(self, claim: str, memory_id: str) -> dict[str, Any]:
-        return {
-            "Delete": {
-                "TableName": self._ops.table,
-                "Key": it.key(claim, it.HASH_SK),
-                "ConditionExpression": "attribute_not_exists(pk) OR memory_id = :me",
-                "ExpressionAttributeValues": {":me": {"S": memory_id}},
-            }
-        }
-
     def set_vectors(self, memory_ids: Sequence[str], vectors: Vectors) -> None:
         """Each embedding replaced in place; a memory deleted meanwhile stays deleted."""
         pairs = list(zip(memory_ids, vectors, strict=True))
 
         def update(pair: tuple[str, Vectors]) -> None:
-            try:
-                self._ops.client.update_item(
-                    TableName=self._ops.table,
-                    Key=it.memory_key(pair[0], ns=self._ns),
-                    UpdateExpression="SET vec = :vec",
-                    ConditionExpression="attribute_exists(pk)",
-                    ExpressionAttributeValues={":vec": {"B": it.vector_bytes(pair[1])}},
-                )
-            except ClientError as exc:
-                if error_code(exc) != "ConditionalCheckFailedException":
-                    raise
+            self._ops.set_if_exists(it.memory_key(pair[0], ns=self._ns), {"vec": {"B": it.vector_bytes(pair[1])}})
 
         if len(pairs) <= 4:
             for pair in pairs:
@@ -323,7 +289,7 @@ class DynamoMemoryStore:
         for _attempt in range(_MAX_RETRIES):
             current = {
                 item["id"]["S"]: item
-                for item in self._ops.batch_get([it.memory_key(i, ns=self._ns) for i in memory_ids], _STATE_ATTRIBUTES)
+                for item in self._ops.batch_get([it.memory_key(i, ns=self._ns) for i in memory_ids], STATE_ATTRIBUTES)
             }
             actions: list[dict[str, Any]] = []
             for memory_id in memory_ids:
@@ -332,7 +298,7 @@ class DynamoMemoryStore:
                     claim = item.get("guard", {}).get("S")
                     actions.append(self._delete_memory(memory_id, claim))
                     if claim is not None:
-                        actions.append(self._release(claim, memory_id))
+                        actions.append(self._ops.release(it.claim_key(claim), "memory_id", memory_id))
                 actions.extend(
                     self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns)) for h in entries[memory_id]
                 )
@@ -343,7 +309,7 @@ class DynamoMemoryStore:
             except TransactionCancelledError:
                 continue  # one of them changed meanwhile: read again
             removed = [it.record_of(item) for item in current.values()]
-            self._apply(_deltas((r, -1) for r in removed if r.state is LifecycleState.ACTIVE))
+            self._entities.apply((r, -1) for r in removed if r.state is LifecycleState.ACTIVE)
             return
         raise RuntimeError("Memories kept changing while being removed; giving up.")
 
@@ -364,7 +330,7 @@ class DynamoMemoryStore:
         """Delete every memory, history entry, claim and entity count; settings too with `settings` (dropping a
         namespace), else they stay. A namespace's items are found through the by_namespace index (its own keys
         only); the plain store's by a table scan."""
-        doomed: list[dict[str, Any]] = []
+        doomed: list[Item] = []
         found = (
             self._namespace_keys()
             if self._ns
@@ -372,130 +338,27 @@ class DynamoMemoryStore:
         )
         for item in found:
             if settings or item["sk"]["S"] != it.SETTING_SK:
-                doomed.append({"DeleteRequest": {"Key": {"pk": item["pk"], "sk": item["sk"]}}})
+                doomed.append(item)
             if len(doomed) >= 500:
-                self._ops.batch_write(doomed)
+                self._ops.delete_many(doomed)
                 doomed = []
-        self._ops.batch_write(doomed)
+        self._ops.delete_many(doomed)
 
     def put_setting(self, key: str, value: Any) -> None:
         self._ops.client.put_item(
             TableName=self._ops.table, Item=fitting(it.setting_item(key, value, now(), ns=self._ns))
         )
 
-    # ---- entity aggregates --------------------------------------------------------------------------
-
-    def _apply(self, deltas: dict[tuple[EntityType, str], _Delta]) -> None:
-        for (kind, entity_id), delta in deltas.items():
-            self._apply_one(kind, entity_id, delta)
-
-    def _apply_one(self, kind: EntityType, entity_id: str, delta: _Delta) -> None:
-        """One atomic counter update per entity (never a transaction: a popular agent's aggregate would be a
-        hot item that transactions conflict on). The time bounds move only forward: see README.md."""
-        client, table, entity = self._ops.client, self._ops.table, it.entity_key(kind, entity_id, ns=self._ns)
-        identity = it.entity_identity(kind, entity_id, ns=self._ns)
-        names = {"#n": "total", **{f"#{k}": k for k in identity}}
-        values: dict[str, Any] = {":n": {"N": str(delta.count)}, **{f":{k}": v for k, v in identity.items()}}
-        assign = ", ".join(f"#{k} = :{k}" for k in identity)
-        request: dict[str, Any] = {
-            "TableName": table,
-            "Key": entity,
-            "UpdateExpression": f"ADD #n :n SET {assign}",
-            "ExpressionAttributeNames": names,
-            "ExpressionAttributeValues": values,
-            "ReturnValues": "ALL_NEW",
-        }
-        latest = None
-        if delta.latest is not None:
-            latest = {**request, "UpdateExpression": f"ADD #n :n SET {assign}, #u = :u"}
-            latest["ExpressionAttributeNames"] = {**names, "#u": "updated_max"}
-            latest["ExpressionAttributeValues"] = {**values, ":u": {"S": delta.latest}}
-            latest["ConditionExpression"] = "attribute_not_exists(#u) OR #u <= :u"
-        try:
-            state = client.update_item(**(latest or request))["Attributes"]
-        except ClientError as exc:
-            if latest is None or error_code(exc) != "ConditionalCheckFailedException":
-                raise
-            state = client.update_item(**request)["Attributes"]
-        if int(state["total"]["N"]) <= 0:
-            self._drop_entity(entity)
-            return
-        oldest = state.get("created_min", {}).get("S")
-        if delta.oldest is not None and (oldest is None or delta.oldest < oldest):
-            try:
-                client.update_item(
-                    TableName=table,
-                    Key=entity,
-                    UpdateExpression="SET #c = :c",
-                    ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#c) OR #c > :c)",
-                    ExpressionAttributeNames={"#c": "created_min"},
-                    ExpressionAttributeValues={":c": {"S": delta.oldest}},
-                )
-            except ClientError as exc:
-                if error_code(exc) != "ConditionalCheckFailedException":
-                    raise
-
-    def _drop_entity(self, entity: it.Item) -> None:
-        try:
-            self._ops.client.delete_item(
-                TableName=self._ops.table,
-                Key=entity,
-                ConditionExpression="#n <= :zero",
-                ExpressionAttributeNames={"#n": "total"},
-                ExpressionAttributeValues={":zero": {"N": "0"}},
-            )
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":
-                raise
+    # ---- entity aggregates (entity_counts.py) -------------------------------------------------------
 
     def count_by_entity(self) -> list[EntityCount]:
         """Read from the entity aggregates (one small item per user, agent and run), never from the memories."""
-        out: list[EntityCount] = []
-        for kind in EntityType:
-            for shard in range(ENTITY_SHARDS):
-                for item in self._ops.items(
-                    "query",
-                    IndexName=ENTITIES,
-                    KeyConditionExpression="ent_pk = :p",
-                    ExpressionAttributeValues={":p": {"S": it.entity_partition(kind, shard, ns=self._ns)}},
-                ):
-                    total = int(item["total"]["N"])
-                    bounds = [item[name]["S"] for name in ("created_min", "updated_max") if name in item]
-                    if total <= 0 or not bounds:
-                        continue
-                    created = from_iso(item.get("created_min", {}).get("S") or bounds[0])
-                    updated = from_iso(item.get("updated_max", {}).get("S") or bounds[0])
-                    out.append(EntityCount(kind, item["entity_id"]["S"], total, created, updated))
-        out.sort(key=lambda e: (e.type.value, e.id))
-        return out
+        return self._entities.count_by_entity()
 
     def rebuild_entity_counts(self) -> int:
         """Recompute every entity aggregate exactly from the memories (a full scan: maintenance, run by
         `mnemo reindex`). Returns the number of entities."""
-        totals: dict[tuple[EntityType, str], _Delta] = {}
-        for item in self._items_of_kind(it.MEMORY_SK, _STATE_ATTRIBUTES):
-            record = it.record_of(item)
-            if record.state is LifecycleState.ACTIVE:
-                for kind in EntityType:
-                    value = getattr(record.scope, kind.field)
-                    if value is not None:
-                        totals.setdefault((kind, value), _Delta()).add(record, 1)
-        fresh = []
-        for (kind, entity_id), delta in totals.items():
-            item = {**it.entity_key(kind, entity_id, ns=self._ns), **it.entity_identity(kind, entity_id, ns=self._ns)}
-            item["total"] = {"N": str(delta.count)}
-            item["created_min"] = {"S": str(delta.oldest)}
-            item["updated_max"] = {"S": str(delta.latest)}
-            fresh.append({"PutRequest": {"Item": item}})
-        self._ops.batch_write(fresh)
-        kept = {it.entity_key(kind, entity_id, ns=self._ns)["pk"]["S"] for kind, entity_id in totals}
-        stale = [
-            {"DeleteRequest": {"Key": {"pk": item["pk"], "sk": item["sk"]}}}
-            for item in self._items_of_kind(it.ENTITY_SK, ("pk", "sk"))
-            if item["pk"]["S"] not in kept
-        ]
-        self._ops.batch_write(stale)
-        return len(fresh)
+        return self._entities.rebuild(self._items_of_kind)
 
     # ---- reads --------------------------------------------------------------------------------------
 
@@ -531,7 +394,7 @@ class DynamoMemoryStore:
             if check(record.filter_document()):
                 yield record
 
-    def _newest_first(self, expr: f.Expr, wanted: int | None) -> Iterator[it.Item]:
+    def _newest_first(self, expr: f.Expr, wanted: int | None) -> Iterator[Item]:
         """Candidate items, newest first, from the narrowest place the filter pins: ids, a scope index, or
         the sharded time index for an unscoped filter. `wanted`: how many the caller needs at most."""
         ids = f.pinned_values(expr, "id")
@@ -569,27 +432,16 @@ class DynamoMemoryStore:
 
     def find_by_hash(self, scope: Scope, text_hash: str) -> MemoryRecord | None:
         claim = it.claim_pk(scope, text_hash, ns=self._ns)
-        held = self._ops.get(it.key(claim, it.HASH_SK))
+        held = self._ops.get(it.claim_key(claim))
         if held is None:
             return None
-        item = self._ops.get(it.memory_key(held["memory_id"]["S"], ns=self._ns), _STATE_ATTRIBUTES)
+        item = self._ops.get(it.memory_key(held["memory_id"]["S"], ns=self._ns), STATE_ATTRIBUTES)
         if item is None or item.get("guard", {}).get("S") != claim:
             return None  # a claim left behind; insert clears it
         return it.record_of(item)
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
-        return [
-            it.history_of(item)
-            for item in self._ops.items(
-                "query",
-                KeyConditionExpression="pk = :pk AND begins_with(sk, :hist)",
-                ExpressionAttributeValues={
-                    ":pk": {"S": it.memory_pk(memory_id, ns=self._ns)},
-                    ":hist": {"S": it.HISTORY_PREFIX},
-                },
-                ConsistentRead=True,
-            )
-        ]
+        return [it.history_of(i) for i in self._ops.partition(it.memory_pk(memory_id, ns=self._ns), it.HISTORY_PREFIX)]
 
     def scan(self, batch_size: int = 1000) -> Iterator[tuple[list[MemoryRecord], Vectors]]:
         """Every memory with its embedding (a paginated, consistent table scan), in batches of `batch_size`."""
@@ -604,7 +456,7 @@ class DynamoMemoryStore:
         if records:
             yield records, np.stack(vectors)
 
-    def _items_of_kind(self, kind: str, names: Sequence[str]) -> Iterator[it.Item]:
+    def _items_of_kind(self, kind: str, names: Sequence[str]) -> Iterator[Item]:
         """Every item whose sort key is `kind` (memories, entity counts), with the attributes `names`: a
         namespace's through its by_namespace keys, the plain store's by a consistent table scan."""
         if self._ns:
@@ -617,7 +469,7 @@ class DynamoMemoryStore:
         request["ExpressionAttributeValues"] = {":kind": {"S": kind}}
         yield from self._ops.items("scan", ConsistentRead=True, **self._own(request, "#kind = :kind"))
 
-    def _namespace_keys(self) -> Iterator[it.Item]:
+    def _namespace_keys(self) -> Iterator[Item]:
         """The keys of every item of this namespace, from the by_namespace index (eventually consistent: an item
         written in the last moment may be missing; none of another namespace can be there)."""
         for shard in range(NAMESPACE_SHARDS):
@@ -627,25 +479,11 @@ class DynamoMemoryStore:
                 KeyConditionExpression="ns_pk = :p",
                 ExpressionAttributeValues={":p": {"S": it.namespace_partition(shard, self._ns)}},
             ):
-                yield {"pk": item["pk"], "sk": item["sk"]}
+                yield key_of(item)
 
     def get_setting(self, key: str) -> Any | None:
         item = self._ops.get(it.setting_key(key, ns=self._ns))
-        return None if item is None else json.loads(item["value"]["S"])
-
-
-def _seq(item: it.Item) -> int:
-    return it.seq_of(item["created_sk"]["S"])
-
-
-def _deltas(changes: Iterable[tuple[MemoryRecord, int]]) -> dict[tuple[EntityType, str], _Delta]:
-    out: dict[tuple[EntityType, str], _Delta] = {}
-    for record, sign in changes:
-        for kind in EntityType:
-            value = getattr(record.scope, kind.field)
-            if value is not None:
-                out.setdefault((kind, value), _Delta()).add(record, sign)
-    return out
+        return None if item is None else json_of(item, "value")
 
 
 def _history_bytes(entry: HistoryEntry) -> int:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from botocore.exceptions import ClientError
 
-from mnemo.adapters.dynamodb.items import Item
+from mnemo.adapters.dynamodb.codec import Item, key_of
 from mnemo.errors import PayloadTooLargeError
 
 MAX_BATCH_GET = 100
@@ -38,6 +38,11 @@ def error_code(exc: ClientError) -> str:
     return str(exc.response.get("Error", {}).get("Code", ""))
 
 
+def condition_failed(exc: ClientError) -> bool:
+    """Whether a single-item write was refused by its condition."""
+    return error_code(exc) == "ConditionalCheckFailedException"
+
+
 def projection(names: Sequence[str]) -> dict[str, Any]:
     """ProjectionExpression arguments with every name escaped (many attribute names are reserved words)."""
     aliases = {f"#p{i}": name for i, name in enumerate(names)}
@@ -60,21 +65,24 @@ MAX_ITEM_BYTES = 400 * 1024
 def value_size(value: dict[str, Any]) -> int:
     """An attribute value's size as DynamoDB counts it (numbers rounded up; a little over is safe)."""
     kind, inner = next(iter(value.items()))
-    if kind == "S":
-        return len(inner.encode("utf-8"))
-    if kind == "B":
-        return len(inner)
-    if kind == "N":
-        return len(inner) // 2 + 2
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind in ("SS", "NS", "BS"):
-        return sum(value_size({kind[0]: v}) for v in inner)
-    if kind == "L":
-        return 3 + sum(1 + value_size(v) for v in inner)
-    if kind == "M":
-        return 3 + sum(len(k.encode("utf-8")) + 1 + value_size(v) for k, v in inner.items())
-    raise ValueError(f"Unknown DynamoDB attribute type {kind!r}.")
+    sizer = _SIZERS.get(kind)
+    if sizer is None:
+        raise ValueError(f"Unknown DynamoDB attribute type {kind!r}.")
+    return sizer(inner)
+
+
+_SIZERS: dict[str, Callable[[Any], int]] = {
+    "S": lambda inner: len(inner.encode("utf-8")),
+    "B": len,
+    "N": lambda inner: len(inner) // 2 + 2,
+    "BOOL": lambda _inner: 1,
+    "NULL": lambda _inner: 1,
+    "SS": lambda inner: sum(value_size({"S": v}) for v in inner),
+    "NS": lambda inner: sum(value_size({"N": v}) for v in inner),
+    "BS": lambda inner: sum(value_size({"B": v}) for v in inner),
+    "L": lambda inner: 3 + sum(1 + value_size(v) for v in inner),
+    "M": lambda inner: 3 + sum(len(k.encode("utf-8")) + 1 + value_size(v) for k, v in inner.items()),
+}
 
 
 def item_size(item: Item) -> int:
@@ -134,6 +142,16 @@ class Operations:
             else:
                 request["Limit"] = self.page_size
 
+    def partition(self, pk: str, prefix: str | None = None) -> list[Item]:
+        """Every item of a partition (strongly consistent, paginated), optionally those whose sk starts so."""
+        condition, values = "pk = :pk", {":pk": {"S": pk}}
+        if prefix is not None:
+            condition += " AND begins_with(sk, :pre)"
+            values[":pre"] = {"S": prefix}
+        return list(
+            self.items("query", KeyConditionExpression=condition, ExpressionAttributeValues=values, ConsistentRead=True)
+        )
+
     def get(self, item_key: Item, names: Sequence[str] | None = None) -> Item | None:
         """The item, or None — also for a key too large for any item to have (DynamoDB would refuse the read)."""
         if not key_fits(item_key):
@@ -182,6 +200,35 @@ class Operations:
             else:
                 raise UnprocessedError(f"BatchWriteItem left items unprocessed after {self.max_attempts} attempts.")
 
+    def delete_many(self, items: Iterable[Item]) -> None:
+        """Delete these items (or keys), each once, with batch_write."""
+        unique = {(i["pk"]["S"], i["sk"]["S"]): key_of(i) for i in items}
+        self.batch_write([{"DeleteRequest": {"Key": k}} for k in unique.values()])
+
+    def delete(self, item_key: Item) -> bool:
+        """Delete one item; whether it was there."""
+        reply = self.client.delete_item(TableName=self.table, Key=item_key, ReturnValues="ALL_OLD")
+        return bool(reply.get("Attributes"))
+
+    def set_if_exists(self, item_key: Item, values: Item) -> bool:
+        """SET these attributes of an item that exists (one that does not stays absent); whether it existed."""
+        names = {f"#s{i}": name for i, name in enumerate(values)}
+        assigned = {f":s{i}": value for i, value in enumerate(values.values())}
+        try:
+            self.client.update_item(
+                TableName=self.table,
+                Key=item_key,
+                UpdateExpression="SET " + ", ".join(f"{n} = {v}" for n, v in zip(names, assigned, strict=True)),
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeNames=names,
+                ExpressionAttributeValues=assigned,
+            )
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False
+            raise
+        return True
+
     def transact(self, actions: Sequence[dict[str, Any]]) -> None:
         """One all-or-nothing TransactWriteItems. A failed condition raises TransactionCancelledError; conflicts with
         other transactions are retried. The client request token makes the SDK's own retries idempotent."""
@@ -213,4 +260,28 @@ class Operations:
     def put_new(self, item: Item) -> dict[str, Any]:
         return {
             "Put": {"TableName": self.table, "Item": fitting(item), "ConditionExpression": "attribute_not_exists(pk)"}
+        }
+
+    def release(self, claim_key: Item, holder: str, owner: str) -> dict[str, Any]:
+        """A transaction's Delete of a claim item, on the condition that it is gone or still `owner`'s (its
+        attribute `holder`): a claim another has taken meanwhile cancels the transaction."""
+        return {
+            "Delete": {
+                "TableName": self.table,
+                "Key": claim_key,
+                "ConditionExpression": f"attribute_not_exists(pk) OR {holder} = :me",
+                "ExpressionAttributeValues": {":me": {"S": owner}},
+            }
+        }
+
+    def add_to(self, item_key: Item, attribute: str, delta: int) -> dict[str, Any]:
+        """A transaction's atomic ADD of `delta` to a number attribute (`#n` in the expression)."""
+        return {
+            "Update": {
+                "TableName": self.table,
+                "Key": item_key,
+                "UpdateExpression": "ADD #n :d",
+                "ExpressionAttributeNames": {"#n": attribute},
+                "ExpressionAttributeValues": {":d": {"N": str(delta)}},
+            }
         }

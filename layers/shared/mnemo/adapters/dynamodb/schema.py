@@ -6,10 +6,9 @@ The adapter never creates tables itself: SAM creates them in the cloud; tests an
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from botocore.exceptions import ClientError
+from mnemo.adapters.dynamodb.tables import ensure_table
 
 BY_USER = "by_user"
 BY_AGENT = "by_agent"
@@ -44,6 +43,7 @@ RECORD_ATTRIBUTES = (
     "replaced_by",
     "created_sk",
 )
+STATE_ATTRIBUTES = (*RECORD_ATTRIBUTES, "guard")  # a memory without its embedding, with its dedup claim
 
 
 def _index(name: str, partition: str, sort: str, projected: tuple[str, ...] | None) -> dict[str, Any]:
@@ -94,19 +94,4 @@ def table_definition(table_name: str) -> dict[str, Any]:
 
 def create_memory_table(client: Any, table_name: str, *, wait_seconds: float = 300.0) -> bool:
     """Create the table unless it exists, then wait until it is active. True when this call created it."""
-    created = True
-    try:
-        client.create_table(**table_definition(table_name))
-    except ClientError as exc:
-        if exc.response.get("Error", {}).get("Code") != "ResourceInUseException":
-            raise
-        created = False
-    deadline = time.monotonic() + wait_seconds
-    while True:
-        table = client.describe_table(TableName=table_name)["Table"]
-        indexes = table.get("GlobalSecondaryIndexes", [])
-        if table.get("TableStatus") == "ACTIVE" and all(i.get("IndexStatus", "ACTIVE") == "ACTIVE" for i in indexes):
-            return created
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"DynamoDB table {table_name} is not active after {wait_seconds:.0f} s.")
-        time.sleep(1.0)
+    return ensure_table(client, table_definition(table_name), wait_seconds=wait_seconds)

@@ -43,6 +43,12 @@ def ensure_table(
     return created
 
 
+def create_key_table(client: Any, table_name: str) -> bool:
+    """For tests and local tools: a table keyed by (pk, sk), on-demand, with its TTL on `ttl`, as template.yaml
+    declares the accounts table and the request-log table."""
+    return ensure_table(client, key_table(table_name), ttl_attribute=TTL_ATTRIBUTE)
+
+
 def key_table(table_name: str) -> dict[str, Any]:
     """A table keyed by (pk, sk) strings, on-demand, with no secondary index."""
     return {

@@ -16,8 +16,9 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from mnemo.adapters.dynamodb import items as it
-from mnemo.adapters.dynamodb.operations import Operations, error_code, projection
-from mnemo.adapters.dynamodb.tenancy import UNFINISHED, event_count_key, events_pk, unfinished_marker
+from mnemo.adapters.dynamodb.codec import key_of
+from mnemo.adapters.dynamodb.operations import Operations, condition_failed, projection
+from mnemo.adapters.dynamodb.tenancy_store import UNFINISHED, event_count_key, events_pk, unfinished_marker
 
 _EVENTS = events_pk("")  # "T#EVENTS#": the prefix of every project's event partition
 
@@ -50,14 +51,14 @@ def _index_namespace_items(ops: Operations) -> int:
         try:
             ops.client.update_item(
                 TableName=ops.table,
-                Key={"pk": item["pk"], "sk": item["sk"]},
+                Key=key_of(item),
                 UpdateExpression="SET ns_pk = :p",
                 ConditionExpression="attribute_exists(pk)",  # deleted meanwhile: stays deleted
                 ExpressionAttributeValues={":p": entry["ns_pk"]},
             )
             done += 1
         except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":
+            if not condition_failed(exc):
                 raise
     return done
 
@@ -86,7 +87,7 @@ def _shard_markers(ops: Operations) -> int:
         ops.transact(
             [
                 ops.put(unfinished_marker(marker["project_id"]["S"], marker["sk"]["S"])),
-                {"Delete": {"TableName": ops.table, "Key": {"pk": marker["pk"], "sk": marker["sk"]}}},
+                {"Delete": {"TableName": ops.table, "Key": key_of(marker)}},
             ]
         )
         moved += 1

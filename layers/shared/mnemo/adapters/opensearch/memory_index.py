@@ -19,6 +19,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -45,6 +46,15 @@ MAX_WINDOW = 10_000  # OpenSearch's max_result_window and the k-NN query's large
 _Hit = tuple[str, float, Mapping[str, Any]]  # memory id, _score, _source
 
 
+@dataclass(frozen=True, slots=True)
+class BulkLimits:
+    """How bulk writes are cut and retried: documents and bytes per request, retries of rejected items."""
+
+    max_docs: int = 500
+    max_bytes: int = 5_000_000
+    retries: int = 4
+
+
 class OpenSearchMemoryIndex:
     def __init__(
         self,
@@ -53,10 +63,8 @@ class OpenSearchMemoryIndex:
         *,
         document_ids: Literal["memory", "generated"] = "memory",
         refresh: Literal["false", "true", "wait_for"] = "false",
-        bulk_max_docs: int = 500,
-        bulk_max_bytes: int = 5_000_000,
+        bulk: BulkLimits = BulkLimits(),
         min_candidates: int = 64,
-        bulk_retries: int = 4,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         """`refresh` is passed to bulk writes ("wait_for" makes writes searchable before returning; Serverless
@@ -65,10 +73,10 @@ class OpenSearchMemoryIndex:
         self._name = index_name
         self._generated_ids = document_ids == "generated"
         self._refresh = refresh
-        self._bulk_max_docs = bulk_max_docs
-        self._bulk_max_bytes = bulk_max_bytes
+        self._bulk_max_docs = bulk.max_docs
+        self._bulk_max_bytes = bulk.max_bytes
         self._min_candidates = min_candidates
-        self._bulk_retries = bulk_retries
+        self._bulk_retries = bulk.retries
         self._sleep = sleep
         self._dimension: int | None = None  # the dimension of the index known to exist
         self._lock = threading.Lock()
@@ -169,17 +177,8 @@ class OpenSearchMemoryIndex:
                 if reply.status == 404 and all("delete" in action for action, _ in chunk):
                     continue  # no index, so nothing to delete
                 reply.raise_for_status("bulk write")
-                if not reply.body.get("errors"):
-                    continue
-                for operation, item in zip(chunk, reply.body["items"], strict=True):
-                    kind, result = next(iter(item.items()))
-                    status = int(result.get("status", 0))
-                    if status < 300 or (kind == "delete" and status == 404):
-                        continue
-                    if status == 429:
-                        rejected.append(operation)
-                    else:
-                        failures.append(result)
+                if reply.body.get("errors"):
+                    _sort_out(chunk, reply.body["items"], rejected, failures)
             if failures:
                 first = failures[0].get("error", {})
                 raise SearchIndexError(
@@ -304,3 +303,22 @@ def _json(body: Any) -> bytes:
 
 def _line(body: Any) -> bytes:
     return _json(body) + b"\n"
+
+
+def _sort_out(
+    chunk: list[tuple[dict[str, Any], dict[str, Any] | None]],
+    items: list[dict[str, Any]],
+    rejected: list[tuple[dict[str, Any], dict[str, Any] | None]],
+    failures: list[Mapping[str, Any]],
+) -> None:
+    """Of a bulk request's item results: the operations refused as too many requests (429, sent again) into
+    `rejected`, the other failures into `failures` (a delete of a missing document is no failure)."""
+    for operation, item in zip(chunk, items, strict=True):
+        kind, result = next(iter(item.items()))
+        status = int(result.get("status", 0))
+        if status < 300 or (kind == "delete" and status == 404):
+            continue
+        if status == 429:
+            rejected.append(operation)
+        else:
+            failures.append(result)

@@ -25,7 +25,7 @@ then asks for more candidates (see OpenSearchMemoryIndex.search).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -133,21 +133,35 @@ def _condition(cond: f.Condition) -> dict[str, Any] | None:
     return None
 
 
+def _signed(op: str, query: dict[str, Any] | None) -> dict[str, Any] | None:
+    """`query` for a positive operator (eq, in), its negation for a negative one (ne, nin)."""
+    if query is None:
+        return None
+    return negate(query) if op in ("ne", "nin") else query
+
+
+def _terms(field: str, values: Any, kind: type, as_term: Callable[[Any], Any]) -> dict[str, Any] | None:
+    """The terms query of `in`, when every value is of `kind` (None otherwise: the filter is applied after)."""
+    if not all(isinstance(v, kind) for v in values):
+        return None
+    return {"terms": {field: [as_term(v) for v in values]}} if values else MATCH_NONE
+
+
 def _keyword(field: str, op: str, value: Any, *, many: bool) -> dict[str, Any] | None:
     if op == "exists":
         present = {"exists": {"field": field}}
         # The grammar's `*` rejects "" (but a list holding "" is a non-empty list).
         return present if many else both([present, negate({"term": {field: ""}})])
     if op in ("in", "nin"):
-        if not all(isinstance(v, str) for v in value):
-            return None
-        query = {"terms": {field: list(value)}} if value else MATCH_NONE
-        return query if op == "in" else negate(query)
+        return _signed(op, _terms(field, value, str, str))
     if not isinstance(value, str):
         return None
     if op in ("eq", "ne"):
-        query = {"term": {field: value}}
-        return query if op == "eq" else negate(query)
+        return _signed(op, {"term": {field: value}})
+    return _text_match(field, op, value, many=many)
+
+
+def _text_match(field: str, op: str, value: str, *, many: bool) -> dict[str, Any] | None:
     if op == "contains" and not many:
         return {"wildcard": {field: {"value": f"*{_wildcard_escape(value)}*"}}}
     # icontains, and contains on a list (the grammar matches list elements ignoring case either way).
@@ -164,18 +178,12 @@ def _instant(field: str, op: str, value: Any) -> dict[str, Any] | None:
     if op == "exists":
         return {"exists": {"field": field}}
     if op in ("in", "nin"):
-        if not all(isinstance(v, datetime) for v in value):
-            return None
-        query = {"terms": {field: [micros(v) for v in value]}} if value else MATCH_NONE
-        return query if op == "in" else negate(query)
+        return _signed(op, _terms(field, value, datetime, micros))
     if not isinstance(value, datetime):
         return None
     if op in _RANGE_OPS:
         return {"range": {field: {op: micros(value)}}}
-    if op in ("eq", "ne"):
-        query = {"term": {field: micros(value)}}
-        return query if op == "eq" else negate(query)
-    return None
+    return _signed(op, {"term": {field: micros(value)}}) if op in ("eq", "ne") else None
 
 
 def _day(op: str, value: Any) -> dict[str, Any] | None:
@@ -183,17 +191,13 @@ def _day(op: str, value: Any) -> dict[str, Any] | None:
     if op == "exists":
         return {"exists": {"field": field}}
     if op in ("in", "nin"):
-        if not all(isinstance(v, date) for v in value):
-            return None
-        query = either([_on_day(v) for v in value])
-        return query if op == "in" else negate(query)
+        days = either([_on_day(v) for v in value]) if all(isinstance(v, date) for v in value) else None
+        return _signed(op, days)
     if not isinstance(value, date):
         return None
     if op in _RANGE_OPS:
         return {"range": {field: {op: _day_text(value)}}}
-    if op in ("eq", "ne"):
-        return _on_day(value) if op == "eq" else negate(_on_day(value))
-    return None
+    return _signed(op, _on_day(value)) if op in ("eq", "ne") else None
 
 
 def _day_text(value: date) -> str:

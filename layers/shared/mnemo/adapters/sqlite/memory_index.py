@@ -254,30 +254,15 @@ class LocalMemoryIndex:
     def _keyword(
         self, text: str, users: set[str] | None, check: Any, limit: int, narrow: bool
     ) -> list[tuple[str, float]]:
-        terms = keywords(text)
-        if not terms or limit <= 0:
+        query = _keyword_query(text, users, narrow)
+        if query is None or limit <= 0:
             return []
-        match = "{text dated} : (" + " OR ".join(_quoted(t) for t in terms) + ")"
-        sql = f"SELECT memory_id, -{_BM25} FROM memory_fts WHERE memory_fts MATCH ?"
-        params: list[Any] = []
-        if users is not None:
-            if not users:
-                return []
-            # When the users hold a small share of the rows, the match is narrowed to rows holding the users' words
-            # and then to the users exactly. Otherwise both cost more than they save (one user holding all of 100k
-            # rows: 17 ms narrowed, 28 ms with the exact test in SQL, 6 ms without either): `check` below keeps
-            # the users' rows, and the fetch grows until enough passed.
-            if narrow:
-                if all(any(c.isalnum() for c in u) for u in users):
-                    match += " AND user_id : (" + " OR ".join(_quoted(u) for u in sorted(users)) + ")"
-                sql += f" AND user_id IN ({', '.join('?' * len(users))})"
-                params.extend(sorted(users))
-        sql += f" ORDER BY {_BM25} LIMIT ?"
+        sql, params = query
         fetch = limit * 4
         while True:
             # The SQL runs outside the index lock (this thread's own reader connection), so that concurrent
             # searches overlap; only the checks against the in-memory documents hold it.
-            rows = self._db.read().execute(sql, [match, *params, fetch]).fetchall()
+            rows = self._db.read().execute(sql, [*params, fetch]).fetchall()
             found: list[tuple[str, float]] = []
             with self._lock:
                 for memory_id, score in rows:
@@ -292,6 +277,26 @@ class LocalMemoryIndex:
     def _doc(self, memory_id: str) -> Doc:
         key, row = self._where[memory_id]
         return self._partitions[key].docs[row]
+
+
+def _keyword_query(text: str, users: set[str] | None, narrow: bool) -> tuple[str, list[Any]] | None:
+    """The FTS5 query of a keyword search, best first, and its parameters but the row limit (None: nothing can
+    match). When the users hold a small share of the rows (`narrow`), the match is narrowed to rows holding the
+    users' words and then to the users exactly. Otherwise both cost more than they save (one user holding all of
+    100k rows: 17 ms narrowed, 28 ms with the exact test in SQL, 6 ms without either): the caller's check keeps the
+    users' rows, and its fetch grows until enough passed."""
+    terms = keywords(text)
+    if not terms or (users is not None and not users):
+        return None
+    match = "{text dated} : (" + " OR ".join(_quoted(t) for t in terms) + ")"
+    sql = f"SELECT memory_id, -{_BM25} FROM memory_fts WHERE memory_fts MATCH ?"
+    params: list[Any] = []
+    if users is not None and narrow:
+        if all(any(c.isalnum() for c in u) for u in users):
+            match += " AND user_id : (" + " OR ".join(_quoted(u) for u in sorted(users)) + ")"
+        sql += f" AND user_id IN ({', '.join('?' * len(users))})"
+        params.extend(sorted(users))
+    return f"{sql} ORDER BY {_BM25} LIMIT ?", [match, *params]
 
 
 PARALLEL_ROWS = 32_768  # from this many rows on, one search's cosines are computed on every core at once

@@ -9,10 +9,9 @@ from typing import Annotated
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader
 
-from mnemo.api.dependencies import get_container
+from mnemo.api.dependencies import tenancy_service
 from mnemo.domain.tenancy import Role
-from mnemo.errors import AuthenticationError, ServerMisconfiguredError
-from mnemo.services.platform.services import PlatformServices
+from mnemo.errors import AuthenticationError
 from mnemo.services.platform.tenancy import INVALID_KEY, PlatformCaller
 
 CALLER_STATE = "platform_caller"
@@ -25,21 +24,14 @@ token_scheme = APIKeyHeader(
 )
 
 
-def platform_services(request: Request) -> PlatformServices:
-    platform = get_container(request).platform
-    if platform is None:
-        raise ServerMisconfiguredError("The platform API is not available on this backend.")
-    return platform
-
-
 def platform_caller(request: Request, header: Annotated[str | None, Security(token_scheme)]) -> PlatformCaller:
-    platform = platform_services(request)
+    tenancy = tenancy_service(request)
     if header is None:
         raise AuthenticationError(INVALID_KEY)
     scheme, _, value = header.strip().partition(" ")
     if scheme.lower() != "token" or not value.strip():
         raise AuthenticationError(INVALID_KEY)
-    caller = platform.tenancy.authenticate(value.strip())
+    caller = tenancy.authenticate(value.strip())
     setattr(request.state, CALLER_STATE, caller)
     return caller
 
@@ -49,6 +41,5 @@ def owner(caller: Annotated[PlatformCaller, Depends(platform_caller)]) -> Platfo
     return caller
 
 
-Platform = Annotated[PlatformServices, Depends(platform_services)]
 Caller = Annotated[PlatformCaller, Depends(platform_caller)]
 Owner = Annotated[PlatformCaller, Depends(owner)]

@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
-from mnemo.api.dependencies import Services
+from mnemo.api.dependencies import ApiKeyServiceDep
+from mnemo.api.responses import MessageOut, errors
 from mnemo.api.security import CurrentUser
-from mnemo.api.selfhosted.account_schemas import NewApiKey, api_key_view
+from mnemo.api.selfhosted.bodies import NewApiKey
+from mnemo.api.selfhosted.responses import UserApiKey, UserApiKeyCreated
 
-router = APIRouter(prefix="/api-keys", tags=["api keys"])
+router = APIRouter(prefix="/api-keys", tags=["api keys"], responses=errors(401))
 
 
 @router.get("", summary="The caller's live keys, newest first")
-def list_keys(user: CurrentUser, services: Services) -> list[dict[str, Any]]:
-    return [api_key_view(k) for k in services.api_keys.list(user)]
+def list_keys(user: CurrentUser, api_keys: ApiKeyServiceDep) -> list[UserApiKey]:
+    return [UserApiKey.of(k) for k in api_keys.list(user)]
 
 
 @router.post("", status_code=201, summary="Create a key; its full value is in this response only")
-def create_key(body: NewApiKey, user: CurrentUser, services: Services) -> dict[str, Any]:
-    key, value = services.api_keys.create(user, body.label)
-    view = api_key_view(key)
-    view.pop("last_used_at")
-    return {"id": view.pop("id"), "key": value, **view}
+def create_key(body: NewApiKey, user: CurrentUser, api_keys: ApiKeyServiceDep) -> UserApiKeyCreated:
+    key, value = api_keys.create(user, body.label)
+    return UserApiKeyCreated.of(key, value)
 
 
-@router.delete("/{key_id}", summary="Revoke one of the caller's keys")
-def revoke_key(key_id: str, user: CurrentUser, services: Services) -> dict[str, str]:
-    services.api_keys.revoke(user, key_id)
-    return {"message": "API key revoked."}
+@router.delete("/{key_id}", summary="Revoke one of the caller's keys", responses=errors(400, 404))
+def revoke_key(key_id: str, user: CurrentUser, api_keys: ApiKeyServiceDep) -> MessageOut:
+    api_keys.revoke(user, key_id)
+    return MessageOut(message="API key revoked.")

@@ -6,32 +6,35 @@ from typing import Any
 
 from fastapi import APIRouter, Body, Depends
 
-from mnemo.api.dependencies import Configuration
+from mnemo.api.dependencies import ConfigurationServiceDep
+from mnemo.api.responses import MessageOut, errors
 from mnemo.api.security import authenticated, require_admin
+from mnemo.api.selfhosted.responses import BundledProviders, ConfigurationOut
 
-router = APIRouter(tags=["configuration"], dependencies=[Depends(authenticated)])
+router = APIRouter(tags=["configuration"], dependencies=[Depends(authenticated)], responses=errors(401))
 
 
 @router.get("/configure", summary="The current configuration, secrets redacted")
-def get_configuration(configuration: Configuration) -> dict[str, Any]:
-    return configuration.redacted()
+def get_configuration(configuration: ConfigurationServiceDep) -> ConfigurationOut:
+    return ConfigurationOut.of(configuration.redacted())
 
 
 @router.post(
     "/configure",
     summary="Change the LLM, the embedder or the custom instructions (admin)",
     dependencies=[Depends(require_admin)],
+    responses=errors(400, 403, 502),
 )
 def set_configuration(
-    configuration: Configuration,
+    configuration: ConfigurationServiceDep,
     body: dict[str, Any] = Body(  # noqa: B008 - FastAPI's way to declare a free-form JSON body
         examples=[{"llm": {"provider": "openai", "config": {"model": "gpt-4.1-mini", "api_key": "sk-…"}}}]
     ),
-) -> dict[str, str]:
+) -> MessageOut:
     configuration.update(body)
-    return {"message": "Configuration set successfully"}
+    return MessageOut(message="Configuration set successfully")
 
 
 @router.get("/configure/providers", summary="The LLM and embedder providers bundled in this build")
-def list_providers(configuration: Configuration) -> dict[str, list[str]]:
-    return configuration.bundled()
+def list_providers(configuration: ConfigurationServiceDep) -> BundledProviders:
+    return BundledProviders.of(configuration.bundled())

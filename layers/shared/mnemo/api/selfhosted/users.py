@@ -2,28 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends
 
-from mnemo.api.dependencies import Services
+from mnemo.api.dependencies import AccountServiceDep
+from mnemo.api.responses import MessageOut, errors
 from mnemo.api.security import Admin, require_admin
-from mnemo.api.selfhosted.account_schemas import NewUser, user_view
+from mnemo.api.selfhosted.bodies import NewUser
+from mnemo.api.selfhosted.responses import UserAccount
 
-router = APIRouter(prefix="/users", tags=["users"], dependencies=[Depends(require_admin)])
+router = APIRouter(prefix="/users", tags=["users"], dependencies=[Depends(require_admin)], responses=errors(401, 403))
 
 
 @router.get("", summary="Every user, oldest first")
-def list_users(services: Services) -> list[dict[str, Any]]:
-    return [user_view(u) for u in services.accounts.list_users()]
+def list_users(accounts: AccountServiceDep) -> list[UserAccount]:
+    return [UserAccount.of(u) for u in accounts.list_users()]
 
 
-@router.post("", status_code=201, summary="Create a user (a member unless role is admin)")
-def create_user(body: NewUser, services: Services) -> dict[str, Any]:
-    return user_view(services.accounts.create_user(body.name, body.email, body.password, body.role))
+@router.post("", status_code=201, summary="Create a user (a member unless role is admin)", responses=errors(400, 409))
+def create_user(body: NewUser, accounts: AccountServiceDep) -> UserAccount:
+    return UserAccount.of(accounts.create_user(body.name, body.email, body.password, body.role))
 
 
-@router.delete("/{user_id}", summary="Delete a user, with its API keys and sessions")
-def delete_user(user_id: str, caller: Admin, services: Services) -> dict[str, str]:
-    services.accounts.delete_user(user_id, caller.user)
-    return {"message": "User deleted."}
+@router.delete("/{user_id}", summary="Delete a user, with its API keys and sessions", responses=errors(400, 404, 409))
+def delete_user(user_id: str, caller: Admin, accounts: AccountServiceDep) -> MessageOut:
+    accounts.delete_user(user_id, caller.user)
+    return MessageOut(message="User deleted.")

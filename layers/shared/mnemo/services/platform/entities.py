@@ -12,10 +12,14 @@ from typing import Any
 from mnemo.domain import filters as f
 from mnemo.domain.memory import checked_entity_id, now
 from mnemo.domain.tenancy import ProjectEntity
-from mnemo.errors import ConflictError, ValidationError
-from mnemo.services.platform.memories import ProjectMemories
+from mnemo.errors import ConflictError, NotFoundError, ValidationError
+from mnemo.ports.tenancy_store import EntityStore
+from mnemo.services.namespace_memory import NamespaceMemoryServices
+from mnemo.services.platform.events import DELETE, EventService
+from mnemo.services.platform.project_memory import Deleted, delete_matching
 
 ENTITY_TYPES = ("user", "agent", "app", "run")
+ENTITY_NOT_FOUND = "Entity not found."
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +31,14 @@ class EntityView:
     total_memories: int
     created_at: datetime
     updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class FilterValues:
+    """What a project's memories can be filtered by: the categories and the entities in use."""
+
+    categories: list[str]
+    entities: list[EntityView]
 
 
 def entity_field(entity_type: str) -> str:
@@ -42,18 +54,26 @@ def entity_condition(entity_type: str, entity_id: str) -> f.Condition:
     return f.Condition(field, "eq", checked_entity_id(entity_id, field))
 
 
-class ProjectEntities:
-    def __init__(self, memories: ProjectMemories, clock: Callable[[], datetime] = now) -> None:
-        self._memories = memories
+class ProjectEntityService:
+    def __init__(
+        self,
+        namespaces: NamespaceMemoryServices,
+        store: EntityStore,
+        events: EventService,
+        clock: Callable[[], datetime] = now,
+    ) -> None:
+        self._namespaces = namespaces
+        self._store = store
+        self._events = events
         self._clock = clock
 
     def listed(self, project_id: str) -> list[EntityView]:
         """Every entity of the project, by type then id."""
         found: dict[tuple[str, str], EntityView] = {
             (c.type.value, c.id): EntityView(c.type.value, c.id, c.id, {}, c.total_memories, c.created_at, c.updated_at)
-            for c in self._memories.engine(project_id).store.count_by_entity()
+            for c in self._namespaces.memory_service(project_id).entity_counts()
         }
-        for entity in self._memories.store.entities_of_project(project_id):
+        for entity in self._store.entities_of_project(project_id):
             counted = found.get((entity.type, entity.entity_id))
             found[entity.type, entity.entity_id] = EntityView(
                 entity.type,
@@ -66,20 +86,20 @@ class ProjectEntities:
             )
         return [found[k] for k in sorted(found)]
 
-    def one(self, project_id: str, entity_type: str, entity_id: str) -> EntityView | None:
-        records = self._memories.engine(project_id).get_all(
+    def one(self, project_id: str, entity_type: str, entity_id: str) -> EntityView:
+        records = self._namespaces.memory_service(project_id).get_all(
             entity_condition(entity_type, entity_id), top_k=None, show_expired=True
         )
         explicit = next(
             (
                 e
-                for e in self._memories.store.entities_of_project(project_id)
+                for e in self._store.entities_of_project(project_id)
                 if (e.type, e.entity_id) == (entity_type, entity_id)
             ),
             None,
         )
         if not records and explicit is None:
-            return None
+            raise NotFoundError(ENTITY_NOT_FOUND)
         moments = [r.created_at for r in records] + ([explicit.created_at] if explicit else [])
         changes = [r.updated_at for r in records] + ([explicit.updated_at] if explicit else [])
         return EntityView(
@@ -107,11 +127,21 @@ class ProjectEntities:
         entity = ProjectEntity(
             project_id, entity_type, entity_id.strip(), name or entity_id.strip(), metadata or {}, moment, moment
         )
-        if not self._memories.store.add_entity(entity):
+        if not self._store.add_entity(entity):
             raise ConflictError(f"The {entity_type} {entity.entity_id!r} already exists in this project.")
         return entity
 
-    def forget(self, project_id: str, entity_type: str, entity_id: str) -> bool:
-        """Delete the entity's record (its memories are deleted by the caller); True when there was one."""
-        entity_field(entity_type)
-        return self._memories.store.delete_entity(project_id, entity_type, entity_id)
+    def delete(self, project_id: str, entity_type: str, entity_id: str) -> Deleted:
+        """Every memory of the entity (each with its DELETE history entry) and its record, as one DELETE event."""
+        condition = entity_condition(entity_type, entity_id)
+        deleted = delete_matching(self._namespaces.memory_service(project_id), condition)
+        self._store.delete_entity(project_id, entity_type, entity_id)
+        results = [{"id": memory_id, "event": "DELETE"} for memory_id in deleted]
+        event_id = self._events.record(project_id, DELETE, {condition.field: entity_id}, results)
+        return Deleted(event_id, len(deleted))
+
+    def filter_values(self, project_id: str) -> FilterValues:
+        """The categories of the project's memories (expired ones too) and its entities."""
+        records = self._namespaces.memory_service(project_id).get_all(f.And(()), top_k=None, show_expired=True)
+        categories = sorted({c for record in records for c in record.categories})
+        return FilterValues(categories, self.listed(project_id))

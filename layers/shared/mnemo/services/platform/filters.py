@@ -8,7 +8,7 @@ keywords and keywords_search (contains, icontains on the text), memory_ids (a li
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mnemo.domain import filters as f
@@ -59,40 +59,73 @@ def _translate(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
             )
         here = f"{where}.{key}"
         if key in ("AND", "OR", "NOT"):
-            items = [value] if key == "NOT" and isinstance(value, Mapping) else value
-            if not isinstance(items, list) or not all(isinstance(i, Mapping) for i in items):
-                raise ValidationError(f"{here} must be a list of filter objects.")
-            out[key] = [_translate(item, f"{here}[{i}]") for i, item in enumerate(items)]
+            out[key] = _logical(key, value, here)
         elif key in ENTITY_KEYS:
             out[key] = _checked(value, _ENTITY_OPS, here, wildcard=True)
-        elif key in ("created_at", "updated_at", "timestamp", "expiration_date"):
-            if isinstance(value, Mapping) and "eq" in value:
-                raise ValidationError(f"{here}: 'eq' is not supported on dates; give the bare value instead.")
-            parts.append({"created_at" if key == "timestamp" else key: _checked(value, _DATE_OPS, here)})
-        elif key == "categories":
-            if not isinstance(value, Mapping):
-                raise ValidationError(f"{here} takes an operator object: in or contains.")
-            checked = _checked(value, _CATEGORY_OPS, here)
-            if "contains" in checked:
-                checked["icontains"] = checked.pop("contains")
-            parts.append({"categories": checked})
-        elif key == "metadata":
-            if not isinstance(value, Mapping):
-                raise ValidationError(f"{here} must be an object of metadata keys.")
-            parts.append({"metadata": {k: _checked(v, _METADATA_OPS, f"{here}.{k}") for k, v in value.items()}})
-        elif key in ("keywords", "keywords_search"):
-            operators = {"icontains": value} if isinstance(value, str) else value
-            parts.append({"memory": _checked(operators, _KEYWORD_OPS, here)})
-        elif key == "text":
-            parts.append({"memory": _checked(value, _TEXT_OPS, here)})
-        else:  # memory_ids
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ValidationError(f"{here} must be a list of memory ids.")
-            parts.append({"id": {"in": value}})
+        else:
+            parts.append(_FIELDS[key](key, value, here))
     if parts:
-        out.setdefault("AND", [])
-        out["AND"] = [*out["AND"], *parts]
+        out["AND"] = [*out.get("AND", []), *parts]
     return out
+
+
+def _logical(key: str, value: Any, here: str) -> list[dict[str, Any]]:
+    items = [value] if key == "NOT" and isinstance(value, Mapping) else value
+    if not isinstance(items, list) or not all(isinstance(i, Mapping) for i in items):
+        raise ValidationError(f"{here} must be a list of filter objects.")
+    return [_translate(item, f"{here}[{i}]") for i, item in enumerate(items)]
+
+
+def _date(key: str, value: Any, here: str) -> dict[str, Any]:
+    if isinstance(value, Mapping) and "eq" in value:
+        raise ValidationError(f"{here}: 'eq' is not supported on dates; give the bare value instead.")
+    return {"created_at" if key == "timestamp" else key: _checked(value, _DATE_OPS, here)}
+
+
+def _categories(_key: str, value: Any, here: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValidationError(f"{here} takes an operator object: in or contains.")
+    checked = _checked(value, _CATEGORY_OPS, here)
+    if "contains" in checked:
+        checked["icontains"] = checked.pop("contains")
+    return {"categories": checked}
+
+
+def _metadata(_key: str, value: Any, here: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValidationError(f"{here} must be an object of metadata keys.")
+    return {"metadata": {k: _checked(v, _METADATA_OPS, f"{here}.{k}") for k, v in value.items()}}
+
+
+def _keywords(_key: str, value: Any, here: str) -> dict[str, Any]:
+    operators = {"icontains": value} if isinstance(value, str) else value
+    return {"memory": _checked(operators, _KEYWORD_OPS, here)}
+
+
+def _text(_key: str, value: Any, here: str) -> dict[str, Any]:
+    return {"memory": _checked(value, _TEXT_OPS, here)}
+
+
+def _memory_ids(_key: str, value: Any, here: str) -> dict[str, Any]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationError(f"{here} must be a list of memory ids.")
+    return {"id": {"in": value}}
+
+
+# Each field of the platform grammar but the logical operators and the entity ids: its translation into one part
+# of an AND of mnemo's grammar.
+_FIELDS: dict[str, Callable[[str, Any, str], dict[str, Any]]] = {
+    "created_at": _date,
+    "updated_at": _date,
+    "timestamp": _date,
+    "expiration_date": _date,
+    "categories": _categories,
+    "metadata": _metadata,
+    "keywords": _keywords,
+    "keywords_search": _keywords,
+    "text": _text,
+    "memory_ids": _memory_ids,
+}
 
 
 def _checked(value: Any, allowed: frozenset[str], where: str, *, wildcard: bool = False) -> Any:

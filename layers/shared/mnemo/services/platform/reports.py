@@ -12,10 +12,10 @@ from mnemo.domain.memory import MemoryRecord, new_id, now
 from mnemo.domain.tenancy import Feedback, MemoryExport, Project
 from mnemo.domain.timefmt import iso
 from mnemo.errors import NotFoundError, PayloadTooLargeError, ValidationError
-from mnemo.ports.tenancy_store import TenancyStore
+from mnemo.ports.tenancy_store import ProjectRecordStore
 from mnemo.services.commands import check_size, json_size
+from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform import filters as pf
-from mnemo.services.platform.memories import ProjectMemories
 
 FEEDBACK_VALUES = ("POSITIVE", "NEGATIVE", "VERY_NEGATIVE")
 EXPORT_LIMIT = 10_000
@@ -23,9 +23,11 @@ EXPORT_LIMIT = 10_000
 MAX_EXPORT_BYTES = 5_000_000
 
 
-class Reports:
-    def __init__(self, memories: ProjectMemories, store: TenancyStore, clock: Callable[[], datetime] = now) -> None:
-        self._memories = memories
+class ReportService:
+    def __init__(
+        self, namespaces: NamespaceMemoryServices, store: ProjectRecordStore, clock: Callable[[], datetime] = now
+    ) -> None:
+        self._namespaces = namespaces
         self._store = store
         self._clock = clock
 
@@ -43,7 +45,7 @@ class Reports:
             raise ValidationError(
                 "One of the filters: app_id, user_id, agent_id, run_id, memory_export_id is required!"
             )
-        records = self._memories.engine(project.id).get_all(expr, top_k=EXPORT_LIMIT)
+        records = self._namespaces.memory_service(project.id).get_all(expr, top_k=EXPORT_LIMIT)
         result = shape(schema, records)
         size = len(json.dumps(result, separators=(",", ":")))  # escaped to ASCII, as Lambda's runtime sends it
         if size > MAX_EXPORT_BYTES:
@@ -78,7 +80,7 @@ class Reports:
         """One entry per entity the filter selects: its memory count and the memories as a bullet list
         (deterministic; no LLM is called)."""
         expr = pf.parse(raw_filters)
-        records = self._memories.engine(project.id).get_all(expr, top_k=EXPORT_LIMIT)
+        records = self._namespaces.memory_service(project.id).get_all(expr, top_k=EXPORT_LIMIT)
         groups: dict[tuple[str, str], list[MemoryRecord]] = {}
         for record in records:
             for name in ("user_id", "agent_id", "run_id"):
@@ -97,15 +99,15 @@ class Reports:
         ]
 
     def stats(self, project: Project) -> dict[str, Any]:
-        engine = self._memories.engine(project.id)
-        entities = engine.store.count_by_entity()
+        service = self._namespaces.memory_service(project.id)
+        entities = service.entity_counts()
         counters = self._store.counters(project.id)
         per: dict[str, dict[str, int]] = {"user": {}, "agent": {}, "run": {}}
         for entity in entities:
             per[entity.type.value][entity.id] = entity.total_memories
         retrievals = counters.get("search_events", 0) + counters.get("get_events", 0)
         return {
-            "total_memories": engine.count(f.And(()), show_expired=True),
+            "total_memories": service.count(f.And(()), show_expired=True),
             "total_retrieval_events": retrievals,
             "total_add_events": counters.get("add_events", 0),
             "total_api_retrieval_events": retrievals,
@@ -123,7 +125,7 @@ class Reports:
     def feedback(self, project: Project, memory_id: Any, value: Any, reason: Any) -> Feedback:
         if not isinstance(memory_id, str) or not memory_id:
             raise ValidationError("Invalid memory_id")
-        self._memories.engine(project.id).get(memory_id)  # NotFoundError for another project's memory
+        self._namespaces.memory_service(project.id).get(memory_id)  # NotFoundError for another project's memory
         if value is not None and (not isinstance(value, str) or value.upper() not in FEEDBACK_VALUES):
             raise ValidationError(f"feedback must be one of {', '.join(FEEDBACK_VALUES)} or null.")
         saved = Feedback(

@@ -32,7 +32,7 @@ from mnemo.domain.tenancy import (
     normal_email,
 )
 from mnemo.errors import AuthenticationError, NotFoundError, PermissionDeniedError, ValidationError
-from mnemo.ports.tenancy_store import TenancyStore, role_of
+from mnemo.ports.tenancy_store import DirectoryStore, role_of
 
 log = logging.getLogger("mnemo.platform")
 
@@ -68,51 +68,217 @@ class Bootstrapped:
     api_key: str
 
 
+@dataclass(frozen=True, slots=True)
+class OrgDetails:
+    """An organization as a member sees it: its members and the member's role."""
+
+    org: Organization
+    members: list[Member]
+    role: Role | None
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectDetails:
+    """A project as a member sees it: its members and the member's role."""
+
+    project: Project
+    members: list[Member]
+    role: Role
+
+
+@dataclass(frozen=True, slots=True)
+class KeyDetails:
+    key: ProjectKey
+    owner_email: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedKey:
+    """A new project key; `value` is shown this once."""
+
+    key: ProjectKey
+    value: str
+    project: Project
+    owner: PlatformUser
+
+
 class TenancyService:
+    """Every public method but `authenticate` and `bootstrap` acts for `user` (the caller), on the organization or
+    project its ids name, and checks the user's role there first."""
+
     def __init__(
         self,
-        store: TenancyStore,
+        store: DirectoryStore,
         drop_namespace: Callable[[str], None],
         clock: Callable[[], datetime] = now,
     ) -> None:
-        self.store = store
+        self._store = store
         self._drop_namespace = drop_namespace
         self._clock = clock
-
-    # ---- users ----
-
-    def user(self, email: str) -> PlatformUser:
-        """The user with this email, created when new (platform users are known by email only)."""
-        if not isinstance(email, str) or not is_email(email):
-            raise ValidationError("A valid email is required.")
-        address = normal_email(email)
-        existing = self.store.user_by_email(address)
-        if existing is not None:
-            return existing
-        return self.store.add_user(PlatformUser(new_id(), address, self._clock()))
 
     # ---- keys ----
 
     def authenticate(self, value: str | None) -> PlatformCaller:
         if not value or not is_project_key(value):
             raise AuthenticationError(INVALID_KEY)
-        key = self.store.key_by_hash(key_digest(value))
+        key = self._store.key_by_hash(key_digest(value))
         if key is None:
             raise AuthenticationError(INVALID_KEY)
-        user = self.store.user_by_id(key.user_id)
-        project = self.store.get_project(key.project_id)
+        user = self._store.user_by_id(key.user_id)
+        project = self._store.get_project(key.project_id)
         if user is None or project is None:
             raise AuthenticationError(INVALID_KEY)
-        role = self.project_role(project, user)
+        role = self._project_role(project, user)
         if role is None:  # the key's user left the project: the key no longer opens it
             raise AuthenticationError(INVALID_KEY)
         moment = self._clock()
         if key.last_used_at is None or moment - key.last_used_at >= TOUCH_INTERVAL:
-            self.store.touch_key(key.id, moment)
+            self._store.touch_key(key.id, moment)
         return PlatformCaller(user, project, role, key.id)
 
-    def create_key(self, project: Project, user: PlatformUser, label: str = "") -> tuple[ProjectKey, str]:
-        if self.project_role(project, user) is None:
+    def keys(self, org_id: str, project_id: str, user: PlatformUser) -> list[KeyDetails]:
+        project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
+        out = []
+        for key in self._store.keys_of_project(project.id):
+            owner = self._store.user_by_id(key.user_id)
+            out.append(KeyDetails(key, owner.email if owner else None))
+        return out
+
+    def create_key(
+        self, org_id: str, project_id: str, user: PlatformUser, email: str | None = None, label: str = ""
+    ) -> CreatedKey:
+        """A key of the project for the member with `email` (the caller when None)."""
+        project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
+        owner = self._user(email) if email else user
+        key, value = self._new_key(project, owner, label)
+        return CreatedKey(key, value, project, owner)
+
+    def revoke_key(self, org_id: str, project_id: str, user: PlatformUser, key_id: str) -> None:
+        project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
+        if not self._store.revoke_key(project.id, key_id, self._clock()):
+            raise NotFoundError("API key not found.")
+
+    # ---- bootstrap ----
+
+    def bootstrap(self, email: str, org_name: str, project_name: str = "Default Project") -> Bootstrapped:
+        """A user (created when new), a new organization it owns, its default project, and a key of it."""
+        user = self._user(email)
+        org = self._new_org(user, org_name)
+        project = self._new_project(org, user, project_name, is_default=True)
+        _key, value = self._new_key(project, user, "bootstrap")
+        return Bootstrapped(user, org, project, value)
+
+    # ---- organizations ----
+
+    def orgs(self, user: PlatformUser) -> list[OrgDetails]:
+        return [self._org_details(org, user) for org in self._store.orgs_of(user.id)]
+
+    def create_org(self, user: PlatformUser, name: str) -> Organization:
+        return self._new_org(user, name)
+
+    def org(self, org_id: str, user: PlatformUser) -> OrgDetails:
+        return self._org_details(self._org_for(org_id, user), user)
+
+    def delete_org(self, org_id: str, user: PlatformUser) -> None:
+        org = self._org_for(org_id, user, Role.OWNER)
+        for project in self._store.projects_of_org(org.id):
+            self._delete_project(project)
+        self._store.delete_org(org.id)
+
+    def org_members(self, org_id: str, user: PlatformUser) -> list[Member]:
+        return self._store.org_members(self._org_for(org_id, user).id)
+
+    def add_org_member(self, org_id: str, user: PlatformUser, email: str, role: Any) -> None:
+        org = self._org_for(org_id, user, Role.OWNER)
+        checked = parse_role(role)
+        self._store.set_org_member(org.id, self._user(email), checked)
+
+    def update_org_member(self, org_id: str, user: PlatformUser, email: str, role: Any) -> None:
+        org = self._org_for(org_id, user, Role.OWNER)
+        member = self._member_user(self._store.org_members(org.id), email)
+        self._store.set_org_member(org.id, member, parse_role(role))
+
+    def remove_org_member(self, org_id: str, user: PlatformUser, email: str) -> None:
+        org = self._org_for(org_id, user, Role.OWNER)
+        members = self._store.org_members(org.id)
+        member = self._member_user(members, email)
+        if role_of(members, member.id) is Role.OWNER and sum(m.role is Role.OWNER for m in members) == 1:
+            raise ValidationError("An organization keeps at least one OWNER.")
+        self._store.remove_org_member(org.id, member.id)
+
+    # ---- projects ----
+
+    def projects(self, org_id: str, user: PlatformUser) -> list[ProjectDetails]:
+        """The organization's projects the user has a role in."""
+        org = self._org_for(org_id, user)
+        out = []
+        for project in self._store.projects_of_org(org.id):
+            role = self._project_role(project, user)
+            if role is not None:
+                out.append(ProjectDetails(project, self._store.project_members(project.id), role))
+        return out
+
+    def create_project(self, org_id: str, user: PlatformUser, name: str, description: str = "") -> Project:
+        org = self._org_for(org_id, user, Role.OWNER)
+        return self._new_project(org, user, name, description)
+
+    def project(self, org_id: str, project_id: str, user: PlatformUser) -> ProjectDetails:
+        project, role = self._project_for(org_id, project_id, user)
+        return ProjectDetails(project, self._store.project_members(project.id), role)
+
+    def update_project(
+        self, org_id: str, project_id: str, user: PlatformUser, changes: dict[str, Any]
+    ) -> ProjectDetails:
+        project, role = self._project_for(org_id, project_id, user, Role.OWNER)
+        if "name" in changes and not str(changes["name"]).strip():
+            raise ValidationError("name must not be empty.")
+        if not changes:
+            raise ValidationError(
+                "Give at least one of: name, description, custom_instructions, custom_categories, multilingual, decay."
+            )
+        updated = project.changed(**changes, updated_at=self._clock())
+        self._store.save_project(updated)
+        return ProjectDetails(updated, self._store.project_members(updated.id), role)
+
+    def delete_project(self, org_id: str, project_id: str, user: PlatformUser) -> None:
+        project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
+        self._delete_project(project)
+
+    def project_members(self, org_id: str, project_id: str, user: PlatformUser) -> list[Member]:
+        project, _role = self._project_for(org_id, project_id, user)
+        return self._store.project_members(project.id)
+
+    def add_project_member(self, org_id: str, project_id: str, user: PlatformUser, email: str, role: Any) -> None:
+        project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
+        checked = parse_role(role)
+        self._store.set_project_member(project.id, self._user(email), checked)
+
+    def update_project_member(self, org_id: str, project_id: str, user: PlatformUser, email: str, role: Any) -> None:
+        project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
+        member = self._member_user(self._store.project_members(project.id), email)
+        self._store.set_project_member(project.id, member, parse_role(role))
+
+    def remove_project_member(self, org_id: str, project_id: str, user: PlatformUser, email: str) -> None:
+        project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
+        if not email:
+            raise ValidationError("email is required.")
+        member = self._member_user(self._store.project_members(project.id), email)
+        self._store.remove_project_member(project.id, member.id)
+
+    # ---- internals ----
+
+    def _user(self, email: str) -> PlatformUser:
+        """The user with this email, created when new (platform users are known by email only)."""
+        if not isinstance(email, str) or not is_email(email):
+            raise ValidationError("A valid email is required.")
+        address = normal_email(email)
+        existing = self._store.user_by_email(address)
+        if existing is not None:
+            return existing
+        return self._store.add_user(PlatformUser(new_id(), address, self._clock()))
+
+    def _new_key(self, project: Project, user: PlatformUser, label: str = "") -> tuple[ProjectKey, str]:
+        if self._project_role(project, user) is None:
             raise ValidationError(f"{user.email} is not a member of this project.")
         value = new_project_key()
         key = ProjectKey(
@@ -124,71 +290,18 @@ class TenancyService:
             key_hash=key_digest(value),
             created_at=self._clock(),
         )
-        self.store.add_key(key)
+        self._store.add_key(key)
         return key, value
 
-    def revoke_key(self, project: Project, key_id: str) -> None:
-        if not self.store.revoke_key(project.id, key_id, self._clock()):
-            raise NotFoundError("API key not found.")
-
-    # ---- bootstrap ----
-
-    def bootstrap(self, email: str, org_name: str, project_name: str = "Default Project") -> Bootstrapped:
-        user = self.user(email)
-        org = self.create_org(user, org_name)
-        project = self.create_project(org, user, project_name, is_default=True)
-        _key, value = self.create_key(project, user, "bootstrap")
-        return Bootstrapped(user, org, project, value)
-
-    # ---- organizations ----
-
-    def create_org(self, owner: PlatformUser, name: str) -> Organization:
+    def _new_org(self, owner: PlatformUser, name: str) -> Organization:
         if not isinstance(name, str) or not name.strip():
             raise ValidationError("name is required.")
         moment = self._clock()
         org = Organization(new_org_id(), name.strip(), moment, moment)
-        self.store.add_org(org, owner)
+        self._store.add_org(org, owner)
         return org
 
-    def org_role(self, org: Organization, user: PlatformUser) -> Role | None:
-        return role_of(self.store.org_members(org.id), user.id)
-
-    def org_for(self, org_id: str, user: PlatformUser, needed: Role = Role.READER) -> Organization:
-        org = self.store.get_org(org_id)
-        role = None if org is None else self.org_role(org, user)
-        if org is None or role is None:
-            raise NotFoundError(ORG_NOT_FOUND)
-        if not role.allows(needed):
-            raise PermissionDeniedError("This needs the OWNER role in the organization.")
-        return org
-
-    def orgs_of(self, user: PlatformUser) -> list[Organization]:
-        return self.store.orgs_of(user.id)
-
-    def delete_org(self, org: Organization) -> None:
-        for project in self.store.projects_of_org(org.id):
-            self.delete_project(project)
-        self.store.delete_org(org.id)
-
-    def set_org_member(self, org: Organization, email: str, role: Any) -> Member:
-        user = self.user(email)
-        self.store.set_org_member(org.id, user, parse_role(role))
-        return Member(org.id, user, parse_role(role))
-
-    def update_org_member(self, org: Organization, email: str, role: Any) -> None:
-        user = self._member_user(self.store.org_members(org.id), email)
-        self.store.set_org_member(org.id, user, parse_role(role))
-
-    def remove_org_member(self, org: Organization, email: str) -> None:
-        members = self.store.org_members(org.id)
-        user = self._member_user(members, email)
-        if role_of(members, user.id) is Role.OWNER and sum(m.role is Role.OWNER for m in members) == 1:
-            raise ValidationError("An organization keeps at least one OWNER.")
-        self.store.remove_org_member(org.id, user.id)
-
-    # ---- projects ----
-
-    def create_project(
+    def _new_project(
         self, org: Organization, owner: PlatformUser, name: str, description: str = "", *, is_default: bool = False
     ) -> Project:
         if not isinstance(name, str) or not name.strip():
@@ -203,55 +316,48 @@ class TenancyService:
             updated_at=moment,
             is_default=is_default,
         )
-        self.store.add_project(project, owner)
+        self._store.add_project(project, owner)
         return project
 
-    def project_role(self, project: Project, user: PlatformUser) -> Role | None:
-        direct = role_of(self.store.project_members(project.id), user.id)
-        org = role_of(self.store.org_members(project.org_id), user.id)
+    def _org_details(self, org: Organization, user: PlatformUser) -> OrgDetails:
+        members = self._store.org_members(org.id)
+        return OrgDetails(org, members, role_of(members, user.id))
+
+    def _org_for(self, org_id: str, user: PlatformUser, needed: Role = Role.READER) -> Organization:
+        org = self._store.get_org(org_id)
+        role = None if org is None else role_of(self._store.org_members(org.id), user.id)
+        if org is None or role is None:
+            raise NotFoundError(ORG_NOT_FOUND)
+        if not role.allows(needed):
+            raise PermissionDeniedError("This needs the OWNER role in the organization.")
+        return org
+
+    def _project_role(self, project: Project, user: PlatformUser) -> Role | None:
+        direct = role_of(self._store.project_members(project.id), user.id)
+        org = role_of(self._store.org_members(project.org_id), user.id)
         if Role.OWNER in (direct, org):
             return Role.OWNER
         return direct or org
 
-    def project_for(
+    def _project_for(
         self, org_id: str, project_id: str, user: PlatformUser, needed: Role = Role.READER
     ) -> tuple[Project, Role]:
-        project = self.store.get_project(project_id)
-        role = None if project is None or project.org_id != org_id else self.project_role(project, user)
+        project = self._store.get_project(project_id)
+        role = None if project is None or project.org_id != org_id else self._project_role(project, user)
         if project is None or role is None:
             raise NotFoundError(PROJECT_NOT_FOUND)
         if not role.allows(needed):
             raise PermissionDeniedError("This needs the OWNER role in the project.")
         return project, role
 
-    def projects_visible(self, org: Organization, user: PlatformUser) -> list[Project]:
-        return [p for p in self.store.projects_of_org(org.id) if self.project_role(p, user) is not None]
-
-    def update_project(self, project: Project, changes: dict[str, Any]) -> Project:
-        updated = project.changed(**changes, updated_at=self._clock())
-        self.store.save_project(updated)
-        return updated
-
-    def delete_project(self, project: Project) -> None:
+    def _delete_project(self, project: Project) -> None:
         """Irreversible: the project's memories, history, events, exports, feedback, members and keys. The memories
         go first (a delete interrupted then leaves the project whole, to be deleted again), and once more last:
         an add still running in a worker may have stored some in between (its event is gone by then, so it writes
-        nothing else back: ProjectMemories)."""
+        nothing else back: AddJobs)."""
         self._drop_namespace(project.id)
-        self.store.delete_project(project.id)
+        self._store.delete_project(project.id)
         self._drop_namespace(project.id)
-
-    def add_project_member(self, project: Project, email: str, role: Any) -> None:
-        checked = parse_role(role)
-        self.store.set_project_member(project.id, self.user(email), checked)
-
-    def update_project_member(self, project: Project, email: str, role: Any) -> None:
-        user = self._member_user(self.store.project_members(project.id), email)
-        self.store.set_project_member(project.id, user, parse_role(role))
-
-    def remove_project_member(self, project: Project, email: str) -> None:
-        user = self._member_user(self.store.project_members(project.id), email)
-        self.store.remove_project_member(project.id, user.id)
 
     def _member_user(self, members: list[Member], email: str) -> PlatformUser:
         address = normal_email(email) if isinstance(email, str) else ""

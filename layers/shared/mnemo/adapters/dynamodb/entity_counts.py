@@ -1,0 +1,164 @@
+"""The per-entity memory counts of the DynamoDB memory store: one aggregate item per user, agent and run
+(`ENT#<type>#<id>`, listed through the `entities` index), so that `count_by_entity` never reads memories.
+
+Each write of the store adjusts the aggregates it touches after its transaction, one atomic update each; see
+"Entity aggregates" in README.md beside this file for what that promises and what `rebuild` repairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from mnemo.adapters.dynamodb import items as it
+from mnemo.adapters.dynamodb.codec import Item
+from mnemo.adapters.dynamodb.operations import Operations, condition_failed
+from mnemo.adapters.dynamodb.schema import ENTITIES, ENTITY_SHARDS, STATE_ATTRIBUTES
+from mnemo.domain.entities import EntityCount, EntityType
+from mnemo.domain.memory import LifecycleState, MemoryRecord
+from mnemo.domain.timefmt import from_iso, iso
+
+# The items of one kind (a sort key: it.MEMORY_SK, it.ENTITY_SK) of a store, with the attributes named.
+ItemsOfKind = Callable[[str, Sequence[str]], Iterable[Item]]
+
+
+@dataclass
+class EntityDelta:
+    """A change to one entity's aggregate: memories added (negative: removed) and their time bounds."""
+
+    count: int = 0
+    oldest: str | None = None  # created_at (iso) of the oldest memory that became active
+    latest: str | None = None  # updated_at (iso) of the latest change to an active memory
+
+    def add(self, record: MemoryRecord, sign: int) -> None:
+        self.count += sign
+        if sign > 0:
+            created = iso(record.created_at)
+            self.oldest = created if self.oldest is None else min(self.oldest, created)
+        if sign >= 0:
+            updated = iso(record.updated_at)
+            self.latest = updated if self.latest is None else max(self.latest, updated)
+
+
+def entity_deltas(changes: Iterable[tuple[MemoryRecord, int]]) -> dict[tuple[EntityType, str], EntityDelta]:
+    """What memories added (sign 1) and removed (sign -1) change, per user, agent and run of their scope."""
+    out: dict[tuple[EntityType, str], EntityDelta] = {}
+    for record, sign in changes:
+        for kind in EntityType:
+            value = getattr(record.scope, kind.field)
+            if value is not None:
+                out.setdefault((kind, value), EntityDelta()).add(record, sign)
+    return out
+
+
+class EntityCounts:
+    """The aggregates of one store: `ns` is its namespace prefix ("" for the plain store)."""
+
+    def __init__(self, ops: Operations, ns: str) -> None:
+        self._ops = ops
+        self._ns = ns
+
+    def apply(self, changes: Iterable[tuple[MemoryRecord, int]]) -> None:
+        """Count memories that became active (sign 1) or stopped being active (sign -1)."""
+        for (kind, entity_id), delta in entity_deltas(changes).items():
+            self._apply_one(kind, entity_id, delta)
+
+    def _apply_one(self, kind: EntityType, entity_id: str, delta: EntityDelta) -> None:
+        """One atomic counter update per entity (never a transaction: a popular agent's aggregate would be a
+        hot item that transactions conflict on). The time bounds move only forward: see README.md."""
+        client, table, entity = self._ops.client, self._ops.table, it.entity_key(kind, entity_id, ns=self._ns)
+        identity = it.entity_identity(kind, entity_id, ns=self._ns)
+        names = {"#n": "total", **{f"#{k}": k for k in identity}}
+        values: dict[str, Any] = {":n": {"N": str(delta.count)}, **{f":{k}": v for k, v in identity.items()}}
+        assign = ", ".join(f"#{k} = :{k}" for k in identity)
+        request: dict[str, Any] = {
+            "TableName": table,
+            "Key": entity,
+            "UpdateExpression": f"ADD #n :n SET {assign}",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+            "ReturnValues": "ALL_NEW",
+        }
+        latest = None
+        if delta.latest is not None:
+            latest = {**request, "UpdateExpression": f"ADD #n :n SET {assign}, #u = :u"}
+            latest["ExpressionAttributeNames"] = {**names, "#u": "updated_max"}
+            latest["ExpressionAttributeValues"] = {**values, ":u": {"S": delta.latest}}
+            latest["ConditionExpression"] = "attribute_not_exists(#u) OR #u <= :u"
+        try:
+            state = client.update_item(**(latest or request))["Attributes"]
+        except ClientError as exc:
+            if latest is None or not condition_failed(exc):
+                raise
+            state = client.update_item(**request)["Attributes"]
+        if int(state["total"]["N"]) <= 0:
+            self._drop(entity)
+            return
+        oldest = state.get("created_min", {}).get("S")
+        if delta.oldest is not None and (oldest is None or delta.oldest < oldest):
+            try:
+                client.update_item(
+                    TableName=table,
+                    Key=entity,
+                    UpdateExpression="SET #c = :c",
+                    ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#c) OR #c > :c)",
+                    ExpressionAttributeNames={"#c": "created_min"},
+                    ExpressionAttributeValues={":c": {"S": delta.oldest}},
+                )
+            except ClientError as exc:
+                if not condition_failed(exc):
+                    raise
+
+    def _drop(self, entity: Item) -> None:
+        try:
+            self._ops.client.delete_item(
+                TableName=self._ops.table,
+                Key=entity,
+                ConditionExpression="#n <= :zero",
+                ExpressionAttributeNames={"#n": "total"},
+                ExpressionAttributeValues={":zero": {"N": "0"}},
+            )
+        except ClientError as exc:
+            if not condition_failed(exc):
+                raise
+
+    def count_by_entity(self) -> list[EntityCount]:
+        """Read from the aggregates (one small item per user, agent and run), never from the memories."""
+        out: list[EntityCount] = []
+        for kind in EntityType:
+            for shard in range(ENTITY_SHARDS):
+                for item in self._ops.items(
+                    "query",
+                    IndexName=ENTITIES,
+                    KeyConditionExpression="ent_pk = :p",
+                    ExpressionAttributeValues={":p": {"S": it.entity_partition(kind, shard, ns=self._ns)}},
+                ):
+                    total = int(item["total"]["N"])
+                    bounds = [item[name]["S"] for name in ("created_min", "updated_max") if name in item]
+                    if total <= 0 or not bounds:
+                        continue
+                    created = from_iso(item.get("created_min", {}).get("S") or bounds[0])
+                    updated = from_iso(item.get("updated_max", {}).get("S") or bounds[0])
+                    out.append(EntityCount(kind, item["entity_id"]["S"], total, created, updated))
+        out.sort(key=lambda e: (e.type.value, e.id))
+        return out
+
+    def rebuild(self, items_of_kind: ItemsOfKind) -> int:
+        """Recompute every aggregate exactly from the store's memories (a full read: maintenance), and delete
+        the aggregates of entities without an active memory. Returns the number of entities."""
+        records = (it.record_of(item) for item in items_of_kind(it.MEMORY_SK, STATE_ATTRIBUTES))
+        totals = entity_deltas((r, 1) for r in records if r.state is LifecycleState.ACTIVE)
+        fresh = []
+        for (kind, entity_id), delta in totals.items():
+            item = {**it.entity_key(kind, entity_id, ns=self._ns), **it.entity_identity(kind, entity_id, ns=self._ns)}
+            item["total"] = {"N": str(delta.count)}
+            item["created_min"] = {"S": str(delta.oldest)}
+            item["updated_max"] = {"S": str(delta.latest)}
+            fresh.append({"PutRequest": {"Item": item}})
+        self._ops.batch_write(fresh)
+        kept = {it.entity_key(kind, entity_id, ns=self._ns)["pk"]["S"] for kind, entity_id in totals}
+        self._ops.delete_many(item for item in items_of_kind(it.ENTITY_SK, ("pk", "sk")) if item["pk"]["S"] not in kept)
+        return len(fresh)

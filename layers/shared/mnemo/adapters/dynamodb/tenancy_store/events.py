@@ -1,0 +1,121 @@
+"""A project's events on the accounts table (mnemo.ports.tenancy_store.EventStore): `T#EVENTS#<project>` /
+`<created>#<write order>#<id>`, found by id through a pointer in the project's partition, counted per type, and
+marked while unfinished (PENDING or RUNNING) in their project's `T#UNFINISHED#<shard>`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mnemo.adapters.dynamodb.codec import key, key_of, string
+from mnemo.adapters.dynamodb.operations import TransactionCancelledError
+from mnemo.adapters.dynamodb.tenancy_store.items import UNFINISHED_STATES, event_attributes, event_of
+from mnemo.adapters.dynamodb.tenancy_store.keys import (
+    EVENT_COUNT,
+    UNFINISHED_SHARDS,
+    event_count_key,
+    event_pointer_key,
+    events_pk,
+    project_pk,
+    unfinished_marker,
+    unfinished_shard_pk,
+)
+from mnemo.adapters.dynamodb.tenancy_store.table import TenancyTable
+from mnemo.domain.tenancy import PlatformEvent
+
+
+class DynamoEventStore(TenancyTable):
+    def _event_sk(self, project_id: str, event_id: str) -> str | None:
+        pointer = self._ops.get(event_pointer_key(project_id, event_id))
+        return None if pointer is None else str(pointer["event_sk"]["S"])
+
+    def save_event(self, event: PlatformEvent) -> None:
+        """Insert or overwrite, in one transaction with the event's marker among the unfinished ones (put while
+        PENDING or RUNNING, deleted once finished) and, on insert, the count of the project's events of its
+        type (`EVENTCOUNT#<type>`: listing events pages without reading them all to count them)."""
+        for _attempt in range(5):
+            sk = self._event_sk(event.project_id, event.id)
+            actions: list[dict[str, Any]] = []
+            if sk is None:
+                sk = self._ordered_sk(event.created_at, event.id)
+                pointer = {**event_pointer_key(event.project_id, event.id), "event_sk": string(sk)}
+                actions.append(self._ops.put_new(pointer))  # a concurrent first save: read the winner's sk
+                actions.append(self._ops.add_to(event_count_key(event.project_id, event.event_type), "value", 1))
+            try:
+                self._ops.transact(actions + self._event_writes(event, sk))
+                return
+            except TransactionCancelledError:
+                continue
+        raise RuntimeError(f"Event {event.id} kept changing while being saved; giving up.")
+
+    def update_event(self, event: PlatformEvent) -> bool:
+        """The overwrite, on the condition that the event's by-id pointer is still there (a project delete removes
+        it first: a worker finishing an add of a deleted project writes nothing back)."""
+        sk = self._event_sk(event.project_id, event.id)
+        if sk is None:
+            return False
+        pointer = event_pointer_key(event.project_id, event.id)
+        still_there = {
+            "ConditionCheck": {
+                "TableName": self._ops.table,
+                "Key": pointer,
+                "ConditionExpression": "attribute_exists(pk)",
+            }
+        }
+        try:
+            self._ops.transact([still_there, *self._event_writes(event, sk)])
+        except TransactionCancelledError as cancelled:
+            if cancelled.failed(0):
+                return False
+            raise
+        return True
+
+    def _event_writes(self, event: PlatformEvent, sk: str) -> list[dict[str, Any]]:
+        """The event item, and its unfinished marker put or deleted."""
+        marker = unfinished_marker(event.project_id, sk)
+        writes = [self._ops.put({**key(events_pk(event.project_id), sk), **event_attributes(event)})]
+        if event.status in UNFINISHED_STATES:
+            writes.append(self._ops.put(marker))
+        else:
+            writes.append({"Delete": {"TableName": self._ops.table, "Key": key_of(marker)}})
+        return writes
+
+    def get_event(self, project_id: str, event_id: str) -> PlatformEvent | None:
+        sk = self._event_sk(project_id, event_id)
+        item = None if sk is None else self._ops.get(key(events_pk(project_id), sk))
+        return None if item is None else event_of(item)
+
+    def events_of_project(self, project_id: str, limit: int, offset: int) -> list[PlatformEvent]:
+        if limit <= 0:
+            return []
+        out: list[PlatformEvent] = []
+        items = self._ops.items(
+            "query",
+            KeyConditionExpression="pk = :pk",
+            ExpressionAttributeValues={":pk": string(events_pk(project_id))},
+            ScanIndexForward=False,
+            ConsistentRead=True,
+            first_page=offset + limit,
+        )
+        for position, item in enumerate(items):
+            if position >= offset:
+                out.append(event_of(item))
+            if len(out) >= limit:
+                break
+        return out
+
+    def count_events(self, project_id: str, event_type: str | None = None) -> int:
+        if event_type is not None:
+            found = self._ops.get(event_count_key(project_id, event_type))
+            return 0 if found is None else int(found["value"]["N"])
+        return sum(int(i["value"]["N"]) for i in self._ops.partition(project_pk(project_id), EVENT_COUNT))
+
+    def unfinished_events(self) -> list[PlatformEvent]:
+        shards = (self._ops.partition(unfinished_shard_pk(n)) for n in range(UNFINISHED_SHARDS))
+        markers = sorted((m for shard in shards for m in shard), key=lambda m: m["sk"]["S"])  # oldest first
+        found = self._ops.batch_get([key(events_pk(m["project_id"]["S"]), m["sk"]["S"]) for m in markers])
+        by_key = {(i["pk"]["S"], i["sk"]["S"]): i for i in found}
+        events = [by_key.get((events_pk(m["project_id"]["S"]), m["sk"]["S"])) for m in markers]
+        orphans = [m for m, e in zip(markers, events, strict=True) if e is None]
+        self._ops.delete_many(orphans)  # left by a delete of their project: nothing will ever finish them
+        return [e for e in (event_of(i) for i in events if i is not None) if e.status in UNFINISHED_STATES]

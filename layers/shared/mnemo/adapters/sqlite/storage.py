@@ -1,0 +1,21 @@
+"""One SQLite file as memory storage: its record store, and its search index loaded from the records."""
+
+from __future__ import annotations
+
+from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
+from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
+from mnemo.ports.memory_namespaces import NamespaceStorage
+from mnemo.ports.memory_store import active_batches, stored_dimension
+
+DEFAULT_DIMENSION = 384  # an empty store: the index takes its width from the first upsert anyway
+
+
+def open_storage(database: Database) -> NamespaceStorage:
+    """The file's store, and its in-memory vector index filled from the stored embeddings (the keyword table,
+    in the same file, is rebuilt if it has drifted from the records)."""
+    store = SqliteMemoryStore(database)
+    dimension = stored_dimension(store)
+    index = LocalMemoryIndex(database, dimension or DEFAULT_DIMENSION)
+    index.load(active_batches(store.scan()), dimension)
+    return NamespaceStorage(store, index, dimension)

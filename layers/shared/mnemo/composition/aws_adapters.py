@@ -1,0 +1,72 @@
+"""Every AWS adapter built from settings. boto3 is imported here, on call, so the
+local process never imports it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mnemo.adapters.aws.namespaces import namespace_index_name
+from mnemo.adapters.aws.publisher import SnsPublisher
+from mnemo.adapters.aws.queue import SqsQueue
+from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
+from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
+from mnemo.adapters.opensearch.transport import AwsSigV4, HttpTransport
+from mnemo.errors import ConfigurationError
+from mnemo.settings import Settings
+
+
+@dataclass
+class AwsAdapters:
+    store: DynamoMemoryStore
+    index: OpenSearchMemoryIndex
+    queue: SqsQueue | None  # None when no queue URL is configured
+    publisher: SnsPublisher | None  # None when no topic ARN is configured
+    transport: HttpTransport
+    namespace_index: Callable[[str], OpenSearchMemoryIndex] | None = None  # a project's own index (`<index>-<id>`)
+
+    def close(self) -> None:
+        self.transport.close()
+
+
+def build_aws_adapters(settings: Settings, session: Any | None = None) -> AwsAdapters:
+    """Clients for the configured region and credentials (the default AWS chain, or `session`)."""
+    import boto3
+    from botocore.config import Config
+
+    session = session or boto3.Session(region_name=settings.aws_region)
+    region = settings.aws_region or session.region_name
+    if not region:
+        raise ConfigurationError("The AWS backend needs a region: set MNEMO_AWS_REGION (or AWS_REGION).")
+    if not settings.opensearch_endpoint:
+        raise ConfigurationError("The AWS backend needs MNEMO_OPENSEARCH_ENDPOINT (the domain or collection URL).")
+    credentials = session.get_credentials()
+    if credentials is None:
+        raise ConfigurationError("No AWS credentials found for signing OpenSearch requests.")
+    config = Config(region_name=region, retries={"mode": "standard", "max_attempts": 5})
+    transport = HttpTransport(
+        settings.opensearch_endpoint, auth=AwsSigV4(credentials, region, settings.opensearch_service)
+    )
+
+    def index_named(name: str) -> OpenSearchMemoryIndex:
+        return OpenSearchMemoryIndex(
+            transport,
+            name,
+            document_ids="generated" if settings.opensearch_service == "aoss" else "memory",
+            refresh="false" if settings.opensearch_service == "aoss" else settings.opensearch_refresh,
+        )
+
+    index = index_named(settings.opensearch_index)
+    queue = SqsQueue(session.client("sqs", config=config), settings.queue_url) if settings.queue_url else None
+    topic = settings.topic_arn
+    publisher = SnsPublisher(session.client("sns", config=config), topic) if topic else None
+    store = DynamoMemoryStore(session.client("dynamodb", config=config), settings.dynamodb_table)
+    return AwsAdapters(
+        store=store,
+        index=index,
+        queue=queue,
+        publisher=publisher,
+        transport=transport,
+        namespace_index=lambda namespace: index_named(namespace_index_name(settings.opensearch_index, namespace)),
+    )

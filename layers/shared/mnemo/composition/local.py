@@ -1,0 +1,40 @@
+"""The embedded backend: one SQLite file (memories, settings, accounts, request log, tenancy) in the data dir,
+one more per platform project, the local embedder, and the in-process add worker."""
+
+from __future__ import annotations
+
+from mnemo.adapters.registry import ProviderRegistry
+from mnemo.adapters.sqlite.api_key_store import SqliteApiKeyStore
+from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.refresh_token_store import SqliteRefreshTokenStore
+from mnemo.adapters.sqlite.request_log_store import SqliteRequestLogStore
+from mnemo.adapters.sqlite.storage import open_storage
+from mnemo.adapters.sqlite.user_store import SqliteUserStore
+from mnemo.composition.auth import AccountStores
+from mnemo.composition.container import Container
+from mnemo.composition.platform import build_local_platform
+from mnemo.composition.services import assemble, ranking_weights
+from mnemo.ports.providers import ProviderCatalog
+from mnemo.services.configuration import ConfigurationService
+from mnemo.services.namespace_memory import open_memory_service
+from mnemo.services.request_log import RequestLogService
+from mnemo.settings import Settings
+
+
+def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, serves_http: bool = True) -> Container:
+    database = Database(settings.database_path)
+    storage = open_storage(database)
+    configuration = ConfigurationService(
+        storage.store, catalog or ProviderRegistry(), settings.default_provider_config()
+    )
+    memory_service = open_memory_service(storage, configuration.providers, ranking_weights(settings))
+    stores = AccountStores(SqliteUserStore(database), SqliteApiKeyStore(database), SqliteRefreshTokenStore(database))
+    request_log = RequestLogService(SqliteRequestLogStore(database), settings.request_log_retention_days)
+    platform = build_local_platform(settings, database, configuration.providers)
+    container = assemble(
+        settings, memory_service, configuration, stores, request_log, platform, serves_http=serves_http
+    )
+    container.closers.append(database.close)
+    request_log.prune()
+    container.tokens.prune()
+    return container

@@ -1,0 +1,63 @@
+"""What both backends wire the same way: the services over the stores each backend chose."""
+
+from __future__ import annotations
+
+from mnemo.composition.auth import AccountStores, build_auth
+from mnemo.composition.container import Container
+from mnemo.services.configuration import ConfigurationService
+from mnemo.services.entities import EntityService
+from mnemo.services.memory_service import MemoryService
+from mnemo.services.namespace_memory import NamespaceMemoryServices
+from mnemo.services.platform.services import PlatformServices
+from mnemo.services.ranking import RankingWeights
+from mnemo.services.rate_limiter import RateLimiter
+from mnemo.services.request_log import RequestLogService
+from mnemo.settings import Settings
+
+
+def ranking_weights(settings: Settings) -> RankingWeights:
+    return RankingWeights(semantic=settings.semantic_weight, keyword=settings.keyword_weight)
+
+
+def assemble(
+    settings: Settings,
+    memory_service: MemoryService,
+    configuration: ConfigurationService,
+    stores: AccountStores,
+    request_log: RequestLogService,
+    platform: PlatformServices | None,
+    *,
+    serves_http: bool = True,
+) -> Container:
+    """The container; a change of embedder (POST /configure) re-embeds the self-hosted memories and every
+    platform project's."""
+    auth = build_auth(settings, stores, warn=serves_http)
+    namespaces = platform.namespaces if platform is not None else None
+    configuration.on_embedder_change = lambda: reembed_everything(memory_service, namespaces)
+    return Container(
+        settings=settings,
+        memory_service=memory_service,
+        configuration=configuration,
+        accounts=auth.accounts,
+        tokens=auth.tokens,
+        sessions=auth.sessions,
+        api_keys=auth.api_keys,
+        authenticator=auth.authenticator,
+        entities=EntityService(memory_service),
+        request_log=request_log,
+        rate_limiter=RateLimiter(
+            {
+                "register": settings.rate_limit_register,
+                "login": settings.rate_limit_login,
+                "refresh": settings.rate_limit_refresh,
+            }
+        ),
+        platform=platform,
+    )
+
+
+def reembed_everything(memory_service: MemoryService, namespaces: NamespaceMemoryServices | None) -> int:
+    count = memory_service.reembed_all()
+    if namespaces is not None:
+        count += namespaces.reembed_all()
+    return count

@@ -1,0 +1,266 @@
+"""The `mnemo` command."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import logging
+import os
+import secrets
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import SecretStr
+
+from mnemo.settings import Settings
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Requests run in parallel threads; BLAS threads on top of them only contend for the same cores.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    parser = argparse.ArgumentParser(prog="mnemo", description="Long-term memory for AI agents.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="Serve the HTTP API on the embedded backends.")
+    serve.add_argument(
+        "--host",
+        help="Address to bind (env MNEMO_HOST, default 127.0.0.1); loopback only when auth is disabled.",
+    )
+    serve.add_argument("--port", type=int, help="Port (env MNEMO_PORT, default 8000).")
+    serve.add_argument(
+        "--data-dir", type=Path, help="Where the SQLite file lives (env MNEMO_DATA_DIR, default ./data)."
+    )
+    serve.set_defaults(run=_serve)
+    reindex = commands.add_parser(
+        "reindex",
+        help="Rebuild the search index from the record store (MNEMO_BACKEND: local SQLite, or aws: DynamoDB into "
+        "OpenSearch). Locally, stop `mnemo serve` first.",
+    )
+    reindex.add_argument("--batch-size", type=int, default=500, help="Memories per batch (default 500).")
+    reindex.add_argument("--data-dir", type=Path, help="Where the SQLite file lives (local; env MNEMO_DATA_DIR).")
+    reindex.set_defaults(run=_reindex)
+    # ---- platform (issue 6): start a tenant ----
+    platform = commands.add_parser("platform", help="Platform tenancy: organizations, projects, API keys.")
+    platform_commands = platform.add_subparsers(dest="platform_command", required=True)
+    start = platform_commands.add_parser(
+        "bootstrap", help="Create a user, an organization, its default project and an API key (printed once)."
+    )
+    start.add_argument("--email", required=True, help="The user's email (created when new).")
+    start.add_argument("--org", required=True, help="The new organization's name.")
+    start.add_argument("--project", default="Default Project", help="The default project's name.")
+    start.add_argument("--json", action="store_true", help="Print one JSON object: api_key, org_id, project_id.")
+    start.add_argument(
+        "--data-dir",
+        type=Path,
+        help="Where the SQLite file lives (env MNEMO_DATA_DIR). With MNEMO_BACKEND=aws the tenant is written to "
+        "the stack's accounts table (MNEMO_ACCOUNTS_TABLE) instead.",
+    )
+    start.set_defaults(run=_platform_bootstrap)
+    resume = platform_commands.add_parser(
+        "resume",
+        help="Queue again the asynchronous adds still PENDING or RUNNING after a while (MNEMO_BACKEND=aws; the "
+        "local worker does this itself at start-up).",
+    )
+    resume.add_argument(
+        "--older-than-minutes", type=float, default=15.0, help="Only events unchanged this long (default 15)."
+    )
+    resume.set_defaults(run=_platform_resume)
+    upgrade = platform_commands.add_parser(
+        "upgrade",
+        help="Bring platform items an earlier version wrote to the current layout (MNEMO_BACKEND=aws; idempotent: "
+        "run once after deploying).",
+    )
+    upgrade.set_defaults(run=_platform_upgrade)
+    _add_plugin_commands(commands)
+    args = parser.parse_args(argv)
+    return int(args.run(args))  # every command, its own or a plugin's, sets the function that runs it
+
+
+def _add_plugin_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Commands other installed distributions add (`mnemo bench` comes from mnemo-bench, in bench/evaluation):
+    each entry point of the group `mnemo.commands` is called with the sub-commands; it adds its own and sets
+    `run` (the parsed arguments -> an exit code) as that parser's default. One that fails to load is skipped."""
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group="mnemo.commands"):
+        try:
+            entry.load()(commands)
+        except Exception as exc:
+            print(f"mnemo: skipping the {entry.name!r} command ({entry.value}): {exc}", file=sys.stderr)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def local_jwt_secret(path: Path) -> str:
+    """The JWT secret kept in the data dir, made on first use: random, readable by its owner only."""
+    log = logging.getLogger("mnemo.serve")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+            log.warning("%s was readable by others: its mode is now 0600", path)
+        secret = path.read_text(encoding="utf-8").strip()
+        if secret:
+            log.info("JWT_SECRET not set: using the secret kept in %s", path)
+            return secret
+        path.unlink()
+        return local_jwt_secret(path)
+    secret = secrets.token_urlsafe(48)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(secret + "\n")
+    log.warning("JWT_SECRET not set: generated one and kept it in %s (mode 0600)", path)
+    return secret
+
+
+def _serve(args: argparse.Namespace) -> int:
+    overrides: dict[str, Any] = {
+        k: v for k, v in {"host": args.host, "port": args.port, "data_dir": args.data_dir}.items() if v is not None
+    }
+    settings = Settings(**overrides)
+    if settings.auth_disabled and not is_loopback(settings.host):
+        print(
+            f"mnemo: refusing to bind {settings.host}: authentication is disabled (AUTH_DISABLED=true), so the "
+            "API serves on the loopback interface only (127.0.0.1, ::1 or localhost). Turn authentication on to "
+            "serve other hosts.",
+            file=sys.stderr,
+        )
+        return 2
+    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not settings.auth_disabled and settings.secret("jwt_secret") is None:
+        settings = settings.model_copy(update={"jwt_secret": SecretStr(local_jwt_secret(settings.jwt_secret_path))})
+    import uvicorn
+
+    from mnemo.api.app import create_app
+    from mnemo.composition.container import build_container
+
+    container = build_container(settings)
+    logging.getLogger("mnemo").info(
+        "data in %s; serving on http://%s:%d", settings.database_path, settings.host, settings.port
+    )
+    try:
+        uvicorn.run(create_app(container), host=settings.host, port=settings.port, log_level=settings.log_level)
+    finally:
+        container.close()
+    return 0
+
+
+def _reindex(args: argparse.Namespace) -> int:
+    from mnemo.composition.maintenance import reindex
+    from mnemo.errors import MnemoError
+
+    if args.batch_size <= 0:
+        print("mnemo reindex: --batch-size must be positive.", file=sys.stderr)
+        return 2
+    settings = Settings(**({"data_dir": args.data_dir} if args.data_dir is not None else {}))
+    try:
+        report = reindex(settings, batch_size=args.batch_size, progress=ProgressBar(sys.stderr))
+    except MnemoError as exc:
+        print(f"mnemo reindex: {exc.message}", file=sys.stderr)
+        return 1
+    entities = "" if report.entities is None else f"; {report.entities} entity counts recomputed"
+    print(f"{report.memories} memories indexed ({settings.backend} backend){entities}.")
+    return 0
+
+
+def _platform_bootstrap(args: argparse.Namespace, session: Any | None = None) -> int:
+    """Writes tenancy records only (no namespace is opened, so no embedder is loaded): to the SQLite file of the
+    data dir, or with MNEMO_BACKEND=aws to the accounts table (MNEMO_ACCOUNTS_TABLE) of a deployed stack."""
+    import json
+
+    from mnemo.composition.platform import open_tenancy_store
+    from mnemo.errors import MnemoError
+    from mnemo.services.platform.tenancy import TenancyService
+
+    settings = Settings(**({"data_dir": args.data_dir} if args.data_dir is not None else {}))
+    try:
+        with open_tenancy_store(settings, session) as store:
+            started = TenancyService(store, lambda _namespace: None).bootstrap(args.email, args.org, args.project)
+    except MnemoError as exc:
+        print(f"mnemo platform bootstrap: {exc.message}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({"api_key": started.api_key, "org_id": started.org.id, "project_id": started.project.id}))
+    else:
+        print(f"user:         {started.user.email}")
+        print(f"organization: {started.org.name} ({started.org.id})")
+        print(f"project:      {started.project.name} ({started.project.id})")
+        print(f"API key:      {started.api_key}")
+        print("The key is shown only now: keep it. Send it as `Authorization: Token <key>`.")
+    return 0
+
+
+def _platform_resume(args: argparse.Namespace, session: Any | None = None) -> int:
+    """Queues again, on the stack's ingest queue, every add event left unfinished (see requeue_unfinished)."""
+    from datetime import timedelta
+
+    import boto3
+
+    from mnemo.adapters.aws.queue import SqsQueue
+    from mnemo.composition.platform import open_tenancy_store
+    from mnemo.services.platform.jobs import queue_enqueuer, requeue_unfinished
+
+    settings = Settings()
+    if settings.backend != "aws" or not settings.queue_url:
+        print(
+            "mnemo platform resume: needs MNEMO_BACKEND=aws and the stack's MNEMO_QUEUE_URL; the local worker "
+            "queues unfinished adds again itself each time `mnemo serve` starts.",
+            file=sys.stderr,
+        )
+        return 2
+    session = session or boto3.Session(region_name=settings.aws_region)
+    enqueue = queue_enqueuer(SqsQueue(session.client("sqs"), settings.queue_url))
+    with open_tenancy_store(settings, session) as store:
+        queued = requeue_unfinished(store, enqueue, timedelta(minutes=args.older_than_minutes))
+    for event in queued:
+        print(f"queued {event.id} ({event.status.value} since {event.updated_at.isoformat()}) of {event.project_id}")
+    print(f"{len(queued)} unfinished add(s) queued again.")
+    return 0
+
+
+def _platform_upgrade(_args: argparse.Namespace, session: Any | None = None) -> int:
+    """Runs mnemo.adapters.dynamodb.upgrade on the stack's memories and accounts tables."""
+    import boto3
+
+    from mnemo.adapters.dynamodb.upgrade import upgrade_platform_items
+
+    settings = Settings()
+    if settings.backend != "aws":
+        print("mnemo platform upgrade: needs MNEMO_BACKEND=aws (the local store upgrades itself).", file=sys.stderr)
+        return 2
+    session = session or boto3.Session(region_name=settings.aws_region)
+    report = upgrade_platform_items(session.client("dynamodb"), settings.dynamodb_table, settings.accounts_table)
+    print(
+        f"{report.indexed} project item(s) indexed by namespace, {report.event_counts} event count(s) set, "
+        f"{report.markers_moved} unfinished-event marker(s) moved."
+    )
+    return 0
+
+
+class ProgressBar:
+    """A one-line text bar, redrawn in place: `reindex [#########.........] 1500/4500`."""
+
+    def __init__(self, stream: TextIO, *, label: str = "reindex", width: int = 30) -> None:
+        self._stream = stream
+        self._label = label
+        self._width = width
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = self._width if total <= 0 else min(self._width, self._width * done // total)
+        bar = "#" * filled + "." * (self._width - filled)
+        self._stream.write(f"\r{self._label} [{bar}] {done}/{total}")
+        if done >= total:
+            self._stream.write("\n")
+        self._stream.flush()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

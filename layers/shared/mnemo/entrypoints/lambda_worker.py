@@ -1,0 +1,125 @@
+"""The ingest worker as a Lambda function: batches of queued platform add jobs from the SQS FIFO queue.
+
+Each job (kind `platform.add`, mnemo.services.platform.jobs) runs its project's stored PENDING add event. A job
+that fails is reported alone (a partial batch response), and only the later jobs of its message group wait for its
+retry; after the queue's maxReceiveCount it goes to the dead-letter queue. A failed job comes back after
+`job_retry_seconds` doubled per attempt (at most 15 minutes), not after the queue's long visibility timeout
+(mnemo.adapters.aws.queue.retry_soon). A platform add failing for a reason that passes (its provider throttled or
+down) is retried that way until its `job_attempts`-th attempt, counted in its event, which ends the event FAILED.
+A job already done (a redelivered message) returns the result recorded in the jobs table (Powertools
+idempotency, expiring by TTL) instead of running again. `functions/ingest_worker/app.py` is one call of
+`worker_entry`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from aws_lambda_powertools.utilities.idempotency import (
+    DynamoDBPersistenceLayer,
+    IdempotencyConfig,
+    idempotent_function,
+)
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from mnemo.adapters.aws.queue import FailedMessage, retry_soon
+from mnemo.composition.container import Container, LazyContainer, build_container
+from mnemo.errors import ServerMisconfiguredError
+from mnemo.services.platform.services import PlatformServices
+from mnemo.settings import Settings
+
+JOB_RECORD_DAYS = 7  # how long a finished job's result is kept (the jobs table's TTL)
+
+Handler = Callable[[dict[str, Any], LambdaContext], PartialItemFailureResponse]
+
+
+@dataclass(frozen=True)
+class WorkerEntry:
+    container: LazyContainer
+    handler: Handler
+
+    def warm(self) -> None:
+        """Build the container now, as the first invocation would."""
+        self.container.get()
+
+
+def failed_messages(records: list[dict[str, Any]], failures: PartialItemFailureResponse) -> list[FailedMessage]:
+    failed = {item["itemIdentifier"] for item in failures["batchItemFailures"]}
+    out = []
+    for raw in records:
+        record = SQSRecord(raw)
+        if record.message_id in failed:
+            attributes = record.attributes
+            out.append(
+                FailedMessage(
+                    queue_arn=record.event_source_arn,
+                    receipt_handle=record.receipt_handle,
+                    group=attributes.message_group_id,
+                    receive_count=int(attributes.approximate_receive_count),
+                )
+            )
+    return out
+
+
+def worker_entry(settings: Settings | None = None) -> WorkerEntry:
+    """The ingest worker's handler; `settings` (default: the environment, read now) names the jobs table."""
+    settings = settings or Settings()
+    logger = Logger()
+    tracer = Tracer(patch_modules=["botocore", "httpx"])
+    metrics = Metrics()
+    container = LazyContainer(lambda: build_container(serves_http=False))
+    processor = SqsFifoPartialProcessor(skip_group_on_error=True)
+    # A batch whose every job failed is answered as a partial response too (not an error of the whole invocation),
+    # so that its messages can come back after the backoff.
+    processor.raise_on_entire_batch_failure = False
+    idempotency = IdempotencyConfig(
+        event_key_jmespath="job_id", raise_on_no_idempotency_key=True, expires_after_seconds=JOB_RECORD_DAYS * 86400
+    )
+
+    @idempotent_function(
+        data_keyword_argument="job",
+        config=idempotency,
+        persistence_store=DynamoDBPersistenceLayer(table_name=settings.jobs_table),
+    )
+    def run_job(job: dict[str, Any]) -> dict[str, Any]:
+        """The job's summary (memory ids and events, never text): what the jobs table keeps."""
+        return _platform(container.get()).jobs.run(job)
+
+    @tracer.capture_method(capture_response=False)
+    def record_handler(record: SQSRecord) -> dict[str, Any]:
+        summary: dict[str, Any] = run_job(job=json.loads(record.body))
+        metrics.add_metric(name="JobsStored", unit=MetricUnit.Count, value=1)
+        return summary
+
+    @logger.inject_lambda_context(log_event=False)
+    @tracer.capture_lambda_handler(capture_response=False)
+    @metrics.log_metrics(capture_cold_start_metric=True)
+    def handler(event: dict[str, Any], context: LambdaContext) -> PartialItemFailureResponse:
+        idempotency.register_lambda_context(context)
+        if container.built:
+            container.get().configuration.refresh()  # follow a provider change made elsewhere
+        response = process_partial_response(
+            event=event, record_handler=record_handler, processor=processor, context=context
+        )
+        failed = failed_messages(event.get("Records", []), response)
+        if failed:
+            metrics.add_metric(name="JobsRetried", unit=MetricUnit.Count, value=len(failed))
+            retry_soon(boto3.client("sqs"), failed, container.get().settings.job_retry_seconds)
+        return response
+
+    return WorkerEntry(container, handler)
+
+
+def _platform(container: Container) -> PlatformServices:
+    if container.platform is None:
+        raise ServerMisconfiguredError("A platform add job reached a worker without the platform services.")
+    return container.platform

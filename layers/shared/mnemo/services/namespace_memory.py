@@ -1,0 +1,69 @@
+"""A MemoryService over each memory namespace (each platform project), built when the namespace is first used,
+and the embedding upkeep that spans them all."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from mnemo.ports.memory_namespaces import MemoryNamespaces, NamespaceStorage
+from mnemo.services.memory_service import MemoryService
+from mnemo.services.providers import ActiveProviders
+from mnemo.services.ranking import RankingWeights
+
+log = logging.getLogger("mnemo.namespaces")
+
+
+def open_memory_service(
+    storage: NamespaceStorage, providers: ActiveProviders, weights: RankingWeights | None = None, *, name: str = ""
+) -> MemoryService:
+    """The MemoryService over `storage`. Embeddings of another width than the current embedder's (the embedder
+    changed while this storage was closed) are made again first: a search must compare like with like."""
+    service = MemoryService(storage.store, storage.index, providers, weights)
+    embedder = providers.get().embedder
+    if storage.stored_dimension not in (None, embedder.dimension):
+        log.warning(
+            "%s: stored embeddings do not match the embedder %s: embedding again", name or "store", embedder.name
+        )
+        service.reembed_all()
+    return service
+
+
+class NamespaceMemoryServices:
+    def __init__(
+        self, namespaces: MemoryNamespaces, providers: ActiveProviders, weights: RankingWeights | None = None
+    ) -> None:
+        self._namespaces = namespaces
+        self._providers = providers
+        self._weights = weights
+        self._services: dict[str, MemoryService] = {}
+        self._lock = threading.Lock()
+
+    def memory_service(self, namespace: str) -> MemoryService:
+        """The MemoryService of `namespace` (its storage created empty on first use)."""
+        with self._lock:
+            service = self._services.get(namespace)
+            if service is None:
+                storage = self._namespaces.open(namespace)
+                service = open_memory_service(storage, self._providers, self._weights, name=f"namespace {namespace}")
+                self._services[namespace] = service
+            return service
+
+    def drop(self, namespace: str) -> None:
+        """Every memory, history entry and index entry of the namespace, for good."""
+        with self._lock:
+            self._services.pop(namespace, None)
+            self._namespaces.drop(namespace)
+
+    def stored_namespaces(self) -> list[str]:
+        return self._namespaces.stored_namespaces()
+
+    def reembed_all(self) -> int:
+        """Embed every memory of every stored namespace again (the embedder changed), not only the open ones: a
+        namespace opened later would otherwise keep the old embedder's vectors when the new one has their width."""
+        return sum(self.memory_service(namespace).reembed_all() for namespace in self.stored_namespaces())
+
+    def close(self) -> None:
+        with self._lock:
+            self._services.clear()
+            self._namespaces.close()

@@ -1,0 +1,185 @@
+"""A project's adds as jobs: each add is an event (its payload the add's JSON), run now or later by a worker.
+
+An asynchronous add is acknowledged only after its event row (PENDING, with the whole add) is stored and queued
+(an event that cannot be queued is stored FAILED and the caller told 503); the worker then takes it from the
+queue, marks it RUNNING, and stores SUCCEEDED with the results or FAILED with the error. An error that passes
+(the LLM or embedder throttled, timing out, down) puts the event back to PENDING and raises RetryLaterError,
+unless it was the job's last attempt: the queue runs it again later. A synchronous add (infer=false) is run at
+once and its event written once, when it ends.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from mnemo.domain.memory import now
+from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
+from mnemo.errors import MnemoError, ProviderError, UnavailableError
+from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
+from mnemo.services.commands import AddCommand, AddResult
+from mnemo.services.namespace_memory import NamespaceMemoryServices
+from mnemo.services.platform.events import ADD, new_event
+
+log = logging.getLogger("mnemo.platform.worker")
+
+# How an add event is queued: (project id, event id, owner). The owner (`user:<id>`, `agent:<id>`, `run:<id>`)
+# orders a queue: one owner's adds run in the order they were sent, other owners' beside them.
+Enqueue = Callable[[str, str, str], None]
+
+# Provider failures that pass: the job is worth running again a little later.
+TRANSIENT_PROVIDER_ERRORS = frozenset({"provider_timeout", "provider_unavailable", "provider_rate_limited"})
+
+
+class RetryLaterError(Exception):
+    """A job failed for a reason that passes; its event is PENDING again, for the queue to run it later."""
+
+    def __init__(self, event_id: str, reason: str) -> None:
+        super().__init__(f"event {event_id} will be retried: {reason}")
+        self.event_id = event_id
+        self.reason = reason
+
+
+def is_transient(exc: BaseException) -> bool:
+    return isinstance(exc, ProviderError) and exc.code in TRANSIENT_PROVIDER_ERRORS
+
+
+def with_project_settings(command: AddCommand, project: Project) -> AddCommand:
+    """The call's own instructions and categories win; else the project's (categories replace, never merge)."""
+    categories = command.custom_categories or tuple(
+        (name, description) for entry in project.custom_categories for name, description in entry.items()
+    )
+    return replace(
+        command,
+        instructions=command.instructions or project.custom_instructions,
+        custom_categories=categories,
+        multilingual=project.multilingual,
+    )
+
+
+def add_result_view(result: AddResult) -> dict[str, Any]:
+    """One result of an add event: the memory's id, text, event and owner ids (never more)."""
+    record = result.record
+    out: dict[str, Any] = {"id": record.id, "data": {"memory": record.text}, "event": result.event.value}
+    out.update(record.scope.as_filter())
+    return out
+
+
+class AddJobs:
+    def __init__(
+        self,
+        namespaces: NamespaceMemoryServices,
+        directory: DirectoryStore,
+        events: EventStore,
+        records: ProjectRecordStore,
+        enqueue: Enqueue | None = None,
+        clock: Callable[[], datetime] = now,
+    ) -> None:
+        self._namespaces = namespaces
+        self._directory = directory
+        self._events = events
+        self._records = records
+        self.enqueue: Enqueue = enqueue or self._process_now
+        self._clock = clock
+
+    def _process_now(self, project_id: str, event_id: str, _owner: str) -> None:
+        """What queueing is without a queue: the add runs as it is submitted."""
+        self.process(project_id, event_id)
+
+    def submit(self, project: Project, command: AddCommand) -> PlatformEvent:
+        """Store the PENDING event (the job itself), then queue it: acknowledged jobs are never lost."""
+        command = with_project_settings(command, project)
+        event = new_event(project.id, ADD, command.to_json(), self._clock())
+        self._events.save_event(event)
+        try:
+            self.enqueue(project.id, event.id, command.scope.owner())
+        except Exception as exc:  # an event nothing will run must not stay PENDING
+            log.exception("add event %s of project %s could not be queued", event.id, project.id)
+            moment = self._clock()
+            error = "The add could not be queued; nothing was stored. Send it again."
+            self._events.save_event(
+                event.changed(status=EventStatus.FAILED, error=error, completed_at=moment, updated_at=moment)
+            )
+            raise UnavailableError("The job queue is unavailable; nothing was stored. Retry shortly.") from exc
+        return event
+
+    def run_now(self, project: Project, command: AddCommand) -> PlatformEvent:
+        """A synchronous add: the caller waits for it, so only its end is stored (one event write, not three:
+        nothing was acknowledged before it is done). Its error, if any, is the caller's."""
+        started = self._clock()
+        payload = with_project_settings(command, project).to_json()
+        event = new_event(project.id, ADD, payload, started).changed(
+            status=EventStatus.RUNNING, started_at=started, updated_at=started
+        )
+        return self._run(project.id, event, reraise=True, stored=False)
+
+    def process(self, project_id: str, event_id: str, *, max_attempts: int = 1) -> PlatformEvent | None:
+        """Run a stored add event (the worker's job), counting the attempt in the event. An error ends the event
+        FAILED; an error that passes, before the event's `max_attempts`-th attempt, puts the event back to PENDING
+        and raises RetryLaterError instead. None when the event or its project is gone."""
+        event = self._events.get_event(project_id, event_id)
+        if event is None or event.status in (EventStatus.SUCCEEDED, EventStatus.FAILED):
+            return event
+        if self._directory.get_project(project_id) is None:
+            return None
+        started = self._clock()
+        event = event.changed(
+            status=EventStatus.RUNNING, started_at=started, updated_at=started, attempts=event.attempts + 1
+        )
+        if not self._events.update_event(event):
+            return None
+        return self._run(project_id, event, reraise=False, retry=event.attempts < max_attempts)
+
+    def _run(
+        self, project_id: str, event: PlatformEvent, *, reraise: bool, retry: bool = False, stored: bool = True
+    ) -> PlatformEvent:
+        """Add what a RUNNING event asks, then store how it ended: SUCCEEDED with its results, or FAILED (or,
+        with `retry` and an error that passes, PENDING again). `stored`: the event is stored already (else this
+        writes it, once, at its end)."""
+        try:
+            command = AddCommand.from_json(event.payload)
+            results = self._namespaces.memory_service(project_id).add(command)
+        except Exception as exc:  # the worker must survive any job; the event says what went wrong
+            if retry and is_transient(exc):
+                log.warning("add event %s of project %s will be retried: %s", event.id, project_id, exc)
+                pending = event.changed(status=EventStatus.PENDING, updated_at=self._clock())
+                if self._end(project_id, pending, stored):
+                    raise RetryLaterError(event.id, str(exc)) from exc
+                return pending  # its project is gone: nothing to try again
+            if not isinstance(exc, MnemoError):
+                log.exception("add event %s of project %s failed", event.id, project_id)
+            error = exc.message if isinstance(exc, MnemoError) else f"{type(exc).__name__}: {exc}"
+            moment = self._clock()
+            failed = event.changed(status=EventStatus.FAILED, error=error, completed_at=moment, updated_at=moment)
+            self._end(project_id, failed, stored)
+            if reraise:
+                raise
+            return failed
+        moment = self._clock()
+        finished = event.changed(
+            status=EventStatus.SUCCEEDED,
+            results=[add_result_view(r) for r in results],
+            completed_at=moment,
+            updated_at=moment,
+        )
+        if self._end(project_id, finished, stored):
+            self._records.bump_counter(project_id, "add_events")
+        return finished
+
+    def _end(self, project_id: str, event: PlatformEvent, stored: bool) -> bool:
+        """Store how the event ended. Should its project have been deleted while the add ran (its events went
+        with it), nothing is written back, and what the add stored goes too: False."""
+        if not stored:
+            self._events.save_event(event)
+            return True
+        if self._events.update_event(event):
+            return True
+        if self._directory.get_project(project_id) is None:
+            log.warning(
+                "project %s was deleted while its add event %s ran; dropping what it wrote", project_id, event.id
+            )
+            self._namespaces.drop(project_id)
+        return False

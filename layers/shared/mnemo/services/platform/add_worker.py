@@ -1,0 +1,91 @@
+"""The local worker of asynchronous platform adds: a thread that runs queued add events one at a time, in the
+order they were queued (on AWS the ingest worker function does this, from SQS)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from mnemo.domain.memory import now
+from mnemo.ports.tenancy_store import EventStore
+from mnemo.services.platform.add_jobs import AddJobs, RetryLaterError
+
+
+class _Received(Protocol):
+    @property
+    def body(self) -> dict[str, Any]: ...
+
+
+class LocalQueue(Protocol):
+    """What the local worker needs of a queue (mnemo.adapters.inprocess.queue.InProcessQueue)."""
+
+    def send(self, message: Mapping[str, Any], *, group: str | None = None, dedup_id: str | None = None) -> str: ...
+
+    def receive(self, max_messages: int = 10, wait_seconds: float = 0.0) -> Sequence[_Received]: ...
+
+    def __len__(self) -> int: ...
+
+
+LOCAL_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0)  # seconds before each new attempt after an error that passes
+
+
+class AddWorker:
+    """Runs queued add events; an add that fails for a reason that passes is tried again after each of
+    `retry_delays`, before the next one. At start every PENDING or RUNNING event is queued again, so a job
+    survives a restart."""
+
+    def __init__(
+        self,
+        adds: AddJobs,
+        events: EventStore,
+        queue: LocalQueue,
+        retry_delays: Sequence[float] = LOCAL_RETRY_DELAYS,
+    ) -> None:
+        self._adds = adds
+        self._events = events
+        self._queue = queue
+        self._retry_delays = tuple(retry_delays)
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+        adds.enqueue = self.enqueue
+
+    def enqueue(self, project_id: str, event_id: str, owner: str = "") -> None:
+        """One queue, run in order: the owner does not matter here."""
+        self._queue.send({"project_id": project_id, "event_id": event_id})
+
+    def start(self) -> None:
+        for event in self._events.unfinished_events():
+            self.enqueue(event.project_id, event.id)
+        self._thread = threading.Thread(target=self._run, name="mnemo-platform-worker", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stopped.is_set():
+            for message in self._queue.receive(max_messages=10, wait_seconds=0.2):
+                if self._stopped.is_set():
+                    return
+                self._process(message.body["project_id"], message.body["event_id"])
+
+    def _process(self, project_id: str, event_id: str) -> None:
+        """Run the event, and again after each delay while it fails for a reason that passes (its attempts are
+        counted in the event: the last one ends it FAILED rather than raising)."""
+        attempts = len(self._retry_delays) + 1
+        for delay in (*self._retry_delays, 0.0):
+            try:
+                self._adds.process(project_id, event_id, max_attempts=attempts)
+                return
+            except RetryLaterError:
+                if self._stopped.wait(delay):
+                    return  # stopping: the event is PENDING, and queued again at the next start
+
+    def drain(self, timeout: float = 30.0) -> None:
+        """Wait until the queue is empty (tests and shutdown)."""
+        deadline = now().timestamp() + timeout
+        while len(self._queue) and now().timestamp() < deadline:
+            self._stopped.wait(0.05)
+
+    def stop(self) -> None:
+        self._stopped.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
