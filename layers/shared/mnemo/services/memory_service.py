@@ -80,8 +80,7 @@ class MemoryService:
         if command.scope.is_empty():
             raise ValidationError("At least one identifier (user_id, agent_id, run_id) is required.")
         command = replace(command, metadata=strip_identity(command.metadata))
-        said = " ".join(m.content for m in command.messages if m.role != "system")
-        add = _Add(command, categorize(said, command.custom_categories))
+        add = _Add(command, categorize(_said(command), command.custom_categories) if command.custom_categories else ())
         if command.procedural:
             return self._add_procedural(add)
         if not command.infer:
@@ -445,6 +444,11 @@ def _scope_expr(scope: Scope) -> f.Expr:
         f.Condition(name, "eq", value) for name, value in scope.as_filter().items() if name != "app_id"
     )
     return f.And(conditions)
+
+
+def _said(command: AddCommand) -> str:
+    """What the add's messages say (not the system's): what its memories are filed by."""
+    return " ".join(m.content for m in command.messages if m.role != "system")
 
 
 def strip_identity(metadata: dict[str, Any] | None) -> dict[str, Any]:

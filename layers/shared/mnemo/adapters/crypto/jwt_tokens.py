@@ -14,7 +14,7 @@ INVALID = "Invalid or expired token."
 ALGORITHM = "HS256"
 RECOMMENDED_SECRET_BYTES = 32
 
-# A short secret is reported once at start-up (mnemo.bootstrap); PyJWT would repeat it on every token.
+# A short secret is reported once at start-up (mnemo.composition.auth); PyJWT would repeat it on every token.
 warnings.filterwarnings("ignore", category=InsecureKeyLengthWarning)
 
 

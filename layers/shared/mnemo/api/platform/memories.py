@@ -45,6 +45,7 @@ from mnemo.api.platform.responses.memories import (
 )
 from mnemo.api.platform.security import Caller, Owner
 from mnemo.api.responses import MessageOut, errors
+from mnemo.api.routing import TypedRoute
 from mnemo.domain import filters as f
 from mnemo.domain.tenancy import EventStatus
 from mnemo.errors import ValidationError
@@ -53,7 +54,7 @@ from mnemo.services.platform import filters as pf
 from mnemo.services.platform.project_memory import ProjectMemoryService
 from mnemo.services.platform.tenancy import PlatformCaller
 
-router = APIRouter(tags=["platform: memories"])
+router = APIRouter(route_class=TypedRoute, tags=["platform: memories"])
 
 MemoryList = list[MemoryItem] | Page[MemoryItem]  # a legacy list: a bare array, or a page when paginated
 

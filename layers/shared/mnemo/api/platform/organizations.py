@@ -39,9 +39,12 @@ from mnemo.api.platform.responses.tenancy import (
 )
 from mnemo.api.platform.security import Caller
 from mnemo.api.responses import MessageOut, errors
+from mnemo.api.routing import TypedRoute
 from mnemo.errors import NotFoundError, PermissionDeniedError, ValidationError
 
-router = APIRouter(prefix="/api/v1/orgs/organizations", tags=["platform: organizations and projects"])
+router = APIRouter(
+    route_class=TypedRoute, prefix="/api/v1/orgs/organizations", tags=["platform: organizations and projects"]
+)
 
 ORG = "/{org_id}/"
 PROJECT = "/{org_id}/projects/{project_id}/"

@@ -26,10 +26,11 @@ from mnemo.api.platform.responses.project_data import (
 )
 from mnemo.api.platform.security import Caller, Owner
 from mnemo.api.responses import errors
+from mnemo.api.routing import TypedRoute
 from mnemo.services.platform.entities import ProjectEntityService, entity_field
 from mnemo.services.platform.tenancy import PlatformCaller
 
-router = APIRouter(tags=["platform: project data"])
+router = APIRouter(route_class=TypedRoute, tags=["platform: project data"])
 
 
 @router.get(

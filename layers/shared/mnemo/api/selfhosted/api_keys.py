@@ -6,11 +6,12 @@ from fastapi import APIRouter
 
 from mnemo.api.dependencies import ApiKeyServiceDep
 from mnemo.api.responses import MessageOut, errors
+from mnemo.api.routing import TypedRoute
 from mnemo.api.security import CurrentUser
 from mnemo.api.selfhosted.bodies import NewApiKey
 from mnemo.api.selfhosted.responses import UserApiKey, UserApiKeyCreated
 
-router = APIRouter(prefix="/api-keys", tags=["api keys"], responses=errors(401))
+router = APIRouter(route_class=TypedRoute, prefix="/api-keys", tags=["api keys"], responses=errors(401))
 
 
 @router.get("", summary="The caller's live keys, newest first")

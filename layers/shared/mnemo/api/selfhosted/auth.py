@@ -6,11 +6,12 @@ from fastapi import APIRouter
 
 from mnemo.api.dependencies import AccountServiceDep, SessionServiceDep
 from mnemo.api.responses import MessageOut, errors
+from mnemo.api.routing import TypedRoute
 from mnemo.api.security import CurrentUser, SessionCaller, limit
 from mnemo.api.selfhosted.bodies import Credentials, PasswordChange, ProfileUpdate, RefreshRequest, Registration
 from mnemo.api.selfhosted.responses import SetupStatus, TokenOut, UserAccount
 
-router = APIRouter(prefix="/auth", tags=["authentication"])
+router = APIRouter(route_class=TypedRoute, prefix="/auth", tags=["authentication"])
 
 
 @router.get("/setup-status", summary="Whether the first admin still has to register (open)")

@@ -8,10 +8,13 @@ from fastapi import APIRouter, Body, Depends
 
 from mnemo.api.dependencies import ConfigurationServiceDep
 from mnemo.api.responses import MessageOut, errors
+from mnemo.api.routing import TypedRoute
 from mnemo.api.security import authenticated, require_admin
 from mnemo.api.selfhosted.responses import BundledProviders, ConfigurationOut
 
-router = APIRouter(tags=["configuration"], dependencies=[Depends(authenticated)], responses=errors(401))
+router = APIRouter(
+    route_class=TypedRoute, tags=["configuration"], dependencies=[Depends(authenticated)], responses=errors(401)
+)
 
 
 @router.get("/configure", summary="The current configuration, secrets redacted")

@@ -6,10 +6,17 @@ from fastapi import APIRouter, Depends
 
 from mnemo.api.dependencies import EntityServiceDep
 from mnemo.api.responses import errors
+from mnemo.api.routing import TypedRoute
 from mnemo.api.security import authenticated, require_admin
 from mnemo.api.selfhosted.responses import EntityDeleted, EntitySummary
 
-router = APIRouter(prefix="/entities", tags=["entities"], dependencies=[Depends(authenticated)], responses=errors(401))
+router = APIRouter(
+    route_class=TypedRoute,
+    prefix="/entities",
+    tags=["entities"],
+    dependencies=[Depends(authenticated)],
+    responses=errors(401),
+)
 
 
 @router.get("", summary="Every user, agent and run that has memories, with its memory count")

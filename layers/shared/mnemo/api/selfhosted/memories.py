@@ -9,6 +9,7 @@ from fastapi import APIRouter, Depends, Query
 from mnemo.api.dependencies import MemoryServiceDep
 from mnemo.api.parsing import clean_id, parse_expiration
 from mnemo.api.responses import MessageOut, errors
+from mnemo.api.routing import TypedRoute
 from mnemo.api.security import Authenticated, authenticated, require_admin
 from mnemo.api.selfhosted.bodies import MemoryCreate, MemoryUpdate, SearchRequest, add_command
 from mnemo.api.selfhosted.responses import (
@@ -26,7 +27,9 @@ from mnemo.errors import PermissionDeniedError, ValidationError
 from mnemo.services.commands import UNSET, SearchCommand, UpdateCommand
 
 # Every route needs a caller; a self-hosted deployment is one team, so every caller sees every memory.
-router = APIRouter(tags=["memories"], dependencies=[Depends(authenticated)], responses=errors(401))
+router = APIRouter(
+    route_class=TypedRoute, tags=["memories"], dependencies=[Depends(authenticated)], responses=errors(401)
+)
 
 IdQuery = Annotated[str | None, Query()]
 

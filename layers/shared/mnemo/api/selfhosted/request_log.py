@@ -8,10 +8,11 @@ from fastapi import APIRouter, Query
 
 from mnemo.api.dependencies import RequestLogServiceDep
 from mnemo.api.responses import errors
+from mnemo.api.routing import TypedRoute
 from mnemo.api.security import LogReader
 from mnemo.api.selfhosted.responses import RequestLogOut
 
-router = APIRouter(tags=["request logs"])
+router = APIRouter(route_class=TypedRoute, tags=["request logs"])
 
 
 @router.get("/requests", summary="Recent API calls, newest first", responses=errors(401, 403))

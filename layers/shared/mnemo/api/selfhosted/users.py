@@ -6,11 +6,18 @@ from fastapi import APIRouter, Depends
 
 from mnemo.api.dependencies import AccountServiceDep
 from mnemo.api.responses import MessageOut, errors
+from mnemo.api.routing import TypedRoute
 from mnemo.api.security import Admin, require_admin
 from mnemo.api.selfhosted.bodies import NewUser
 from mnemo.api.selfhosted.responses import UserAccount
 
-router = APIRouter(prefix="/users", tags=["users"], dependencies=[Depends(require_admin)], responses=errors(401, 403))
+router = APIRouter(
+    route_class=TypedRoute,
+    prefix="/users",
+    tags=["users"],
+    dependencies=[Depends(require_admin)],
+    responses=errors(401, 403),
+)
 
 
 @router.get("", summary="Every user, oldest first")

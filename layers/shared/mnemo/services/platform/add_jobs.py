@@ -110,11 +110,11 @@ class AddJobs:
         """A synchronous add: the caller waits for it, so only its end is stored (one event write, not three:
         nothing was acknowledged before it is done). Its error, if any, is the caller's."""
         started = self._clock()
-        payload = with_project_settings(command, project).to_json()
-        event = new_event(project.id, ADD, payload, started).changed(
+        command = with_project_settings(command, project)
+        event = new_event(project.id, ADD, command.to_json(), started).changed(
             status=EventStatus.RUNNING, started_at=started, updated_at=started
         )
-        return self._run(project.id, event, reraise=True, stored=False)
+        return self._run(project.id, event, reraise=True, stored=False, command=command)
 
     def process(self, project_id: str, event_id: str, *, max_attempts: int = 1) -> PlatformEvent | None:
         """Run a stored add event (the worker's job), counting the attempt in the event. An error ends the event
@@ -134,14 +134,21 @@ class AddJobs:
         return self._run(project_id, event, reraise=False, retry=event.attempts < max_attempts)
 
     def _run(
-        self, project_id: str, event: PlatformEvent, *, reraise: bool, retry: bool = False, stored: bool = True
+        self,
+        project_id: str,
+        event: PlatformEvent,
+        *,
+        reraise: bool,
+        retry: bool = False,
+        stored: bool = True,
+        command: AddCommand | None = None,
     ) -> PlatformEvent:
-        """Add what a RUNNING event asks, then store how it ended: SUCCEEDED with its results, or FAILED (or,
-        with `retry` and an error that passes, PENDING again). `stored`: the event is stored already (else this
-        writes it, once, at its end)."""
+        """Add what a RUNNING event asks (`command`: its add, when the caller has it still; else read from the
+        event), then store how it ended: SUCCEEDED with its results, or FAILED (or, with `retry` and an error that
+        passes, PENDING again). `stored`: the event is stored already (else this writes it, once, at its end)."""
         try:
-            command = AddCommand.from_json(event.payload)
-            results = self._namespaces.memory_service(project_id).add(command)
+            add = command if command is not None else AddCommand.from_json(event.payload)
+            results = self._namespaces.memory_service(project_id).add(add)
         except Exception as exc:  # the worker must survive any job; the event says what went wrong
             if retry and is_transient(exc):
                 log.warning("add event %s of project %s will be retried: %s", event.id, project_id, exc)

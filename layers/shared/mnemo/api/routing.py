@@ -1,0 +1,63 @@
+"""The route class of every router: a synchronous endpoint's answer is rendered to JSON by its response model in
+the endpoint's own worker thread.
+
+FastAPI validates a synchronous endpoint's return value against the response model in a second trip to its
+thread pool, then serializes it: on two cores under load that trip cost about half a millisecond of CPU per
+request (a search's whole answer takes 0.05 ms to render). The endpoints here build their answers as instances
+of their response models (mypy checks it), so validating them again proves nothing: `TypedRoute` renders the
+model with pydantic (honouring `response_model_exclude_unset`, the route's status code) and hands FastAPI a
+finished Response. The route keeps its response model, so /openapi.json describes the answer as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from fastapi.datastructures import DefaultPlaceholder
+from fastapi.dependencies.utils import get_typed_return_annotation
+from fastapi.routing import APIRoute
+from pydantic import TypeAdapter
+from starlette.responses import Response
+
+
+class TypedRoute(APIRoute):
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        if not inspect.iscoroutinefunction(endpoint) and not getattr(endpoint, _RENDERED, False):
+            model = kwargs.get("response_model", _INFERRED)
+            if isinstance(model, DefaultPlaceholder):  # FastAPI takes it from the return annotation; so do we
+                model = get_typed_return_annotation(endpoint)
+            if _is_model(model):
+                endpoint = _rendered(endpoint, model, kwargs)
+        super().__init__(path, endpoint, **kwargs)
+
+
+_INFERRED = DefaultPlaceholder(None)  # no response_model given: the return annotation is the model
+_RENDERED = "_mnemo_rendered"  # an endpoint already wrapped (a router included in an app makes its routes again)
+
+
+def _is_model(model: Any) -> bool:
+    """Whether the route answers JSON through a response model (not a Response it builds itself)."""
+    return model is not None and not (isinstance(model, type) and issubclass(model, Response))
+
+
+def _rendered(endpoint: Callable[..., Any], model: Any, options: dict[str, Any]) -> Callable[..., Any]:
+    adapters: list[TypeAdapter[Any]] = []  # made at the first answer: a Lambda cold start builds none it won't use
+    exclude_unset = bool(options.get("response_model_exclude_unset", False))
+    status = options.get("status_code")
+    status_code = status if isinstance(status, int) else 200
+
+    @functools.wraps(endpoint)
+    def render(*args: Any, **kwargs: Any) -> Any:
+        answer = endpoint(*args, **kwargs)
+        if isinstance(answer, Response):
+            return answer
+        if not adapters:
+            adapters.append(TypeAdapter(model))
+        body = adapters[0].dump_json(answer, by_alias=True, exclude_unset=exclude_unset)
+        return Response(body, status_code=status_code, media_type="application/json")
+
+    setattr(render, _RENDERED, True)
+    return render
