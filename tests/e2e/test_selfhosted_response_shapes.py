@@ -173,6 +173,11 @@ def test_configuration_and_entities_keep_their_exact_shapes(client: TestClient) 
         '{"message":"Configuration set successfully"}'
     )
     assert client.get("/configure").json()["custom_instructions"] == "Food."
+    # a section as it was sent: a provider without its config is shown without one, an explicit null as null
+    assert client.post("/configure", json={"llm": {"provider": "openai"}}).status_code == 200
+    assert wire(client.get("/configure")).endswith('"llm":{"provider":"openai"},"custom_instructions":"Food."}')
+    assert client.post("/configure", json={"llm": {"provider": "openai", "config": None}}).status_code == 200
+    assert client.get("/configure").json()["llm"] == {"provider": "openai", "config": None}
     providers = client.get("/configure/providers").json()
     assert keys(providers) == ["llm", "embedder"] and "local" in providers["embedder"]
 

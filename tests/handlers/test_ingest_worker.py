@@ -176,3 +176,16 @@ def test_given_a_batch_with_a_bad_job_then_only_it_and_the_later_jobs_of_its_gro
     assert retried == {"batchItemFailures": []}
     assert deployed.texts("carol") == ["Carol collects stamps."]
     assert deployed.event(carol.id).status is EventStatus.SUCCEEDED
+
+
+def test_given_an_add_really_sent_to_the_queue_when_the_worker_receives_it_then_it_runs(deployed: Deployed) -> None:
+    """Send, receive, handle: the message as SQS hands it to the function, attributes and all."""
+    queued = deployed.queue("Erin plays the cello.", "erin")
+    sqs = moto_aws.client("sqs")
+    [message] = sqs.receive_message(QueueUrl=deployed.stack.queue_url, MaxNumberOfMessages=10, AttributeNames=["All"])[
+        "Messages"
+    ]
+    assert deployed.run({"Records": [sqs_record(message)]}) == {"batchItemFailures": []}
+    sqs.delete_message(QueueUrl=deployed.stack.queue_url, ReceiptHandle=message["ReceiptHandle"])
+    assert deployed.event(queued.id).status is EventStatus.SUCCEEDED
+    assert deployed.texts("erin") == ["Erin plays the cello."]

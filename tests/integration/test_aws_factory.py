@@ -16,7 +16,6 @@ from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
 from mnemo.composition.aws_adapters import build_aws_adapters
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.errors import ConfigurationError
-from mnemo.ports.publisher import TopicEvent
 from mnemo.settings import Settings
 from tests.support.moto_aws import REGION
 
@@ -38,37 +37,30 @@ def settings(**overrides: Any) -> Settings:
     return Settings(**{**values, **overrides})
 
 
-def test_given_aws_settings_when_built_then_the_store_queue_and_publisher_talk_to_their_services(session: Any):
+def test_given_aws_settings_when_built_then_the_store_and_queue_talk_to_their_services(session: Any):
     create_memory_table(session.client("dynamodb"), "mnemo-test")
     sqs = session.client("sqs")
     queue_url = sqs.create_queue(QueueName="mnemo-jobs")["QueueUrl"]
-    topic = session.client("sns").create_topic(Name="mnemo-events")["TopicArn"]
-    events = sqs.create_queue(QueueName="mnemo-webhooks")["QueueUrl"]
-    events_arn = sqs.get_queue_attributes(QueueUrl=events, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-    session.client("sns").subscribe(TopicArn=topic, Protocol="sqs", Endpoint=events_arn)
 
-    adapters = build_aws_adapters(settings(queue_url=queue_url, topic_arn=topic), session)
+    adapters = build_aws_adapters(settings(queue_url=queue_url), session)
     try:
         memory = MemoryRecord.create("I like tea.", Scope(user_id="alice"))
         adapters.store.insert([memory], np.ones((1, 4), dtype=np.float32), [])
-        assert adapters.queue is not None and adapters.publisher is not None
+        assert adapters.queue is not None
         adapters.queue.send({"job": "extract"})
-        adapters.publisher.publish(TopicEvent("memory.add", {"memory_id": memory.id}))
 
         assert adapters.store.get(memory.id) == memory
         assert isinstance(adapters.index, OpenSearchMemoryIndex)
         job = sqs.receive_message(QueueUrl=queue_url)["Messages"][0]
         assert json.loads(job["Body"]) == {"job": "extract"}
-        delivered = json.loads(sqs.receive_message(QueueUrl=events)["Messages"][0]["Body"])
-        assert json.loads(delivered["Message"])["data"] == {"memory_id": memory.id}
     finally:
         adapters.close()
 
 
-def test_given_no_queue_or_topic_when_built_then_those_adapters_are_absent(session: Any):
+def test_given_no_queue_when_built_then_there_is_no_queue_adapter(session: Any):
     adapters = build_aws_adapters(settings(opensearch_service="aoss"), session)
 
-    assert adapters.queue is None and adapters.publisher is None
+    assert adapters.queue is None
     adapters.close()
 
 

@@ -23,6 +23,7 @@ from mnemo.services.commands import AddCommand, Message
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import AddJobs, Enqueue
 from mnemo.services.platform.add_worker import AddWorker
+from mnemo.services.platform.events import ADD, new_event
 from mnemo.services.providers import ActiveProviders, ProviderSet
 
 
@@ -158,4 +159,19 @@ def test_an_add_whose_project_is_deleted_while_it_runs_writes_nothing_back(
     )
     assert setup.store.unfinished_events() == [] and setup.store.counters(project.id) == {}
     assert namespaces.stored_namespaces() == []  # the namespace the add wrote to was dropped
+    namespaces.close()
+
+
+def test_an_event_whose_payload_is_not_an_add_ends_failed_saying_why(setup: Setup, embedder: Embedder) -> None:
+    """A stored event no version of the add could read (damaged, or written by a future version): the worker
+    ends it FAILED with the reason, and runs nothing."""
+    adds, namespaces = setup.adds(ScriptedEmbedder(embedder, []), enqueue=lambda _project, _event, _owner: None)
+    event = new_event(setup.project.id, ADD, {"messages": "not a list"}, now())
+    setup.store.save_event(event)
+
+    ended = adds.process(setup.project.id, event.id, max_attempts=3)
+
+    assert ended is not None and ended.status is EventStatus.FAILED
+    assert (ended.error or "").startswith("Not an add: messages")
+    assert namespaces.stored_namespaces() == []  # nothing ran
     namespaces.close()

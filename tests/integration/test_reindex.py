@@ -177,7 +177,7 @@ def test_given_the_aws_backend_when_reindexing_from_the_cli_then_dynamodb_feeds_
     def build(settings: Any, session: Any = None) -> aws_adapters.AwsAdapters:
         built.append(settings)
         transport = HttpTransport("https://search.example.com")
-        return aws_adapters.AwsAdapters(store, cast(Any, index), None, None, transport)
+        return aws_adapters.AwsAdapters(store, cast(Any, index), None, transport)
 
     monkeypatch.setattr(aws_adapters, "build_aws_adapters", build)
     monkeypatch.setenv("MNEMO_BACKEND", "aws")

@@ -181,3 +181,28 @@ def test_organization_roles_carry_over_to_its_projects(server: Server, tenant: T
     assert olga.add("I like figs", user_id="u", infer=False)["status"] == "SUCCEEDED"
     owner.request("DELETE", org_path + "members/", json={"email": "olga@example.com"})
     assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {key}"}).status_code == 401
+
+
+def test_a_caller_who_may_not_change_members_or_settings_learns_that_before_anything_about_the_body(
+    server: Server, tenant: Tenant
+) -> None:
+    """An organization READER, and a stranger, sending a body that is also malformed: the role check (403) or
+    the not-found (404) answers first, as it always did; only the interface's project-member add checks its body
+    first (its three outcomes)."""
+    owner = httpx.Client(base_url=server.url, headers=tenant.headers)
+    org_path = f"/api/v1/orgs/organizations/{tenant.org_id}/"
+    project_path = org_path + f"projects/{tenant.project_id}/"
+    owner.post(org_path + "members/", json={"email": "rhea@example.com", "role": "READER"})
+    key = owner.post(project_path + "api-keys/", json={"email": "rhea@example.com"}).json()["api_key"]
+    reader = httpx.Client(base_url=server.url, headers={"Authorization": f"Token {key}"})
+    stranger = httpx.Client(base_url=server.url, headers=new_tenant(server, "stranger").headers)
+    for caller, status in ((reader, 403), (stranger, 404)):
+        assert caller.post(org_path + "members/", json={}).status_code == status
+        assert caller.put(org_path + "members/", json={"role": "OWNER"}).status_code == status
+        assert caller.request("DELETE", org_path + "members/", json={}).status_code == status
+        assert caller.put(project_path + "members/", json={}).status_code == status
+        assert caller.patch(project_path, json={"custom_categories": [5]}).status_code == status
+        assert caller.post(project_path + "members/", json={}).status_code == 400  # email is required.
+    assert owner.post(org_path + "members/", json={"email": "x@example.com"}).json()["detail"] == (
+        "role is required (READER or OWNER)."
+    )

@@ -66,3 +66,25 @@ def test_an_llm_failure_ends_the_event_failed(server: Server, llm: OpenAIServer)
     event = wait_for_event(server, tenant, queued["event_id"])
     assert event["status"] == "FAILED" and "JSON" in event["error"]
     assert client.get_all(filters={"user_id": "alice"})["count"] == 0
+
+
+def test_the_deployments_instructions_reach_only_projects_without_their_own_settings(
+    server: Server, llm: OpenAIServer
+) -> None:
+    """The instructions configured for the deployment (POST /configure) stand in for a project's own, unless the
+    project files memories under custom categories: then its own instructions (or none) go with its categories."""
+    server.container.configuration.update({"custom_instructions": "Remember only what the operator wants."})
+    try:
+        filed, plain = new_tenant(server), new_tenant(server)
+        MemoryClient(api_key=filed.key, host=server.url).project.update(
+            custom_categories=[{"cuisine": "dishes and restaurants"}]
+        )
+        for tenant, operators in ((filed, False), (plain, True)):
+            llm.reply_json({"facts": []})
+            queued = MemoryClient(api_key=tenant.key, host=server.url).add("I had paella.", user_id="alice")
+            assert wait_for_event(server, tenant, queued["event_id"])["status"] == "SUCCEEDED"
+            prompt = extraction_prompt(llm)
+            assert ("Remember only what the operator wants." in prompt) is operators
+            assert ("- cuisine: dishes and restaurants" in prompt) is not operators
+    finally:
+        server.container.configuration.update({"custom_instructions": None})

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.adapters.aws.namespaces import namespace_index_name
-from mnemo.adapters.aws.publisher import SnsPublisher
 from mnemo.adapters.aws.queue import SqsQueue
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
@@ -22,7 +21,6 @@ class AwsAdapters:
     store: DynamoMemoryStore
     index: OpenSearchMemoryIndex
     queue: SqsQueue | None  # None when no queue URL is configured
-    publisher: SnsPublisher | None  # None when no topic ARN is configured
     transport: HttpTransport
     namespace_index: Callable[[str], OpenSearchMemoryIndex] | None = None  # a project's own index (`<index>-<id>`)
 
@@ -59,14 +57,11 @@ def build_aws_adapters(settings: Settings, session: Any | None = None) -> AwsAda
 
     index = index_named(settings.opensearch_index)
     queue = SqsQueue(session.client("sqs", config=config), settings.queue_url) if settings.queue_url else None
-    topic = settings.topic_arn
-    publisher = SnsPublisher(session.client("sns", config=config), topic) if topic else None
     store = DynamoMemoryStore(session.client("dynamodb", config=config), settings.dynamodb_table)
     return AwsAdapters(
         store=store,
         index=index,
         queue=queue,
-        publisher=publisher,
         transport=transport,
         namespace_index=lambda namespace: index_named(namespace_index_name(settings.opensearch_index, namespace)),
     )

@@ -30,11 +30,13 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
     memory_service = open_memory_service(storage, configuration.providers, ranking_weights(settings))
     stores = AccountStores(SqliteUserStore(database), SqliteApiKeyStore(database), SqliteRefreshTokenStore(database))
     request_log = RequestLogService(SqliteRequestLogStore(database), settings.request_log_retention_days)
-    platform = build_local_platform(settings, database, configuration.providers)
+    platform = build_local_platform(settings, database, configuration.providers, start_worker=False)
     container = assemble(
         settings, memory_service, configuration, stores, request_log, platform, serves_http=serves_http
     )
     container.closers.append(database.close)
     request_log.prune()
     container.tokens.prune()
+    if platform.worker is not None:
+        platform.worker.start()  # last: nothing after it can fail and leave its thread running
     return container

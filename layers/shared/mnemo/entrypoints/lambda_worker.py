@@ -70,9 +70,9 @@ def failed_messages(records: list[dict[str, Any]], failures: PartialItemFailureR
     return out
 
 
-def worker_entry(settings: Settings | None = None) -> WorkerEntry:
-    """The ingest worker's handler; `settings` (default: the environment, read now) names the jobs table."""
-    settings = settings or Settings()
+def worker_entry() -> WorkerEntry:
+    """The ingest worker's handler. Nothing is read at import: the settings (the jobs table, the retry delay) come
+    with the container, built at the first invocation."""
     logger = Logger()
     tracer = Tracer(patch_modules=["botocore", "httpx"])
     metrics = Metrics()
@@ -84,19 +84,23 @@ def worker_entry(settings: Settings | None = None) -> WorkerEntry:
     idempotency = IdempotencyConfig(
         event_key_jmespath="job_id", raise_on_no_idempotency_key=True, expires_after_seconds=JOB_RECORD_DAYS * 86400
     )
+    recorded: list[Callable[..., dict[str, Any]]] = []  # run_job, idempotent once the jobs table is known
 
-    @idempotent_function(
-        data_keyword_argument="job",
-        config=idempotency,
-        persistence_store=DynamoDBPersistenceLayer(table_name=settings.jobs_table),
-    )
     def run_job(job: dict[str, Any]) -> dict[str, Any]:
         """The job's summary (memory ids and events, never text): what the jobs table keeps."""
         return _platform(container.get()).jobs.run(job)
 
+    def recorded_run(job: dict[str, Any]) -> dict[str, Any]:
+        if not recorded:
+            jobs = DynamoDBPersistenceLayer(table_name=container.get().settings.jobs_table)
+            recorded.append(
+                idempotent_function(data_keyword_argument="job", config=idempotency, persistence_store=jobs)(run_job)
+            )
+        return recorded[0](job=job)
+
     @tracer.capture_method(capture_response=False)
     def record_handler(record: SQSRecord) -> dict[str, Any]:
-        summary: dict[str, Any] = run_job(job=json.loads(record.body))
+        summary = recorded_run(json.loads(record.body))
         metrics.add_metric(name="JobsStored", unit=MetricUnit.Count, value=1)
         return summary
 
@@ -113,10 +117,19 @@ def worker_entry(settings: Settings | None = None) -> WorkerEntry:
         failed = failed_messages(event.get("Records", []), response)
         if failed:
             metrics.add_metric(name="JobsRetried", unit=MetricUnit.Count, value=len(failed))
-            retry_soon(boto3.client("sqs"), failed, container.get().settings.job_retry_seconds)
+            retry_soon(boto3.client("sqs"), failed, _retry_seconds(container))
         return response
 
     return WorkerEntry(container, handler)
+
+
+def _retry_seconds(container: LazyContainer) -> float:
+    """The first retry delay of the settings in effect (the default should the container not build: its jobs
+    failed, and must still come back soon)."""
+    if container.built:
+        return container.get().settings.job_retry_seconds
+    default: float = Settings.model_fields["job_retry_seconds"].default
+    return default
 
 
 def _platform(container: Container) -> PlatformServices:

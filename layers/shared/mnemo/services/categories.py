@@ -3,10 +3,24 @@ them a memory is filed under."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from mnemo.domain.text import keywords
+from mnemo.errors import ValidationError
 from mnemo.services.commands import Category
+
+
+def parse_categories(raw: Any) -> tuple[Category, ...]:
+    """Custom categories as clients send them: a list of single-entry {name: description} objects (a bare name, as
+    a project's settings may list it, has an empty description)."""
+    out: list[Category] = []
+    for item in raw or []:
+        entry = {item: ""} if isinstance(item, str) else item
+        if not isinstance(entry, Mapping) or not all(isinstance(v, str) for v in entry.values()):
+            raise ValidationError("custom_categories must be a list of {name: description} objects.")
+        out.extend((str(k), v) for k, v in entry.items())
+    return tuple(out)
 
 
 def with_categories(instructions: str | None, categories: Sequence[Category]) -> str | None:

@@ -104,7 +104,7 @@ class AddCommand:
             instructions=parsed.custom_instructions,
             custom_categories=tuple((name, text) for entry in parsed.custom_categories for name, text in entry.items()),
             procedural=parsed.procedural,
-            timestamp=datetime.fromtimestamp(parsed.timestamp, tz=UTC) if parsed.timestamp is not None else None,
+            timestamp=datetime.fromtimestamp(parsed.timestamp, tz=UTC) if parsed.timestamp else None,  # 0: none
             multilingual=parsed.multilingual,
         )
 

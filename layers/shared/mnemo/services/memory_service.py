@@ -133,9 +133,7 @@ class MemoryService:
         facts = llm_extraction.extract_facts(
             llm,
             conversation,
-            instructions=with_categories(
-                command.instructions or self.providers.get().custom_instructions, command.custom_categories
-            ),
+            instructions=self._instructions(command),
             multilingual=command.multilingual,
             today=now().date(),
         )
@@ -155,6 +153,13 @@ class MemoryService:
         )
         fresh = [r for r in added if r.event is Event.ADD]
         return [*added, *self._apply_decisions(decisions, refs, fresh, embedded)]
+
+    def _instructions(self, command: AddCommand) -> str | None:
+        """The extraction's instructions: the add's own, else the configured ones; an add with custom categories
+        (a platform project's) uses its own only, followed by its categories."""
+        if command.custom_categories:
+            return with_categories(command.instructions, command.custom_categories)
+        return command.instructions or self.providers.get().custom_instructions
 
     def _related(self, fact_vectors: Vectors, scope: Scope) -> list[MemoryRecord]:
         """The active memories of the scope closest to each new fact, each once, in the order found."""

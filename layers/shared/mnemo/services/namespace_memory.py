@@ -53,7 +53,7 @@ class NamespaceMemoryServices:
         """Every memory, history entry and index entry of the namespace, for good."""
         with self._lock:
             self._services.pop(namespace, None)
-            self._namespaces.drop(namespace)
+        self._namespaces.drop(namespace)  # not under the lock: other namespaces stay usable while it runs
 
     def stored_namespaces(self) -> list[str]:
         return self._namespaces.stored_namespaces()

@@ -81,7 +81,7 @@ def retry_soon(client: Any, failed: Iterable[FailedMessage], first_delay: float)
             client.change_message_visibility(
                 QueueUrl=queue_url(message.queue_arn), ReceiptHandle=message.receipt_handle, VisibilityTimeout=delay
             )
-        except (BotoCoreError, ClientError):  # the message still comes back, later
+        except (BotoCoreError, ClientError, ValueError):  # the message still comes back, later
             log.warning("could not shorten the visibility of a failed message", exc_info=True)
             continue
         shortened += 1

@@ -14,6 +14,7 @@ from mnemo.api.parsing import clean_id, parse_expiration
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Scope
 from mnemo.errors import ValidationError
+from mnemo.services.categories import parse_categories
 from mnemo.services.commands import AddCommand, Category, Message
 from mnemo.services.platform import filters as pf
 
@@ -133,13 +134,10 @@ def messages_of(raw: list[Any] | str | dict[str, Any]) -> list[Message]:
 
 
 def categories_of(raw: list[Any] | None) -> tuple[Category, ...]:
-    """custom_categories: a list of single-entry {name: description} objects."""
-    out: list[Category] = []
-    for item in raw or []:
-        if not isinstance(item, Mapping) or not all(isinstance(v, str) for v in item.values()):
-            raise ValidationError("custom_categories must be a list of {name: description} objects.")
-        out.extend((str(k), v) for k, v in item.items())
-    return tuple(out)
+    """An add's custom_categories: a list of single-entry {name: description} objects."""
+    if any(isinstance(item, str) for item in raw or []):
+        raise ValidationError("custom_categories must be a list of {name: description} objects.")
+    return parse_categories(raw)
 
 
 def timestamp_of(raw: int | float | str | None) -> datetime | None:

@@ -21,9 +21,7 @@ from mnemo.api.platform.bodies import (
     MAX_INSTRUCTIONS,
     MAX_NAME,
     Lenient,
-    categories_of,
 )
-from mnemo.api.platform.responses.common import select
 from mnemo.api.platform.responses.tenancy import (
     PROJECT_FIELDS,
     KeyCreatedOut,
@@ -78,18 +76,6 @@ class ProjectPatch(Lenient):
     decay: bool | None = None
 
 
-def _email_of(body: MemberBody) -> str:
-    if not body.email:
-        raise ValidationError("email is required.")
-    return body.email
-
-
-def _role_of(body: MemberBody) -> str:
-    if not body.role:
-        raise ValidationError("role is required (READER or OWNER).")
-    return body.role
-
-
 # ---- organizations --------------------------------------------------------------------------------------
 
 
@@ -131,7 +117,7 @@ def org_members(org_id: str, caller: Caller, tenancy: TenancyServiceDep) -> Memb
 
 @router.post(ORG + "members/", summary="Add a member to an organization (OWNER)", responses=errors(400, 401, 403, 404))
 def add_org_member(org_id: str, body: MemberBody, caller: Caller, tenancy: TenancyServiceDep) -> MessageOut:
-    tenancy.add_org_member(org_id, caller.user, _email_of(body), _role_of(body))
+    tenancy.add_org_member(org_id, caller.user, body.email, body.role)
     return MessageOut(message="User added to the organization successfully.")
 
 
@@ -139,7 +125,7 @@ def add_org_member(org_id: str, body: MemberBody, caller: Caller, tenancy: Tenan
     ORG + "members/", summary="Change an organization member's role (OWNER)", responses=errors(400, 401, 403, 404)
 )
 def update_org_member(org_id: str, body: MemberBody, caller: Caller, tenancy: TenancyServiceDep) -> MessageOut:
-    tenancy.update_org_member(org_id, caller.user, _email_of(body), _role_of(body))
+    tenancy.update_org_member(org_id, caller.user, body.email, body.role)
     return MessageOut(message="User role updated successfully.")
 
 
@@ -149,7 +135,7 @@ def update_org_member(org_id: str, body: MemberBody, caller: Caller, tenancy: Te
     responses=errors(400, 401, 403, 404),
 )
 def remove_org_member(org_id: str, body: MemberBody, caller: Caller, tenancy: TenancyServiceDep) -> MessageOut:
-    tenancy.remove_org_member(org_id, caller.user, _email_of(body))
+    tenancy.remove_org_member(org_id, caller.user, body.email)
     return MessageOut(message="Member removed from the organization.")
 
 
@@ -175,6 +161,7 @@ def create_project(org_id: str, body: NameBody, caller: Caller, tenancy: Tenancy
     PROJECT,
     summary="One project; `fields` lists the fields to return (e.g. ?fields=decay)",
     response_description="The project; only the keys `fields` named when it names some.",
+    response_model=ProjectOut | ProjectFieldsOut,
     response_model_exclude_unset=True,
     responses=errors(400, 401, 404),
 )
@@ -184,33 +171,33 @@ def get_project(
     caller: Caller,
     tenancy: TenancyServiceDep,
     fields: Annotated[list[str] | None, Query()] = None,
-) -> ProjectOut | ProjectFieldsOut:
+) -> ProjectOut | JSONResponse:
     found = tenancy.project(org_id, project_id, caller.user)
     wanted = [name.strip() for value in fields or () for name in value.split(",") if name.strip()]
     unknown = [name for name in wanted if name not in PROJECT_FIELDS]
     if unknown:
         raise ValidationError(f"Unknown project fields: {', '.join(unknown)}. Known: {', '.join(PROJECT_FIELDS)}.")
-    return select(ProjectOut.of(found), wanted, ProjectFieldsOut)
+    project = ProjectOut.of(found)
+    if not wanted:
+        return project
+    shown = project.model_dump(mode="json")
+    return JSONResponse({name: shown[name] for name in wanted})  # in the order asked for (a ProjectFieldsOut)
 
 
-def _project_changes(body: ProjectPatch) -> dict[str, Any]:
-    changes: dict[str, Any] = {}
-    for name in ("name", "description", "custom_instructions", "multilingual", "decay"):
-        if name in body.model_fields_set and getattr(body, name) is not None:
-            changes[name] = getattr(body, name)
-    if "custom_instructions" in body.model_fields_set and body.custom_instructions is None:
-        changes["custom_instructions"] = None
-    if "custom_categories" in body.model_fields_set:
-        raw = [{name: ""} if isinstance(name, str) else name for name in body.custom_categories or []]
-        changes["custom_categories"] = tuple({name: text} for name, text in categories_of(raw))
-    return changes
+def _project_patch(body: ProjectPatch) -> dict[str, Any]:
+    """The settings the body sets (an explicit null clears custom_instructions; other nulls change nothing)."""
+    patch: dict[str, Any] = {}
+    for name in ("name", "description", "custom_instructions", "multilingual", "decay", "custom_categories"):
+        if name in body.model_fields_set:
+            patch[name] = getattr(body, name)
+    return patch
 
 
 @router.patch(PROJECT, summary="Update a project's settings (OWNER)", responses=errors(400, 401, 403, 404))
 def update_project(
     org_id: str, project_id: str, body: ProjectPatch, caller: Caller, tenancy: TenancyServiceDep
 ) -> ProjectUpdatedOut:
-    updated = tenancy.update_project(org_id, project_id, caller.user, _project_changes(body))
+    updated = tenancy.update_project(org_id, project_id, caller.user, _project_patch(body))
     return ProjectUpdatedOut.of(updated)
 
 
@@ -257,9 +244,8 @@ def _member_change(run: Callable[[], None], success: str) -> MessageOut | JSONRe
 def add_project_member(
     org_id: str, project_id: str, body: MemberBody, caller: Caller, tenancy: TenancyServiceDep
 ) -> MessageOut | JSONResponse:
-    email, role = _email_of(body), _role_of(body)
     return _member_change(
-        lambda: tenancy.add_project_member(org_id, project_id, caller.user, email, role), MEMBER_ADDED
+        lambda: tenancy.add_project_member(org_id, project_id, caller.user, body.email, body.role), MEMBER_ADDED
     )
 
 
@@ -269,7 +255,7 @@ def add_project_member(
 def update_project_member(
     org_id: str, project_id: str, body: MemberBody, caller: Caller, tenancy: TenancyServiceDep
 ) -> MessageOut:
-    tenancy.update_project_member(org_id, project_id, caller.user, _email_of(body), _role_of(body))
+    tenancy.update_project_member(org_id, project_id, caller.user, body.email, body.role)
     return MessageOut(message="User role updated successfully.")
 
 

@@ -17,7 +17,11 @@ router = APIRouter(
 )
 
 
-@router.get("/configure", summary="The current configuration, secrets redacted")
+@router.get(
+    "/configure",
+    summary="The current configuration, secrets redacted",
+    response_model_exclude_unset=True,  # shown as stored: a section's missing key stays missing
+)
 def get_configuration(configuration: ConfigurationServiceDep) -> ConfigurationOut:
     return ConfigurationOut.of(configuration.redacted())
 

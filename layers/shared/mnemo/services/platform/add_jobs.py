@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from mnemo.domain.memory import now
@@ -57,7 +57,15 @@ def with_project_settings(command: AddCommand, project: Project) -> AddCommand:
         instructions=command.instructions or project.custom_instructions,
         custom_categories=categories,
         multilingual=project.multilingual,
+        timestamp=whole_seconds(command.timestamp),
     )
+
+
+def whole_seconds(moment: datetime | None) -> datetime | None:
+    """A platform add's timestamp as its event keeps it: Unix seconds (0 is no timestamp), so that an add run at
+    once and one run from its event make the same memory."""
+    seconds = int(moment.timestamp()) if moment is not None else 0
+    return datetime.fromtimestamp(seconds, tz=UTC) if seconds else None
 
 
 def add_result_view(result: AddResult) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from mnemo.domain.tenancy import (
 )
 from mnemo.errors import AuthenticationError, NotFoundError, PermissionDeniedError, ValidationError
 from mnemo.ports.tenancy_store import DirectoryStore, role_of
+from mnemo.services.categories import parse_categories
 
 log = logging.getLogger("mnemo.platform")
 
@@ -188,18 +189,21 @@ class TenancyService:
     def org_members(self, org_id: str, user: PlatformUser) -> list[Member]:
         return self._store.org_members(self._org_for(org_id, user).id)
 
-    def add_org_member(self, org_id: str, user: PlatformUser, email: str, role: Any) -> None:
+    def add_org_member(self, org_id: str, user: PlatformUser, email: Any, role: Any) -> None:
         org = self._org_for(org_id, user, Role.OWNER)
-        checked = parse_role(role)
-        self._store.set_org_member(org.id, self._user(email), checked)
+        email, role = required_email(email), required_role(role)
+        member = self._user(email)
+        self._store.set_org_member(org.id, member, parse_role(role))
 
-    def update_org_member(self, org_id: str, user: PlatformUser, email: str, role: Any) -> None:
+    def update_org_member(self, org_id: str, user: PlatformUser, email: Any, role: Any) -> None:
         org = self._org_for(org_id, user, Role.OWNER)
+        email, role = required_email(email), required_role(role)
         member = self._member_user(self._store.org_members(org.id), email)
         self._store.set_org_member(org.id, member, parse_role(role))
 
-    def remove_org_member(self, org_id: str, user: PlatformUser, email: str) -> None:
+    def remove_org_member(self, org_id: str, user: PlatformUser, email: Any) -> None:
         org = self._org_for(org_id, user, Role.OWNER)
+        email = required_email(email)
         members = self._store.org_members(org.id)
         member = self._member_user(members, email)
         if role_of(members, member.id) is Role.OWNER and sum(m.role is Role.OWNER for m in members) == 1:
@@ -226,10 +230,11 @@ class TenancyService:
         project, role = self._project_for(org_id, project_id, user)
         return ProjectDetails(project, self._store.project_members(project.id), role)
 
-    def update_project(
-        self, org_id: str, project_id: str, user: PlatformUser, changes: dict[str, Any]
-    ) -> ProjectDetails:
+    def update_project(self, org_id: str, project_id: str, user: PlatformUser, patch: dict[str, Any]) -> ProjectDetails:
+        """`patch`: the settings the caller sent (name, description, custom_instructions, custom_categories,
+        multilingual, decay); a null clears custom_instructions and custom_categories and changes nothing else."""
         project, role = self._project_for(org_id, project_id, user, Role.OWNER)
+        changes = project_changes(patch)
         if "name" in changes and not str(changes["name"]).strip():
             raise ValidationError("name must not be empty.")
         if not changes:
@@ -248,13 +253,16 @@ class TenancyService:
         project, _role = self._project_for(org_id, project_id, user)
         return self._store.project_members(project.id)
 
-    def add_project_member(self, org_id: str, project_id: str, user: PlatformUser, email: str, role: Any) -> None:
+    def add_project_member(self, org_id: str, project_id: str, user: PlatformUser, email: Any, role: Any) -> None:
+        """The body is checked first here (the interface's three outcomes: done, not allowed, not found)."""
+        email, role = required_email(email), required_role(role)
         project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
         checked = parse_role(role)
         self._store.set_project_member(project.id, self._user(email), checked)
 
-    def update_project_member(self, org_id: str, project_id: str, user: PlatformUser, email: str, role: Any) -> None:
+    def update_project_member(self, org_id: str, project_id: str, user: PlatformUser, email: Any, role: Any) -> None:
         project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
+        email, role = required_email(email), required_role(role)
         member = self._member_user(self._store.project_members(project.id), email)
         self._store.set_project_member(project.id, member, parse_role(role))
 
@@ -365,6 +373,34 @@ class TenancyService:
             if member.user.email == address:
                 return member.user
         raise NotFoundError("No member with this email.")
+
+
+def required_email(email: Any) -> str:
+    if not email:
+        raise ValidationError("email is required.")
+    return email if isinstance(email, str) else str(email)
+
+
+def required_role(role: Any) -> Any:
+    if not role:
+        raise ValidationError("role is required (READER or OWNER).")
+    return role
+
+
+def project_changes(patch: dict[str, Any]) -> dict[str, Any]:
+    """The changes a project patch makes: set values, a cleared custom_instructions, the categories parsed."""
+    changes = {
+        name: value
+        for name, value in patch.items()
+        if name in ("name", "description", "custom_instructions", "multilingual", "decay") and value is not None
+    }
+    if "custom_instructions" in patch and patch["custom_instructions"] is None:
+        changes["custom_instructions"] = None
+    if "custom_categories" in patch:
+        changes["custom_categories"] = tuple(
+            {name: text} for name, text in parse_categories(patch["custom_categories"])
+        )
+    return changes
 
 
 def parse_role(role: Any) -> Role:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from mnemo.api.responses import MessageOut, Timestamp
 from mnemo.domain.entities import EntityCount
@@ -16,8 +17,10 @@ class ProviderSection(BaseModel):
 
     model_config = ConfigDict(extra="allow")  # keys of an older stored configuration are shown as they are
 
-    provider: str = Field(description="The provider's name.", examples=["openai"])
-    config: dict[str, Any] = Field(
+    # Both as stored: a section sent without its config (`{"provider": "openai"}`) is shown without one.
+    provider: str | SkipJsonSchema[None] = Field(default=None, description="The provider's name.", examples=["openai"])
+    config: dict[str, Any] | None = Field(
+        default=None,
         description="Its settings; secrets (api_key, password, …) shown as [redacted].",
         examples=[{"model": "gpt-4.1-mini", "api_key": "[redacted]"}],
     )
