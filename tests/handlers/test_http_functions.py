@@ -339,6 +339,12 @@ def test_the_admin_function_serves_the_explorer_of_the_whole_api(deployed: Deplo
     docs = deployed.call("admin/docs")
     assert docs.status == 200
     assert "swagger-ui" in docs.body
+    assert "/docs/assets/swagger-ui-bundle.js" in docs.body and "https://" not in docs.body  # no CDN
+    asset = deployed.call("admin/docs_asset")  # routed by GET /docs/{proxy+}; 1.5 MB, under Lambda's 6 MB
+    assert (asset.status, asset.headers["content-type"]) == (200, "text/javascript; charset=utf-8")
+    assert "SwaggerUIBundle" in asset.body
+    redoc = deployed.call("admin/redoc")
+    assert redoc.status == 200 and "/docs/assets/redoc.standalone.js" in redoc.body
     description = deployed.call("admin/openapi")
     assert description.status == 200
     paths = set(description.body["paths"])

@@ -387,6 +387,8 @@ def test_llm_auth_failure_is_502_provider_auth_failed(api: TestClient, llm_serve
 def test_llm_failure_on_the_decision_call_stores_nothing(
     api: TestClient, llm_server: OpenAIServer, status: int, code: str
 ) -> None:
+    once = api.post("/configure", json={"llm": {"provider": "openai", "config": {"max_retries": 0}}})
+    assert once.status_code == 200, once.text  # one attempt: the failure is the caller's at once
     llm_server.reply(json.dumps({"facts": ["Lives in Lisbon"]}), HTTPFailure(status))
     response = add(api, "I live in Lisbon.")
     assert response.status_code == 502
@@ -567,8 +569,10 @@ def test_a_failed_embedder_switch_keeps_the_old_embedder(
     _lisbon, tea = add_verbatim(client, "I live in Lisbon", "My favourite drink is green tea")
     before = client.get("/configure").json()
     llm_server.fail_next(500)
+    embedder = openai_embedder(llm_server)
+    embedder["config"]["max_retries"] = 0  # one attempt: the switch fails at once
 
-    response = client.post("/configure", json={"embedder": openai_embedder(llm_server)})
+    response = client.post("/configure", json={"embedder": embedder})
 
     assert response.status_code == 502
     assert response.json()["code"] == "provider_unavailable"
@@ -583,3 +587,74 @@ def test_a_failed_embedder_switch_keeps_the_old_embedder(
             assert searched(again, "green tea")[0]["id"] == tea
     finally:
         restarted.close()
+
+
+# ---- retries of transient provider failures -----------------------------------------------------------
+
+
+def test_a_rate_limit_on_a_synchronous_add_is_retried_not_a_502(api: TestClient, llm_server: OpenAIServer) -> None:
+    llm_server.fail_next(429)  # the extraction call is throttled once; the default config retries it
+    script(llm_server, ["Lives in Lisbon"], [{"id": "new", "text": "Lives in Lisbon", "event": "ADD"}])
+
+    response = add(api, "I live in Lisbon.")
+
+    assert response.status_code == 200, response.text
+    assert [r["event"] for r in response.json()["results"]] == ["ADD"]
+    assert len(llm_server.chat_requests) == 3  # the throttled call, its retry, the decision
+    assert llm_server.chat_requests[0].body == llm_server.chat_requests[1].body
+    assert [m["memory"] for m in listed(api)] == ["Lives in Lisbon"]
+
+
+@pytest.mark.parametrize(("status", "code"), [(429, "provider_rate_limited"), (500, "provider_unavailable")])
+def test_a_decision_call_failing_past_its_retries_stores_nothing(
+    api: TestClient, llm_server: OpenAIServer, status: int, code: str
+) -> None:
+    retry = api.post("/configure", json={"llm": {"provider": "openai", "config": {"max_retries": 1}}})
+    assert retry.status_code == 200, retry.text
+    now = {"retry-after-ms": "0"}  # the provider asks for no wait: the test does not sleep
+    llm_server.reply(json.dumps({"facts": ["Lives in Lisbon"]}), HTTPFailure(status, now), HTTPFailure(status, now))
+
+    response = add(api, "I live in Lisbon.")
+
+    assert response.status_code == 502
+    assert response.json()["code"] == code
+    assert f"({status}) after 1 retry over " in response.json()["detail"]
+    assert len(llm_server.chat_requests) == 3
+    assert listed(api) == []
+
+
+def test_an_embedder_switch_failing_past_its_retries_keeps_the_old_embedder(
+    client: TestClient, llm_server: OpenAIServer
+) -> None:
+    add_verbatim(client, "I live in Lisbon")
+    before = client.get("/configure").json()
+    llm_server.fail_next(503, times=2, headers={"Retry-After": "0"})
+    embedder = openai_embedder(llm_server)
+    embedder["config"]["max_retries"] = 1
+
+    response = client.post("/configure", json={"embedder": embedder})
+
+    assert response.status_code == 502
+    assert response.json()["code"] == "provider_unavailable"
+    assert "(503) after 1 retry" in response.json()["detail"]
+    assert client.get("/configure").json() == before
+
+
+@pytest.mark.parametrize(
+    ("kind", "config", "named"),
+    [
+        ("llm", {"max_retries": -1}, "max_retries"),
+        ("llm", {"max_retries": "many"}, "max_retries"),
+        ("llm", {"total_timeout": 0}, "total_timeout"),
+        ("embedder", {"max_retries": 11}, "max_retries"),
+        ("embedder", {"total_timeout": "long"}, "total_timeout"),
+    ],
+)
+def test_configure_rejects_bad_retry_settings(api: TestClient, kind: str, config: dict[str, Any], named: str) -> None:
+    before = api.get("/configure").json()
+
+    response = api.post("/configure", json={kind: {"provider": "openai", "config": config}})
+
+    assert response.status_code == 400, response.text
+    assert named in response.json()["detail"]
+    assert api.get("/configure").json() == before

@@ -8,7 +8,9 @@
   vectors. Rows are *not* unit length (the client must normalise them) and, unless told otherwise, are sent
   in reverse order with their `index`.
 - Every request is recorded (path, lower-cased headers, JSON body) for assertions.
-- `fail_next(status)` makes the next call answer an HTTP error; `respond_raw_next(...)` sends any body.
+- `fail_next(status, headers=...)` makes the next call answer an HTTP error (with these headers, e.g.
+  `{"Retry-After": "2"}`); calling it again scripts the call after, and so on. `respond_raw_next(...)` sends
+  any body.
 
 Usage::
 
@@ -25,8 +27,8 @@ import re
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -36,9 +38,10 @@ import numpy as np
 
 @dataclass(frozen=True, slots=True)
 class HTTPFailure:
-    """A scripted chat reply that is an HTTP error instead of a completion."""
+    """A scripted chat reply that is an HTTP error instead of a completion (with these response headers)."""
 
     status: int
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 Reply = str | Callable[[dict[str, Any]], str] | HTTPFailure
@@ -66,6 +69,7 @@ class RawResponse:
     status: int
     body: bytes
     content_type: str = "application/json"
+    headers: tuple[tuple[str, str], ...] = ()  # more response headers, e.g. (("Retry-After", "2"),)
 
 
 def embedding_for(text: str, dimension: int) -> list[float]:
@@ -163,16 +167,24 @@ class OpenAIServer:
         """Queue chat-completion replies whose text is each object serialised as JSON."""
         self.reply(*(json.dumps(o) for o in objects))
 
-    def fail_next(self, status: int, times: int = 1) -> None:
-        """Answer the next `times` calls (to any path) with this HTTP error status and an OpenAI error body."""
+    def fail_next(self, status: int, times: int = 1, *, headers: Mapping[str, str] | None = None) -> None:
+        """Answer the next `times` calls (to any path) with this HTTP error status, an OpenAI error body and
+        these headers; after any calls already scripted, so that calls in turn script a sequence."""
         for _ in range(times):
             response = _error(status, f"scripted {status}")
-            self.respond_raw_next(response.status, response.body)
+            self.respond_raw_next(response.status, response.body, headers=headers)
 
-    def respond_raw_next(self, status: int, body: bytes, content_type: str = "application/json") -> None:
-        """Answer the next call (to any path) with exactly this status and body."""
+    def respond_raw_next(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str = "application/json",
+        *,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        """Answer the next call (to any path) with exactly this status, body and headers."""
         with self._lock:
-            self._overrides.append(RawResponse(status, body, content_type))
+            self._overrides.append(RawResponse(status, body, content_type, tuple((headers or {}).items())))
 
     @property
     def pending_replies(self) -> int:
@@ -234,7 +246,8 @@ class OpenAIServer:
                 return _error(500, "no scripted chat reply left")
             reply = self._replies.popleft()
         if isinstance(reply, HTTPFailure):
-            return _error(reply.status, f"scripted {reply.status}")
+            failure = _error(reply.status, f"scripted {reply.status}")
+            return RawResponse(failure.status, failure.body, failure.content_type, tuple(reply.headers.items()))
         content = reply(body) if callable(reply) else reply
         prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
         completion_tokens = len(content.split())
@@ -289,6 +302,8 @@ class OpenAIServer:
         handler.send_response(response.status)
         handler.send_header("Content-Type", response.content_type)
         handler.send_header("Content-Length", str(len(response.body)))
+        for name, value in response.headers:
+            handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.write(response.body)
 

@@ -2,16 +2,42 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 def _env(name: str) -> AliasChoices:
     """Read from MNEMO_<NAME>, or from <NAME> as Mem0's server names it."""
     return AliasChoices(f"MNEMO_{name}", name)
+
+
+_ORIGIN = re.compile(r"^https?://[^/?#\s*]+$")
+
+
+def browser_origin(value: str) -> str:
+    """A web origin as browsers send it in `Origin` (`scheme://host[:port]`; a trailing slash is dropped)."""
+    origin = value.strip().rstrip("/").lower()  # browsers send the scheme and host in lower case
+    if not _ORIGIN.match(origin):
+        raise ValueError(
+            f"{value!r} is not a web origin: write scheme://host[:port], e.g. https://dashboard.example.com "
+            "(no path, no wildcard: list each origin)"
+        )
+    return origin
+
+
+def origin_list(value: Any) -> Any:
+    """An origin list from the environment: a JSON list, or comma-separated; empty is the empty list."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith("["):
+        return json.loads(text)
+    return [part for part in (p.strip() for p in text.split(",")) if part]
 
 
 class Settings(BaseSettings):
@@ -80,6 +106,41 @@ class Settings(BaseSettings):
     rate_limit_login: int = Field(default=10, ge=0)
     rate_limit_refresh: int = Field(default=20, ge=0)
     request_log_retention_days: int = Field(default=30, ge=1, validation_alias=_env("REQUEST_LOG_RETENTION_DAYS"))
+
+    # ---- CORS: the browser origins that may call the API (mnemo.api.app.create_app's cors_origins) ----
+    dashboard_url: str = Field(
+        default="http://localhost:3000",
+        validation_alias=_env("DASHBOARD_URL"),
+        description="The dashboard's origin, allowed by CORS as Mem0's server allows it; empty: none.",
+    )
+    cors_origins: Annotated[list[str] | None, NoDecode] = Field(
+        default=None,
+        description="More allowed origins beside dashboard_url (comma-separated or a JSON list). Unset: "
+        "dashboard_url alone; set but empty: CORS off, no origin allowed at all.",
+    )
+
+    @field_validator("dashboard_url")
+    @classmethod
+    def _dashboard_origin(cls, value: str) -> str:
+        return browser_origin(value) if value.strip() else ""
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _origin_list(cls, value: Any) -> Any:
+        return origin_list(value)
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else [browser_origin(v) for v in value]
+
+    @property
+    def cors_allowed_origins(self) -> tuple[str, ...]:
+        """Every origin CORS allows: dashboard_url and cors_origins; none when cors_origins is set empty."""
+        if self.cors_origins == []:
+            return ()
+        listed = [self.dashboard_url, *(self.cors_origins or ())]
+        return tuple(dict.fromkeys(o for o in listed if o))
 
     @property
     def database_path(self) -> Path:

@@ -89,9 +89,9 @@ def test_entity_ids_are_bounded_in_bytes_as_well_as_characters(server: Server, t
         response = client.request(method, path, json=body)
         assert response.status_code == 400, (path, response.text)
         assert "512 bytes" in response.json()["detail"]
-    # each fits a key; the three together, escaped as JSON (six bytes per control character), are too long
-    # for a plain dedup key
-    longest = {"user_id": EMOJI * 128, "agent_id": "\x01" * 254 + "a", "run_id": "\x01" * 254 + "r"}
+    # each fits a key; the three together, escaped as JSON (two bytes per quote), are too long for a plain dedup
+    # key (control characters, six bytes escaped, are no part of an id: a 400)
+    longest = {"user_id": EMOJI * 128, "agent_id": '"' * 254 + "a", "run_id": '"' * 254 + "r"}
     message = {"messages": [{"role": "user", "content": "I keep bees"}], "infer": False, **longest}
     first = client.post("/v3/memories/add/", json=message)
     assert first.status_code == 200, first.text

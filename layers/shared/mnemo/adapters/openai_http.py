@@ -1,51 +1,244 @@
-"""A small client for OpenAI-compatible HTTP APIs (OpenAI, vLLM, Ollama, LM Studio, …) over httpx."""
+"""A small client for OpenAI-compatible HTTP APIs (OpenAI, vLLM, Ollama, LM Studio, …) over httpx.
+
+Transient failures (HTTP 429, 500, 502, 503, 504, a connection that fails or drops, a timeout) are retried
+with exponential backoff and full jitter, or after the delay the provider asks for (`retry-after-ms`, else
+`Retry-After` in seconds or as an HTTP date), all within one deadline for the whole call: no retry starts
+that could not finish before it, and each attempt's timeout is cut to the time left. Any other failure is
+raised at once. The error a caller finally sees keeps the failure's `code` and says how often it was retried.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import logging
+import math
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import UTC
+from email.utils import parsedate_to_datetime
+from typing import Annotated, Any
 
 import httpx
+from pydantic import AfterValidator, Field
 
 from mnemo.errors import ProviderError
 
+log = logging.getLogger("mnemo.openai")
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_MAX_RETRIES = 4
+RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
+# A transport failure that may pass: the connection was refused, reset or dropped, or a proxy failed.
+RETRIED_TRANSPORT_ERRORS = (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError)
+RETRY_SHORTLY = "Retry shortly."
+_MIN_ATTEMPT_SECONDS = 0.001  # an attempt's timeout is never zero (httpx would read that as "no timeout")
+
+# The retry keys of both `openai` provider configs: how many retries at most (0: none), and the seconds the
+# whole call may take, retries included (None: twice the per-attempt `timeout`).
+MaxRetries = Annotated[int, Field(ge=0, le=10, strict=True)]
+TotalTimeout = Annotated[float, Field(gt=0, allow_inf_nan=False)] | None
+
+
+def _header_safe(value: str) -> str:
+    """A value sent in an HTTP header (the API key, as `Authorization: Bearer …`): printable ASCII only."""
+    if not (value.isascii() and value.isprintable()):
+        raise ValueError("must be printable ASCII: it is sent in an HTTP header")
+    return value
+
+
+ApiKey = Annotated[str, Field(max_length=1_024), AfterValidator(_header_safe)]
+ModelName = Annotated[str, Field(min_length=1, max_length=255)]
+BaseUrl = Annotated[str, Field(min_length=1, max_length=2_048, pattern=r"^https?://")]
+
+
+def full_jitter(ceiling: float) -> float:
+    """A delay drawn uniformly from [0, ceiling] ("full jitter"): clients that failed together spread out."""
+    return random.uniform(0.0, ceiling)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How a call is retried: at most `max_retries` retries, the n-th (from 0) after up to
+    `min(max_backoff, first_backoff * 2**n)` seconds, and the whole call within `deadline` seconds."""
+
+    max_retries: int = DEFAULT_MAX_RETRIES
+    first_backoff: float = 0.5
+    max_backoff: float = 8.0
+    deadline: float = 120.0
+
+    @classmethod
+    def for_timeout(cls, timeout: float, max_retries: int, total_timeout: float | None) -> RetryPolicy:
+        """The policy of a provider config: the deadline is `total_timeout`, or twice the per-attempt timeout."""
+        return cls(max_retries=max_retries, deadline=total_timeout if total_timeout is not None else 2 * timeout)
+
+    def backoff_ceiling(self, retry: int) -> float:
+        return min(self.max_backoff, self.first_backoff * 2.0 ** min(retry, 30))
+
+
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """How a client keeps time and waits; injectable, so that tests neither wait nor depend on chance."""
+
+    clock: Callable[[], float] = time.monotonic  # for the deadline and the elapsed time
+    wall_clock: Callable[[], float] = time.time  # for a Retry-After given as an HTTP date
+    sleep: Callable[[float], None] = time.sleep
+    jitter: Callable[[float], float] = full_jitter  # a delay in [0, ceiling] for a backoff ceiling
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """One failed attempt: what it was, whether it may pass, and the delay the provider asked for."""
+
+    code: str
+    what: str  # e.g. "Provider rate limit hit (429)"
+    advice: str = ""  # e.g. "Retry shortly."
+    transient: bool = False
+    asked_wait: float | None = None  # seconds, from retry-after-ms or Retry-After
+    cause: BaseException | None = field(default=None, compare=False)
+
+    def error(self, retries: int, elapsed: float, stop: str = "") -> ProviderError:
+        text = self.what
+        if retries:
+            text += f" after {retries} {'retry' if retries == 1 else 'retries'} over {elapsed:.1f} s"
+        if stop:
+            text += f"; {stop}"
+        return ProviderError(f"{text}. {self.advice}".rstrip(), self.code)
 
 
 class OpenAIHttp:
-    def __init__(self, base_url: str, api_key: str | None, timeout: float) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        timeout: float,
+        retry: RetryPolicy | None = None,
+        pace: Pace | None = None,
+    ) -> None:
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
         self._client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout)
+        self._timeout = timeout
+        self._retry = retry or RetryPolicy.for_timeout(timeout, DEFAULT_MAX_RETRIES, None)
+        self._pace = pace or Pace()
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The JSON object the endpoint answers, after retrying transient failures; else a ProviderError."""
+        started = self._pace.clock()
+        deadline = started + self._retry.deadline
+        retries = 0
+        while True:
+            outcome = self._attempt(path, body, deadline)
+            if not isinstance(outcome, _Failure):
+                return outcome
+            delay, stop = self._next_delay(outcome, retries, deadline)
+            if delay is None:
+                raise outcome.error(retries, self._pace.clock() - started, stop) from outcome.cause
+            log.warning(
+                "%s on POST %s: retry %d of %d in %.2f s",
+                outcome.what,
+                path,
+                retries + 1,
+                self._retry.max_retries,
+                delay,
+            )
+            self._pace.sleep(delay)
+            retries += 1
+
+    def _attempt(self, path: str, body: dict[str, Any], deadline: float) -> dict[str, Any] | _Failure:
+        timeout = max(min(self._timeout, deadline - self._pace.clock()), _MIN_ATTEMPT_SECONDS)
         try:
-            response = self._client.post(path, json=body)
+            response = self._client.post(path, json=body, timeout=timeout)
         except httpx.TimeoutException as exc:
-            raise ProviderError("Provider timed out. Retry shortly.", "provider_timeout") from exc
+            what = f"Provider timed out (no answer within {timeout:.1f} s)"
+            return _Failure("provider_timeout", what, RETRY_SHORTLY, transient=True, cause=exc)
+        except RETRIED_TRANSPORT_ERRORS as exc:
+            what = f"Provider is unreachable ({type(exc).__name__})"
+            return _Failure("provider_unavailable", what, RETRY_SHORTLY, transient=True, cause=exc)
         except httpx.HTTPError as exc:
-            raise ProviderError("Provider is unreachable or returned a server error.", "provider_unavailable") from exc
+            what = f"Provider request failed ({type(exc).__name__})"
+            return _Failure("provider_unavailable", what, "Check base_url.", cause=exc)
         if response.status_code >= 400:
-            raise provider_error_for_status(response.status_code)
-        try:
-            payload = response.json()
-        except ValueError as exc:
-            raise ProviderError("Provider returned a body that is not JSON.", "provider_bad_response") from exc
-        if not isinstance(payload, dict):
-            raise ProviderError("Provider returned an unexpected body.", "provider_bad_response")
-        return payload
+            failure = _failure_for_status(response.status_code)
+            if failure.transient:
+                failure = replace(failure, asked_wait=retry_after_seconds(response.headers, self._pace.wall_clock()))
+            return failure
+        return _json_object(response)
+
+    def _next_delay(self, failure: _Failure, retries: int, deadline: float) -> tuple[float | None, str]:
+        """How long to wait before the next attempt, or None (and why, when it is not plain) to stop."""
+        if not failure.transient or retries >= self._retry.max_retries:
+            return None, ""
+        if failure.asked_wait is not None:
+            delay = failure.asked_wait
+            if self._pace.clock() + delay >= deadline:
+                return None, f"it asked to wait {delay:.1f} s, past the {self._retry.deadline:.1f} s deadline"
+            return delay, ""
+        delay = self._pace.jitter(self._retry.backoff_ceiling(retries))
+        if self._pace.clock() + delay >= deadline:
+            return None, f"stopped at the {self._retry.deadline:.1f} s deadline"
+        return delay, ""
 
 
-def provider_error_for_status(status: int) -> ProviderError:
+def _failure_for_status(status: int) -> _Failure:
+    """What an HTTP error status means; `transient` when it is worth another attempt."""
     if status in (401, 403):
-        return ProviderError(
-            "Provider rejected the request (authentication). Check the provider API key.",
-            "provider_auth_failed",
-        )
+        what = f"Provider rejected the request's authentication ({status})"
+        return _Failure("provider_auth_failed", what, "Check the provider API key.")
     if status == 429:
-        return ProviderError("Provider rate limit hit. Retry shortly.", "provider_rate_limited")
+        return _Failure("provider_rate_limited", "Provider rate limit hit (429)", RETRY_SHORTLY, transient=True)
     if status == 404:
-        return ProviderError("Provider endpoint or model not found: check base_url and model.", "provider_bad_request")
+        return _Failure(
+            "provider_bad_request", "Provider endpoint or model not found (404)", "Check base_url and model."
+        )
     if status >= 500:
-        return ProviderError("Provider is unreachable or returned a server error.", "provider_unavailable")
-    return ProviderError("Provider rejected the request as malformed.", "provider_bad_request")
+        what = f"Provider is unavailable or returned a server error ({status})"
+        return _Failure("provider_unavailable", what, RETRY_SHORTLY, transient=status in RETRIED_STATUSES)
+    return _Failure("provider_bad_request", f"Provider rejected the request as malformed ({status})")
+
+
+def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:
+    """The delay a response asks for: `retry-after-ms` (OpenAI's), else `Retry-After` in seconds or as an HTTP
+    date (relative to `now`, a Unix time); None when neither is there or makes sense. Never negative."""
+    waited = _seconds(headers.get("retry-after-ms"), scale=0.001)
+    if waited is not None:
+        return waited
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    return _seconds(value, scale=1.0) if _is_number(value) else _seconds_until(value, now)
+
+
+def _is_number(value: str) -> bool:
+    return value.strip().replace(".", "", 1).isdigit()
+
+
+def _seconds(value: str | None, scale: float) -> float | None:
+    if value is None:
+        return None
+    try:
+        seconds = float(value) * scale
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def _seconds_until(http_date: str, now: float) -> float | None:
+    try:
+        moment = parsedate_to_datetime(http_date)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if moment.tzinfo is None:  # "-0000": UTC, with no claim about the sender's zone
+        moment = moment.replace(tzinfo=UTC)
+    return max(0.0, moment.timestamp() - now)
+
+
+def _json_object(response: httpx.Response) -> dict[str, Any] | _Failure:
+    try:
+        payload = response.json()
+    except ValueError as exc:
+        return _Failure("provider_bad_response", "Provider returned a body that is not JSON", cause=exc)
+    if not isinstance(payload, dict):
+        return _Failure("provider_bad_response", "Provider returned an unexpected body")
+    return payload

@@ -1,15 +1,19 @@
 """The FastAPI application: every router in one app for the local process, or one route group per Lambda
-function (functions/<group>/app.py). Every app's /docs describes the whole API."""
+function (functions/<group>/app.py). Every app's explorer (/docs, /redoc: api/explorer.py) describes the whole
+API, and answers CORS for the origins it is given."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
 from fastapi.responses import RedirectResponse
 
 import mnemo
+from mnemo.api import explorer
+from mnemo.api.body_guard import BodyGuardMiddleware
+from mnemo.api.cors import AllowedOriginsCors
 from mnemo.api.dependencies import SERVICES_STATE
 from mnemo.api.errors import install_error_handlers
 from mnemo.api.platform import PLATFORM_ROUTERS
@@ -23,27 +27,40 @@ ROUTE_GROUPS: dict[str, tuple[APIRouter, ...]] = {
     "memories": (memories.router,),  # /memories*, /search, /reset
     "configure": (configure.router,),  # /configure*
     "auth": (auth.router, api_keys.router, users.router),  # /auth/*, /api-keys*, /users*
-    "admin": (request_log.router, entities.router),  # /requests, /entities*, and the explorer
+    "admin": (request_log.router, entities.router, explorer.router),  # /requests, /entities*, and the explorer
     "platform": PLATFORM_ROUTERS,  # surface A: /v1/*, /v2/*, /v3/*, /api/v1/orgs/* (Authorization: Token)
 }
 TITLE = "mnemo"
 DESCRIPTION = "Long-term memory for AI agents: the self-hosted REST API."
 
 
-def create_app(services: Services, groups: Iterable[str] | None = None) -> FastAPI:
-    """The app of the given route groups (every group when None)."""
+def create_app(services: Services, groups: Iterable[str] | None = None, *, cors_origins: Sequence[str] = ()) -> FastAPI:
+    """The app of the given route groups (every group when None). `cors_origins`: the browser origins allowed to
+    call it (`scheme://host[:port]`, as settings.cors_allowed_origins gives them); none turns CORS off."""
     chosen = list(ROUTE_GROUPS) if groups is None else list(groups)
     unknown = [g for g in chosen if g not in ROUTE_GROUPS]
     if unknown:
         raise ValueError(f"Unknown route groups: {', '.join(unknown)}. Known: {', '.join(ROUTE_GROUPS)}.")
-    app = FastAPI(title=TITLE, version=mnemo.__version__, description=DESCRIPTION, redirect_slashes=False)
+    app = FastAPI(
+        title=TITLE,
+        version=mnemo.__version__,
+        description=DESCRIPTION,
+        redirect_slashes=False,
+        docs_url=None,  # the explorer router serves /docs and /redoc with their files, not from a CDN
+        redoc_url=None,
+    )
     setattr(app.state, SERVICES_STATE, services)
+    app.add_middleware(BodyGuardMiddleware)  # innermost: its 413 and 400 are logged, carry CORS and a request id
     app.add_middleware(RequestLogMiddleware, log=services.request_log)
+    if cors_origins:  # inside the request id (a preflight's answer has one too), outside the request log
+        app.add_middleware(AllowedOriginsCors, origins=cors_origins)
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
-    for group in chosen:
-        for router in ROUTE_GROUPS[group]:
-            app.include_router(router)
+    routers = [router for group in chosen for router in ROUTE_GROUPS[group]]
+    if not any(router is explorer.router for router in routers):
+        routers.append(explorer.router)  # every app has the explorer (the admin group's on AWS)
+    for router in routers:
+        app.include_router(router)
     if len(chosen) < len(ROUTE_GROUPS):
         app.openapi = whole_api_description  # type: ignore[method-assign]
 

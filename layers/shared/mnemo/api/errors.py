@@ -1,10 +1,17 @@
-"""Typed errors to HTTP, in one place. Bodies are FastAPI's `{"detail": ...}`."""
+"""Typed errors to HTTP, in one place. Bodies are FastAPI's `{"detail": ...}`.
+
+A request that does not fit its route's model (FastAPI's validation) is a 422 listing each problem with its
+field and message, and never more than a short excerpt of the value sent: a large body of the wrong shape gets
+a small answer. A body whose only problems are unknown or forbidden keys is a 400 that names them.
+"""
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from mnemo.api.request_id import HEADER, request_id_of
@@ -40,6 +47,34 @@ STATUS: dict[type[MnemoError], int] = {
 }
 
 
+MAX_ERRORS = 20  # problems listed in one 422
+MAX_EXCERPT = 100  # characters of a value shown back
+
+
+def excerpt(value: Any) -> Any:
+    """What a validation error shows of the value sent: a number or a short string as it is, a long string cut,
+    an object or a list only by its size."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str):
+        return value if len(value) <= MAX_EXCERPT else value[:MAX_EXCERPT] + "…"
+    if isinstance(value, dict):
+        return f"<an object of {len(value):,} keys>"
+    if isinstance(value, list | tuple):
+        return f"<a list of {len(value):,} items>"
+    return f"<{type(value).__name__}>"
+
+
+def validation_problem(error: dict[str, Any]) -> dict[str, Any]:
+    problem: dict[str, Any] = {"type": error["type"], "loc": list(error["loc"]), "msg": error["msg"]}
+    if "input" in error:
+        problem["input"] = excerpt(error["input"])
+    context = error.get("ctx")
+    if isinstance(context, dict) and all(v is None or isinstance(v, bool | int | float) for v in context.values()):
+        problem["ctx"] = context
+    return problem
+
+
 def status_of(exc: MnemoError) -> int:
     for kind in type(exc).__mro__:
         if kind in STATUS:
@@ -64,6 +99,15 @@ def install_error_handlers(app: FastAPI) -> None:
         elif isinstance(exc, ServerMisconfiguredError):
             log.error("%s (%s %s)", exc.message, request.method, request.url.path)
         return JSONResponse(body, status_code=status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = list(exc.errors())
+        problems = [validation_problem(e) for e in errors[:MAX_ERRORS]]
+        if len(errors) > MAX_ERRORS:
+            problems.append({"type": "more", "loc": [], "msg": f"and {len(errors) - MAX_ERRORS:,} more problems"})
+        unknown_keys_only = all(e["type"] == "extra_forbidden" for e in errors)
+        return JSONResponse({"detail": problems}, status_code=400 if unknown_keys_only else 422)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -15,14 +15,15 @@ from mnemo.domain.memory import now
 from mnemo.domain.request_log import RequestLogEntry
 from mnemo.services.request_log import RequestLogService
 
-NOT_LOGGED = frozenset({"/", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json", "/favicon.ico"})
+NOT_LOGGED = frozenset({"/", "/docs", "/redoc", "/openapi.json", "/favicon.ico"})
+NOT_LOGGED_UNDER = ("/docs/", "/requests")  # the explorer's files (api/explorer.py); the log itself
 MAX_PATH = 512
 
 
 def is_logged(method: str, path: str) -> bool:
-    """API calls only: not the explorer and its description, not CORS preflights, and not reads of the log
-    itself (a dashboard polling it would fill it with its own calls)."""
-    return method != "OPTIONS" and path not in NOT_LOGGED and not path.startswith("/requests")
+    """API calls only: not the explorer, its files and its description, not CORS preflights (nor any OPTIONS), and
+    not reads of the log itself (a dashboard polling it would fill it with its own calls)."""
+    return method != "OPTIONS" and path not in NOT_LOGGED and not path.startswith(NOT_LOGGED_UNDER)
 
 
 class RequestLogMiddleware:

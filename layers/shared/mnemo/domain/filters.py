@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from mnemo.domain.memory import checked_entity_id
+from mnemo.domain.memory import checked_entity_id, is_clean_text
 from mnemo.errors import ValidationError
 
 OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains")
@@ -76,12 +76,41 @@ class Not:
 Expr = Condition | And | Or | Not
 
 
+# Bounds of one filter, whatever it arrives in (a body, a query string): nested objects and lists, values in all,
+# items of one list. Checked before anything walks the filter, so that no filter can exhaust the stack or the CPU.
+MAX_FILTER_DEPTH = 16
+MAX_FILTER_VALUES = 2_000
+MAX_FILTER_LIST = 1_000
+
+
+def check_shape(raw: Any, where: str = "filters") -> None:
+    """A 400 when the filter object nests deeper, holds more values, or has a longer list than the bounds (an
+    iterative walk: any depth is measured without recursion)."""
+    pending: list[tuple[Any, int]] = [(raw, 1)]
+    values = 0
+    while pending:
+        value, depth = pending.pop()
+        values += 1
+        if values > MAX_FILTER_VALUES:
+            raise ValidationError(f"{where} holds more than {MAX_FILTER_VALUES:,} values.")
+        if isinstance(value, Mapping | list) and depth > MAX_FILTER_DEPTH:
+            raise ValidationError(f"{where} nests objects and lists more than {MAX_FILTER_DEPTH} deep.")
+        if isinstance(value, list) and len(value) > MAX_FILTER_LIST:
+            raise ValidationError(f"A list in {where} has {len(value):,} items; at most {MAX_FILTER_LIST:,}.")
+        texts = [value] if isinstance(value, str) else list(value) if isinstance(value, Mapping) else []
+        if any(isinstance(text, str) and not is_clean_text(text) for text in texts):
+            raise ValidationError(f"{where} holds a control character or an unpaired UTF-16 surrogate.")
+        children = value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else ()
+        pending.extend((child, depth + 1) for child in children)
+
+
 def parse(raw: Mapping[str, Any] | None) -> Expr:
     """Parse and validate a filter object. An empty filter matches everything."""
     if raw is None:
         return And(())
     if not isinstance(raw, Mapping):
         raise ValidationError(f"filters must be a JSON object, not {type(raw).__name__}.")
+    check_shape(raw)
     return _parse_object(raw, "filters")
 
 

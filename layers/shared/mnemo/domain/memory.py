@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
@@ -46,12 +47,24 @@ MAX_ENTITY_ID_BYTES = 512
 
 
 def checked_entity_id(value: str, name: str) -> str:
-    """An entity id as given, or a 400 naming the field when it is too long to be one."""
+    """An entity id as given, or a 400 naming the field when it cannot be one: too long, or holding a control
+    character (NUL, a newline, ...) or half of a UTF-16 surrogate pair, which no store or index takes as text."""
     if len(value) > MAX_ENTITY_ID_LENGTH or len(value.encode("utf-8", "surrogatepass")) > MAX_ENTITY_ID_BYTES:
         raise ValidationError(
             f"{name} is too long: at most {MAX_ENTITY_ID_LENGTH} characters and {MAX_ENTITY_ID_BYTES} bytes of UTF-8."
         )
+    if not is_clean_text(value, line_breaks=False):
+        raise ValidationError(f"{name} must not contain control characters or unpaired UTF-16 surrogates.")
     return value
+
+
+def is_clean_text(value: str, *, line_breaks: bool = True) -> bool:
+    """Whether `value` holds no control character and no lone UTF-16 surrogate (which no store or index takes as
+    text); with `line_breaks`, tab, newline and carriage return are fine (they are in any prose)."""
+    if value.isprintable():
+        return True
+    allowed = "\t\n\r" if line_breaks else ""
+    return all(ch in allowed or unicodedata.category(ch) not in ("Cc", "Cs") for ch in value)
 
 
 @dataclass(frozen=True, slots=True)

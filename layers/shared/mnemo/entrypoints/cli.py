@@ -101,7 +101,7 @@ def is_loopback(host: str) -> bool:
 def local_jwt_secret(path: Path) -> str:
     """The JWT secret kept in the data dir, made on first use: random, readable by its owner only."""
     log = logging.getLogger("mnemo.serve")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the data dir (the SQLite adapter tightens it)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -147,7 +147,8 @@ def _serve(args: argparse.Namespace) -> int:
         "data in %s; serving on http://%s:%d", settings.database_path, settings.host, settings.port
     )
     try:
-        uvicorn.run(create_app(container), host=settings.host, port=settings.port, log_level=settings.log_level)
+        app = create_app(container, cors_origins=settings.cors_allowed_origins)
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
     finally:
         container.close()
     return 0

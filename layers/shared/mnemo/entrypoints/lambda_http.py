@@ -60,7 +60,8 @@ class HttpFunction:
     def ready(self) -> Mangum:
         """The ASGI adapter, building the container and the app if this is the first call."""
         if self._asgi is None:
-            app = create_app(self.container.get(), self.groups)
+            container = self.container.get()
+            app = create_app(container, self.groups, cors_origins=container.settings.cors_allowed_origins)
             self._asgi = Mangum(app, lifespan="off")
         elif self.follow_configuration:
             self.container.get().configuration.refresh()

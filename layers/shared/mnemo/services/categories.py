@@ -10,6 +10,9 @@ from mnemo.domain.text import keywords
 from mnemo.errors import ValidationError
 from mnemo.services.commands import Category
 
+MAX_CATEGORY_NAME = 255
+MAX_CATEGORY_DESCRIPTION = 2_000
+
 
 def parse_categories(raw: Any) -> tuple[Category, ...]:
     """Custom categories as clients send them: a list of single-entry {name: description} objects (a bare name, as
@@ -20,6 +23,12 @@ def parse_categories(raw: Any) -> tuple[Category, ...]:
         if not isinstance(entry, Mapping) or not all(isinstance(v, str) for v in entry.values()):
             raise ValidationError("custom_categories must be a list of {name: description} objects.")
         out.extend((str(k), v) for k, v in entry.items())
+    for name, description in out:
+        if not 0 < len(name) <= MAX_CATEGORY_NAME or len(description) > MAX_CATEGORY_DESCRIPTION:
+            raise ValidationError(
+                f"A custom category's name takes 1 to {MAX_CATEGORY_NAME} characters and its description at most "
+                f"{MAX_CATEGORY_DESCRIPTION:,} (got {len(name):,} and {len(description):,})."
+            )
     return tuple(out)
 
 

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from mnemo.domain.json_shape import json_problem
 from mnemo.errors import ValidationError
 from mnemo.ports.memory_store import MemoryStore
 from mnemo.ports.providers import ProviderCatalog
@@ -105,7 +106,13 @@ class ConfigurationService:
         return ProviderSet(embedder=embedder, llm=llm, custom_instructions=config.get("custom_instructions"))
 
 
+MAX_CUSTOM_INSTRUCTIONS = 20_000  # characters
+
+
 def check_keys(body: dict[str, Any]) -> None:
+    problem = json_problem(body, "the configuration")
+    if problem is not None:
+        raise ValidationError(f"{problem}.")
     fixed = [k for k in body if k in FIXED_BY_DEPLOYMENT]
     if fixed:
         raise ValidationError(
@@ -118,19 +125,21 @@ def check_keys(body: dict[str, Any]) -> None:
             f"Unknown configuration keys: {', '.join(unknown)}. Configurable: {', '.join(CONFIGURABLE)}."
         )
     for kind in ("llm", "embedder"):
-        if kind not in body:
-            continue
-        section = body[kind]
-        if section is None and kind == "llm":
-            continue
-        if not isinstance(section, dict):
-            raise ValidationError(f"{kind} must be an object with 'provider' and 'config'.")
-        extra = [k for k in section if k not in ("provider", "config")]
-        if extra:
-            raise ValidationError(f"{kind} takes only 'provider' and 'config', not {', '.join(extra)}.")
+        if kind in body and not (body[kind] is None and kind == "llm"):
+            _check_section(kind, body[kind])
     instructions = body.get("custom_instructions")
     if instructions is not None and not isinstance(instructions, str):
         raise ValidationError("custom_instructions must be a string.")
+    if isinstance(instructions, str) and len(instructions) > MAX_CUSTOM_INSTRUCTIONS:
+        raise ValidationError(f"custom_instructions takes at most {MAX_CUSTOM_INSTRUCTIONS:,} characters.")
+
+
+def _check_section(kind: str, section: Any) -> None:
+    if not isinstance(section, dict):
+        raise ValidationError(f"{kind} must be an object with 'provider' and 'config'.")
+    extra = [k for k in section if k not in ("provider", "config")]
+    if extra:
+        raise ValidationError(f"{kind} takes only 'provider' and 'config', not {', '.join(extra)}.")
 
 
 def merge_config(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:

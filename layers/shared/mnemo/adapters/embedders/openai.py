@@ -5,7 +5,18 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from mnemo.adapters.openai_http import DEFAULT_BASE_URL, OpenAIHttp
+from mnemo.adapters.openai_http import (
+    DEFAULT_BASE_URL,
+    DEFAULT_MAX_RETRIES,
+    ApiKey,
+    BaseUrl,
+    MaxRetries,
+    ModelName,
+    OpenAIHttp,
+    Pace,
+    RetryPolicy,
+    TotalTimeout,
+)
 from mnemo.errors import ProviderError
 from mnemo.ports.embedder import Vectors, unit_rows
 
@@ -18,19 +29,22 @@ KNOWN_DIMENSIONS = {
 
 class OpenAIEmbedderConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    model: str = "text-embedding-3-small"
-    api_key: str | None = None
-    base_url: str = DEFAULT_BASE_URL
+    model: ModelName = "text-embedding-3-small"
+    api_key: ApiKey | None = None
+    base_url: BaseUrl = DEFAULT_BASE_URL
     embedding_dims: int | None = None  # asks the endpoint for this many dimensions when set
     batch_size: int = 256
-    timeout: float = 60.0
+    timeout: float = 60.0  # seconds, per attempt
+    max_retries: MaxRetries = DEFAULT_MAX_RETRIES  # of a 429, 500, 502, 503, 504, dropped connection or timeout
+    total_timeout: TotalTimeout = None  # seconds for the whole call (one batch), retries included; None: 2 × timeout
 
 
 class OpenAIEmbedder:
-    def __init__(self, config: OpenAIEmbedderConfig) -> None:
+    def __init__(self, config: OpenAIEmbedderConfig, *, pace: Pace | None = None) -> None:
         self.config = config
         self.name = f"openai/{config.model}"
-        self._http = OpenAIHttp(config.base_url, config.api_key, config.timeout)
+        retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
+        self._http = OpenAIHttp(config.base_url, config.api_key, config.timeout, retry, pace)
         self._dimension = config.embedding_dims or KNOWN_DIMENSIONS.get(config.model)
 
     @property

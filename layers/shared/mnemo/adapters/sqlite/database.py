@@ -2,21 +2,32 @@
 
 Writes are serialised in-process, so concurrent requests never see "database is locked"; readers never
 block the writer and see only committed data.
+
+The file holds every memory and every password and key hash: its directory is made 0700 and the file 0600
+(whatever the umask) before SQLite opens it, and SQLite gives its -wal and -shm files the main file's mode. A
+directory or file an earlier version left open to others is tightened, with a warning.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+PRIVATE_DIRECTORY = 0o700
+PRIVATE_FILE = 0o600
+_log = logging.getLogger(__name__)
+
 
 class Database:
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_private(path)
         self._write_lock = threading.RLock()
         self._writer = self._connect()
         self._writer.execute("PRAGMA journal_mode=WAL")
@@ -77,3 +88,49 @@ class Database:
                 conn.close()
             self._readers.clear()
         self._writer.close()
+
+
+def make_private(path: Path) -> None:
+    """The database file's directory made 0700 and the file 0600 (created empty when new, which SQLite takes as an
+    empty database); existing ones, and their -wal and -shm files, tightened."""
+    _private_directory(path.parent)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+    except FileExistsError:
+        for suffix in ("", "-wal", "-shm"):
+            _tighten(Path(f"{path}{suffix}"))
+        return
+    try:
+        os.fchmod(fd, PRIVATE_FILE)  # the umask may have taken bits of the owner's too
+    finally:
+        os.close(fd)
+
+
+def _private_directory(directory: Path) -> None:
+    existed = directory.is_dir()
+    directory.mkdir(mode=PRIVATE_DIRECTORY, parents=True, exist_ok=True)
+    mode = directory.stat().st_mode
+    if stat.S_IMODE(mode) == PRIVATE_DIRECTORY:
+        return
+    if mode & stat.S_ISVTX:  # a directory shared on purpose (/tmp): not ours to close; the files still are private
+        _log.warning("%s is a shared directory: the data dir should be a directory of its own", directory)
+        return
+    try:
+        directory.chmod(PRIVATE_DIRECTORY)
+    except PermissionError:
+        _log.warning("%s is readable by others and its mode cannot be changed: make it 0700", directory)
+        return
+    if existed and mode & 0o077:
+        _log.warning("%s was open to other users: its mode is now 0700", directory)
+
+
+def _tighten(path: Path) -> None:
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            path.chmod(PRIVATE_FILE)
+            _log.warning("%s was readable by others: its mode is now 0600", path)
+    except FileNotFoundError:  # no -wal or -shm file, or another process removed it
+        return
+    except PermissionError:
+        _log.warning("%s is readable by others and its mode cannot be changed: make it 0600", path)

@@ -6,10 +6,26 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mnemo.api.limits import (
+    JSON_RULE,
+    MAX_BATCH,
+    MAX_CATEGORIES,
+    MAX_DESCRIPTION,
+    MAX_FIELDS,
+    MAX_INSTRUCTIONS,
+    MAX_MESSAGES,
+    MAX_NAME,
+    MAX_PAGE,
+    MAX_PAGE_SIZE,
+    MAX_QUERY,
+    MAX_SHORT,
+    MAX_TOP_K,
+    Metadata,
+)
 from mnemo.api.parsing import clean_id, parse_expiration
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Scope
@@ -21,82 +37,89 @@ from mnemo.services.platform import filters as pf
 TOP_LEVEL_IDS = "Top-level entity parameters (user_id, agent_id, app_id, run_id) are not supported here; pass them in filters, for example filters={'user_id': 'alice'}."  # noqa: E501
 
 
-# Bounds of what one request may set: they keep a project's record, and the prompt built from it, small.
-MAX_INSTRUCTIONS = 20_000  # characters of custom instructions
-MAX_CATEGORIES = 100  # custom categories
-MAX_NAME = 255  # characters of an organization's or project's name
-MAX_DESCRIPTION = 2_000
+# Bounds of what one request may set (mnemo.api.limits): they keep a project's record, and the prompt built from
+# it, small. Entity ids are bounded by the domain (255 characters, 400 beyond); one add's or update's text and
+# metadata by its size (100 kB, 413 beyond).
+ID = "A user, agent, app or run id: at most 255 characters, no whitespace or control characters."
 
 
 class Lenient(BaseModel):
+    """Bodies of the clients' routes: keys the mem0 clients send beside the documented ones (source, version, ...)
+    are accepted."""
+
     model_config = ConfigDict(extra="allow")
 
 
 class AddBody(Lenient):
-    messages: list[Any] | str | dict[str, Any]
-    user_id: str | None = None
-    agent_id: str | None = None
-    app_id: str | None = None
-    run_id: str | None = None
-    filters: dict[str, Any] | None = None
-    metadata: dict[str, Any] | None = None
+    messages: Annotated[list[Any], Field(max_length=MAX_MESSAGES)] | Annotated[str, Field()] | dict[str, Any] = Field(
+        description=f"The conversation: a list of {{role, content, name?}} (at most {MAX_MESSAGES:,}), one message "
+        "object, or a string (a user message). With the metadata: at most 100 kB (413 beyond)."
+    )
+    user_id: str | None = Field(default=None, description=ID)
+    agent_id: str | None = Field(default=None, description=ID)
+    app_id: str | None = Field(default=None, description=ID)
+    run_id: str | None = Field(default=None, description=ID)
+    filters: dict[str, Any] | None = Field(default=None, description="The add's ids, as filters name them.")
+    metadata: Metadata | None = Field(default=None, description=JSON_RULE)
     infer: bool = True
     custom_instructions: str | None = Field(default=None, max_length=MAX_INSTRUCTIONS)
     agent_custom_instructions: str | None = Field(default=None, max_length=MAX_INSTRUCTIONS)
     custom_categories: list[Any] | None = Field(default=None, max_length=MAX_CATEGORIES)
-    timestamp: int | float | str | None = None
-    expiration_date: str | None = None
+    timestamp: int | float | Annotated[str, Field(max_length=MAX_SHORT)] | None = Field(
+        default=None, description="When it happened: Unix seconds, or an ISO 8601 date and time."
+    )
+    expiration_date: str | None = Field(default=None, max_length=MAX_SHORT, description="YYYY-MM-DD.")
     async_mode: bool | None = None
-    output_format: str | None = None
+    output_format: str | None = Field(default=None, max_length=MAX_SHORT)
 
 
 class SearchBody(Lenient):
-    query: str
+    query: str = Field(max_length=MAX_QUERY, description="What to look for (at most 4,000 characters).")
     filters: dict[str, Any] | None = None
-    user_id: str | None = None
-    agent_id: str | None = None
-    app_id: str | None = None
-    run_id: str | None = None
-    top_k: int | None = Field(default=None, ge=0, le=1000)
+    user_id: str | None = Field(default=None, description=ID)
+    agent_id: str | None = Field(default=None, description=ID)
+    app_id: str | None = Field(default=None, description=ID)
+    run_id: str | None = Field(default=None, description=ID)
+    top_k: int | None = Field(default=None, ge=0, le=MAX_TOP_K)
     threshold: float | None = None
-    fields: list[str] | None = None
-    categories: list[str] | None = None
-    metadata: dict[str, Any] | None = None
+    fields: list[Annotated[str, Field(max_length=MAX_SHORT)]] | None = Field(default=None, max_length=MAX_FIELDS)
+    categories: list[Annotated[str, Field(max_length=MAX_NAME)]] | None = Field(default=None, max_length=MAX_CATEGORIES)
+    metadata: Metadata | None = Field(default=None, description=JSON_RULE)
     show_expired: bool = False
-    output_format: str | None = None
+    output_format: str | None = Field(default=None, max_length=MAX_SHORT)
 
 
 class ListBody(Lenient):
     filters: dict[str, Any] | None = None
-    user_id: str | None = None
-    agent_id: str | None = None
-    app_id: str | None = None
-    run_id: str | None = None
-    page: int | None = Field(default=None, ge=1)
-    page_size: int | None = Field(default=None, ge=1, le=1000)
+    user_id: str | None = Field(default=None, description=ID)
+    agent_id: str | None = Field(default=None, description=ID)
+    app_id: str | None = Field(default=None, description=ID)
+    run_id: str | None = Field(default=None, description=ID)
+    page: int | None = Field(default=None, ge=1, le=MAX_PAGE)
+    page_size: int | None = Field(default=None, ge=1, le=MAX_PAGE_SIZE)
     show_expired: bool = False
-    start_date: str | None = None
-    end_date: str | None = None
-    categories: list[str] | None = None
-    fields: list[str] | None = None
-    keywords: str | None = None
+    start_date: str | None = Field(default=None, max_length=MAX_SHORT)
+    end_date: str | None = Field(default=None, max_length=MAX_SHORT)
+    categories: list[Annotated[str, Field(max_length=MAX_NAME)]] | None = Field(default=None, max_length=MAX_CATEGORIES)
+    fields: list[Annotated[str, Field(max_length=MAX_SHORT)]] | None = Field(default=None, max_length=MAX_FIELDS)
+    keywords: str | None = Field(default=None, max_length=MAX_DESCRIPTION)
 
 
 class UpdateBody(Lenient):
-    text: str | None = None
-    metadata: dict[str, Any] | None = None
-    expiration_date: str | None = None
-    timestamp: int | float | str | None = None
+    text: str | None = Field(default=None, description="The new text (with the metadata: at most 100 kB).")
+    metadata: Metadata | None = Field(default=None, description=JSON_RULE)
+    expiration_date: str | None = Field(default=None, max_length=MAX_SHORT)
+    timestamp: int | float | Annotated[str, Field(max_length=MAX_SHORT)] | None = None
 
 
 class BatchItem(Lenient):
-    memory_id: str
+    memory_id: str = Field(max_length=MAX_SHORT, description="The memory's id (a UUID).")
     text: str | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: Metadata | None = Field(default=None, description=JSON_RULE)
 
 
 class BatchBody(Lenient):
-    memories: list[BatchItem]
+    memories: list[BatchItem] = Field(description=f"At most {MAX_BATCH:,} memories (400 beyond).")
 
 
 def top_level_ids(body: BaseModel) -> dict[str, str]:

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from mnemo.api.dependencies import ProjectMemoryServiceDep
+from mnemo.api.limits import MAX_FILTERS_PARAM, PageNumber, PageSize, offset
 from mnemo.api.parsing import clean_id, parse_expiration
 from mnemo.api.platform.bodies import (
     AddBody,
@@ -164,18 +165,14 @@ def _list(
     )
     number = page_number or body.page or 1
     size = page_size or body.page_size or 100
-    offset = (number - 1) * size if paginate else 0
+    first = offset(number, size) if paginate else 0
     found = project_memory.find(
-        caller.project_id, expr, limit=size, offset=offset, show_expired=body.show_expired, total=paginate
+        caller.project_id, expr, limit=size, offset=first, show_expired=body.show_expired, total=paginate
     )
     items: list[MemoryItem] = [select(MemoryOut.of(r), body.fields, MemoryFieldsOut) for r in found.records]
     if found.total is None:
         return items
     return Page[MemoryItem].of(request, items, found.total, number, size)
-
-
-PageQuery = Annotated[int | None, Query(ge=1)]
-PageSizeQuery = Annotated[int | None, Query(ge=1, le=1000)]
 
 
 @router.post(
@@ -189,8 +186,8 @@ def list_v3(
     caller: Caller,
     project_memory: ProjectMemoryServiceDep,
     body: ListBody | None = None,
-    page: PageQuery = None,
-    page_size: PageSizeQuery = None,
+    page: PageNumber = None,
+    page_size: PageSize = None,
 ) -> Page[MemoryItem]:
     body = body or ListBody()
     reject_top_level_ids(body)
@@ -211,8 +208,8 @@ def list_v2(
     caller: Caller,
     project_memory: ProjectMemoryServiceDep,
     body: ListBody | None = None,
-    page: PageQuery = None,
-    page_size: PageSizeQuery = None,
+    page: PageNumber = None,
+    page_size: PageSize = None,
 ) -> MemoryList:
     body = body or ListBody()
     reject_top_level_ids(body)
@@ -235,8 +232,8 @@ def list_v1(
     agent_id: str | None = None,
     app_id: str | None = None,
     run_id: str | None = None,
-    page: PageQuery = None,
-    page_size: PageSizeQuery = None,
+    page: PageNumber = None,
+    page_size: PageSize = None,
     limit: Annotated[int | None, Query(ge=1)] = None,
 ) -> MemoryList:
     ids = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "run_id": run_id}.items() if v}
@@ -317,8 +314,8 @@ def entity_memories(
     entity_id: str,
     caller: Caller,
     project_memory: ProjectMemoryServiceDep,
-    page: PageQuery = None,
-    page_size: PageSizeQuery = None,
+    page: PageNumber = None,
+    page_size: PageSize = None,
 ) -> MemoryList:
     field = ENTITY_FIELDS.get(entity_type.removesuffix("s"))
     if field is None:
@@ -331,15 +328,26 @@ def entity_memories(
 # ---- delete many --------------------------------------------------------------------------------------
 
 
+JsonParam = Annotated[
+    str | None,
+    Query(max_length=MAX_FILTERS_PARAM, description="A JSON object (or its Python repr), at most 16,384 characters."),
+]
+
+
 def _filters_param(raw: str | None) -> dict[str, Any] | None:
     """`filters` in a query string: JSON, or the Python repr the client sends (`{'user_id': 'alice'}`)."""
     if raw is None:
         return None
+    too_deep = f"filters nests objects and lists more than {f.MAX_FILTER_DEPTH} deep."
     try:
         parsed = json.loads(raw)
+    except RecursionError:
+        raise ValidationError(too_deep) from None
     except ValueError:
         try:
             parsed = ast.literal_eval(raw)
+        except (RecursionError, MemoryError):
+            raise ValidationError(too_deep) from None
         except (ValueError, SyntaxError):
             raise ValidationError("filters must be a JSON object.") from None
     if not isinstance(parsed, dict):
@@ -359,8 +367,8 @@ def delete_memories(
     agent_id: str | None = None,
     app_id: str | None = None,
     run_id: str | None = None,
-    metadata: str | None = None,
-    filters: str | None = None,
+    metadata: JsonParam = None,
+    filters: JsonParam = None,
 ) -> DeletionOut:
     ids = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "run_id": run_id}.items() if v}
     raw = _filters_param(filters) or {}

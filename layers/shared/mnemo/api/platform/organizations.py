@@ -15,13 +15,8 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from mnemo.api.dependencies import TenancyServiceDep
-from mnemo.api.platform.bodies import (
-    MAX_CATEGORIES,
-    MAX_DESCRIPTION,
-    MAX_INSTRUCTIONS,
-    MAX_NAME,
-    Lenient,
-)
+from mnemo.api.limits import MAX_CATEGORIES, MAX_DESCRIPTION, MAX_INSTRUCTIONS, MAX_NAME, MAX_SHORT
+from mnemo.api.platform.bodies import Lenient
 from mnemo.api.platform.responses.tenancy import (
     PROJECT_FIELDS,
     KeyCreatedOut,
@@ -58,12 +53,12 @@ class NameBody(Lenient):
 
 
 class MemberBody(Lenient):
-    email: str | None = None
-    role: str | None = None
+    email: str | None = Field(default=None, max_length=MAX_NAME)
+    role: str | None = Field(default=None, max_length=MAX_SHORT, description="READER or OWNER.")
 
 
 class KeyBody(Lenient):
-    email: str | None = None
+    email: str | None = Field(default=None, max_length=MAX_NAME, description="The member the key is for (the caller).")
     label: str = Field(default="", max_length=MAX_NAME)
 
 

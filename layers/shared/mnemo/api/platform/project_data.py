@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from mnemo.api.dependencies import EventServiceDep, ProjectEntityServiceDep, ReportServiceDep
+from mnemo.api.limits import MAX_PAGE, MAX_PAGE_SIZE, offset
 from mnemo.api.platform.bodies import Lenient
 from mnemo.api.platform.responses.common import Page
 from mnemo.api.platform.responses.memories import DeletionOut
@@ -54,7 +55,7 @@ def list_entities(
     request: Request,
     caller: Caller,
     entity_service: ProjectEntityServiceDep,
-    page_number: Annotated[int, Query(alias="page", ge=1)] = 1,
+    page_number: Annotated[int, Query(alias="page", ge=1, le=MAX_PAGE)] = 1,
     page_size: Annotated[int, Query(ge=1, le=10_000)] = 10_000,
 ) -> EntityPage:
     entities = entity_service.listed(caller.project_id)
@@ -179,10 +180,10 @@ def list_events(
     request: Request,
     caller: Caller,
     events: EventServiceDep,
-    page_number: Annotated[int, Query(alias="page", ge=1)] = 1,
-    page_size: Annotated[int, Query(ge=1, le=1000)] = 50,
+    page_number: Annotated[int, Query(alias="page", ge=1, le=MAX_PAGE)] = 1,
+    page_size: Annotated[int, Query(ge=1, le=MAX_PAGE_SIZE)] = 50,
 ) -> Page[EventOut]:
-    found = events.page(caller.project_id, (page_number - 1) * page_size, page_size)
+    found = events.page(caller.project_id, offset(page_number, page_size), page_size)
     return Page[EventOut].of(request, [EventOut.of(e) for e in found.events], found.total, page_number, page_size)
 
 

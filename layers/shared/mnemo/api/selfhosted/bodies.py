@@ -5,8 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from mnemo.api.limits import (
+    JSON_RULE,
+    MAX_INSTRUCTIONS,
+    MAX_MESSAGES,
+    MAX_NAME,
+    MAX_QUERY,
+    MAX_SHORT,
+    MAX_TOP_K,
+    Metadata,
+)
 from mnemo.api.parsing import clean_id, parse_expiration
 from mnemo.domain.accounts import Role, is_email, normalize_email
 from mnemo.domain.memory import Scope
@@ -17,47 +27,72 @@ from mnemo.services.commands import AddCommand, Message
 
 
 class MessageIn(BaseModel):
-    role: str = Field(min_length=1, description="Who said it: user, assistant or system.", examples=["user"])
-    content: str = Field(
-        description="What was said.", examples=["I moved to Lisbon last spring and I'm allergic to peanuts."]
+    model_config = ConfigDict(extra="forbid")
+    role: str = Field(
+        min_length=1, max_length=MAX_SHORT, description="Who said it: user, assistant or system.", examples=["user"]
     )
-    name: str | None = Field(default=None, description="The speaker's name; kept as the memory's actor_id.")
+    content: str = Field(
+        description="What was said (an add's messages and metadata: at most 100 kB in all, 413 beyond).",
+        examples=["I moved to Lisbon last spring and I'm allergic to peanuts."],
+    )
+    name: str | None = Field(
+        default=None, max_length=MAX_NAME, description="The speaker's name; kept as the memory's actor_id."
+    )
 
 
 class MemoryCreate(BaseModel):
-    messages: list[MessageIn] = Field(min_length=1, description="The conversation to remember.")
-    user_id: str | None = Field(default=None, description="The user the memories belong to.", examples=["alice"])
-    agent_id: str | None = Field(default=None, description="The agent the memories belong to.")
-    run_id: str | None = Field(default=None, description="The run (session) the memories belong to.")
-    app_id: str | None = Field(default=None, description="The application the memories belong to.")
-    metadata: dict[str, Any] | None = Field(default=None, description="Stored with every memory of this call.")
-    expiration_date: str | None = Field(default=None, description="YYYY-MM-DD; the memory is hidden after it.")
+    """One add: at most 100 kB of messages and metadata in all (413 beyond)."""
+
+    model_config = ConfigDict(extra="forbid")
+    messages: list[MessageIn] = Field(
+        min_length=1, max_length=MAX_MESSAGES, description="The conversation to remember."
+    )
+    user_id: str | None = Field(
+        default=None, max_length=MAX_NAME, description="The user the memories belong to.", examples=["alice"]
+    )
+    agent_id: str | None = Field(default=None, max_length=MAX_NAME, description="The agent the memories belong to.")
+    run_id: str | None = Field(
+        default=None, max_length=MAX_NAME, description="The run (session) the memories belong to."
+    )
+    app_id: str | None = Field(default=None, max_length=MAX_NAME, description="The application the memories belong to.")
+    metadata: Metadata | None = Field(default=None, description=f"Stored with every memory of this call. {JSON_RULE}")
+    expiration_date: str | None = Field(
+        default=None, max_length=MAX_SHORT, description="YYYY-MM-DD; the memory is hidden after it."
+    )
     infer: bool | None = Field(default=None, description="Extract facts (default) or store messages as given.")
-    memory_type: str | None = Field(default=None, description="Only 'procedural_memory'.")
+    memory_type: str | None = Field(default=None, max_length=MAX_SHORT, description="Only 'procedural_memory'.")
     prompt: str | None = Field(
         default=None,
-        max_length=20_000,
+        max_length=MAX_INSTRUCTIONS,
         description="Custom instructions for this call only (at most 20,000 characters).",
     )
 
 
 class MemoryUpdate(BaseModel):
-    text: str | None = Field(default=None, description="The new text.")
-    metadata: dict[str, Any] | None = Field(default=None, description="Merged into the memory's metadata.")
-    expiration_date: str | None = Field(default=None, description="YYYY-MM-DD, or null to clear it.")
+    model_config = ConfigDict(extra="forbid")
+    text: str | None = Field(default=None, description="The new text (with the metadata: at most 100 kB, 413 beyond).")
+    metadata: Metadata | None = Field(default=None, description=f"Merged into the memory's metadata. {JSON_RULE}")
+    expiration_date: str | None = Field(
+        default=None, max_length=MAX_SHORT, description="YYYY-MM-DD, or null to clear it."
+    )
 
 
 class SearchRequest(BaseModel):
-    query: str = Field(description="What to look for.", examples=["Where does Alice live?"])
+    model_config = ConfigDict(extra="forbid")
+    query: str = Field(
+        max_length=MAX_QUERY,
+        description="What to look for (at most 4,000 characters).",
+        examples=["Where does Alice live?"],
+    )
     filters: dict[str, Any] | None = Field(
         default=None,
         description="Which memories to search (OSS filter grammar); names a user_id, agent_id or run_id.",
         examples=[{"user_id": "alice"}],
     )
-    user_id: str | None = Field(default=None, description="Deprecated: use filters.")
-    agent_id: str | None = Field(default=None, description="Deprecated: use filters.")
-    run_id: str | None = Field(default=None, description="Deprecated: use filters.")
-    top_k: int | None = Field(default=None, ge=0, le=1000, description="At most this many results (20).")
+    user_id: str | None = Field(default=None, max_length=MAX_NAME, description="Deprecated: use filters.")
+    agent_id: str | None = Field(default=None, max_length=MAX_NAME, description="Deprecated: use filters.")
+    run_id: str | None = Field(default=None, max_length=MAX_NAME, description="Deprecated: use filters.")
+    top_k: int | None = Field(default=None, ge=0, le=MAX_TOP_K, description="At most this many results (20).")
     threshold: float | None = Field(default=None, description="The lowest semantic score kept, 0 to 1 (0.1).")
     explain: bool = Field(default=False, description="Add score_details to every result.")
     show_expired: bool = Field(default=False, description="Include memories past their expiration_date.")
@@ -98,11 +133,13 @@ def _email(value: str) -> str:
 
 
 class Credentials(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     email: str = Field(max_length=255, examples=["admin@example.com"])
     password: str = Field(max_length=MAX_PASSWORD)
 
 
 class Registration(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     name: str = Field(min_length=1, max_length=255, examples=["Ada"])
     email: str = Field(max_length=255, examples=["admin@example.com"])
     password: str = Field(max_length=MAX_PASSWORD, description="At least 8 characters.")
@@ -115,10 +152,16 @@ class NewUser(Registration):
 
 
 class RefreshRequest(BaseModel):
-    refresh_token: str = Field(description="The refresh token of the last sign-in or refresh (single use).")
+    model_config = ConfigDict(extra="forbid")
+    refresh_token: str = Field(
+        max_length=4_096, description="The refresh token of the last sign-in or refresh (single use)."
+    )
 
 
 class ProfileUpdate(BaseModel):
+    """Only the name and the email: a role is an admin's to change (PATCH with any other key is refused)."""
+
+    model_config = ConfigDict(extra="forbid")
     name: str | None = Field(default=None, max_length=255, description="The new name; a blank one is ignored.")
     email: str | None = Field(default=None, max_length=255, description="The new email.")
 
@@ -129,9 +172,11 @@ class ProfileUpdate(BaseModel):
 
 
 class PasswordChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     current_password: str = Field(max_length=MAX_PASSWORD)
     new_password: str = Field(max_length=MAX_PASSWORD, description="At least 8 characters.")
 
 
 class NewApiKey(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     label: str = Field(default="", max_length=255, description="A name to tell keys apart.", examples=["my agent"])

@@ -10,16 +10,19 @@ from datetime import datetime
 from typing import Any
 
 from mnemo.domain import filters as f
+from mnemo.domain.json_shape import json_problem
 from mnemo.domain.memory import checked_entity_id, now
 from mnemo.domain.tenancy import ProjectEntity
 from mnemo.errors import ConflictError, NotFoundError, ValidationError
 from mnemo.ports.tenancy_store import EntityStore
+from mnemo.services.commands import check_size, json_size
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.events import DELETE, EventService
 from mnemo.services.platform.project_memory import Deleted, delete_matching
 
 ENTITY_TYPES = ("user", "agent", "app", "run")
 ENTITY_NOT_FOUND = "Entity not found."
+MAX_ENTITY_NAME = 255
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,10 +122,15 @@ class ProjectEntityService:
         if not isinstance(entity_id, str) or not entity_id.strip():
             raise ValidationError(f"{field} is required.")
         checked_entity_id(entity_id.strip(), field)
-        if name is not None and not isinstance(name, str):
-            raise ValidationError("name must be a string.")
+        if name is not None and (not isinstance(name, str) or len(name) > MAX_ENTITY_NAME):
+            raise ValidationError(f"name must be a string of at most {MAX_ENTITY_NAME} characters.")
         if metadata is not None and not isinstance(metadata, dict):
             raise ValidationError("metadata must be a JSON object.")
+        problem = json_problem(metadata, "metadata") if metadata else None
+        if problem is None and metadata:
+            check_size(json_size(metadata), "The entity's metadata is {size} bytes; at most {limit} are kept.")
+        if problem is not None:
+            raise ValidationError(f"{problem}.")
         moment = self._clock()
         entity = ProjectEntity(
             project_id, entity_type, entity_id.strip(), name or entity_id.strip(), metadata or {}, moment, moment
@@ -134,7 +142,13 @@ class ProjectEntityService:
     def delete(self, project_id: str, entity_type: str, entity_id: str) -> Deleted:
         """Every memory of the entity (each with its DELETE history entry) and its record, as one DELETE event."""
         condition = entity_condition(entity_type, entity_id)
-        deleted = delete_matching(self._namespaces.memory_service(project_id), condition)
+        service = self._namespaces.memory_service(project_id)
+        known = any(
+            (e.type, e.entity_id) == (entity_type, entity_id) for e in self._store.entities_of_project(project_id)
+        )
+        if not known and not service.store.find(condition, limit=1):
+            raise NotFoundError(ENTITY_NOT_FOUND)  # as its GET: nothing is deleted, no event recorded
+        deleted = delete_matching(service, condition)
         self._store.delete_entity(project_id, entity_type, entity_id)
         results = [{"id": memory_id, "event": "DELETE"} for memory_id in deleted]
         event_id = self._events.record(project_id, DELETE, {condition.field: entity_id}, results)

@@ -45,6 +45,7 @@ def parse(raw: Any) -> f.Expr:
         return f.And(())
     if not isinstance(raw, Mapping):
         raise ValidationError("filters must be a JSON object.")
+    f.check_shape(raw)  # before the translation walks it
     return f.parse(_translate(raw, "filters"))
 
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from mnemo.domain import filters as f
+from mnemo.domain.json_shape import json_problem
 from mnemo.domain.memory import MemoryRecord, new_id, now
 from mnemo.domain.tenancy import Feedback, MemoryExport, Project
 from mnemo.domain.timefmt import iso
@@ -18,6 +19,8 @@ from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform import filters as pf
 
 FEEDBACK_VALUES = ("POSITIVE", "NEGATIVE", "VERY_NEGATIVE")
+MAX_REASON = 2_000  # characters of a feedback reason
+MAX_SCHEMA_DEPTH = 16  # nested objects and lists of an export schema (a JSON Schema nests deeper than metadata)
 EXPORT_LIMIT = 10_000
 # An export is answered whole by POST /v1/exports/get/: kept well under a Lambda response's 6 MB.
 MAX_EXPORT_BYTES = 5_000_000
@@ -36,6 +39,11 @@ class ReportService:
     def create_export(self, project: Project, schema: Any, raw_filters: Any, instructions: str | None) -> MemoryExport:
         if not isinstance(schema, dict) or not schema:
             raise ValidationError("Schema is required and must be a valid object")
+        if instructions is not None and not isinstance(instructions, str):
+            raise ValidationError("export_instructions must be a string.")
+        problem = json_problem(schema, "schema", depth=MAX_SCHEMA_DEPTH)
+        if problem is not None:
+            raise ValidationError(f"{problem}.")
         check_size(
             json_size(schema) + json_size(raw_filters) + json_size(instructions),
             "The export request is {size} bytes of schema, filters and instructions; at most {limit} are accepted.",
@@ -128,6 +136,8 @@ class ReportService:
         self._namespaces.memory_service(project.id).get(memory_id)  # NotFoundError for another project's memory
         if value is not None and (not isinstance(value, str) or value.upper() not in FEEDBACK_VALUES):
             raise ValidationError(f"feedback must be one of {', '.join(FEEDBACK_VALUES)} or null.")
+        if reason is not None and (not isinstance(reason, str) or len(reason) > MAX_REASON):
+            raise ValidationError(f"feedback_reason must be a string of at most {MAX_REASON:,} characters.")
         saved = Feedback(
             memory_id=memory_id,
             project_id=project.id,

@@ -1,0 +1,211 @@
+"""Hostile input, as an attacker or a fuzzer sends it, on both surfaces: every kind is a 4xx that names the
+problem (never a 500, a reset connection, or a large echo), checked before any work — no memory, no event."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from mnemo.api.app import create_app
+from mnemo.api.body_guard import MAX_BODY_BYTES
+from mnemo.composition.container import Container, build_container
+from mnemo.settings import Settings
+from tests.conftest import CachedModelRegistry
+
+LONE = "\ud800"
+
+
+@pytest.fixture
+def platform(tmp_path: Path, registry: CachedModelRegistry) -> Iterator[tuple[Container, TestClient, dict[str, str]]]:
+    built = build_container(Settings(data_dir=tmp_path / "data", jwt_secret=SecretStr("j" * 40)), registry)
+    assert built.platform is not None
+    tenant = built.platform.tenancy.bootstrap("owner@example.com", "Acme")
+    with TestClient(create_app(built)) as client:
+        yield built, client, {"Authorization": f"Token {tenant.api_key}"}
+    built.close()
+
+
+def raw_post(client: TestClient, path: str, body: bytes, headers: dict[str, str] | None = None) -> Any:
+    return client.post(path, content=body, headers={"content-type": "application/json", **(headers or {})})
+
+
+def events(client: TestClient, headers: dict[str, str]) -> list[Any]:
+    answer = client.get("/v1/events/", headers=headers)
+    assert answer.status_code == 200
+    found: list[Any] = answer.json()["results"]
+    return found
+
+
+# ---- sizes ----------------------------------------------------------------------------------------------
+
+
+def test_a_body_over_the_limit_is_413_before_it_is_read(client: TestClient) -> None:
+    huge = json.dumps({"query": "x" * (MAX_BODY_BYTES + 10), "filters": {"user_id": "a"}}).encode()
+    answer = raw_post(client, "/search", huge)
+    assert answer.status_code == 413
+    assert "at most 1,048,576" in answer.json()["detail"]
+
+
+def test_a_search_query_has_a_bound_on_both_surfaces(client: TestClient, platform: Any) -> None:
+    _, plat, headers = platform
+    long = "word " * 1_000  # 5,000 characters
+    mine = client.post("/search", json={"query": long, "filters": {"user_id": "a"}})
+    theirs = plat.post("/v3/memories/search/", json={"query": long, "filters": {"user_id": "a"}}, headers=headers)
+    for answer in (mine, theirs):
+        assert answer.status_code == 422
+        [problem] = answer.json()["detail"]
+        assert problem["loc"] == ["body", "query"] and problem["ctx"] == {"max_length": 4000}
+
+
+def test_a_validation_error_never_echoes_more_than_an_excerpt(client: TestClient) -> None:
+    wrong = {"messages": "x" * 400_000, "user_id": "a"}  # 400 kB of the wrong shape
+    answer = client.post("/memories", json=wrong)
+    assert answer.status_code == 422
+    assert len(answer.content) < 2_000
+    assert answer.json()["detail"][0]["input"].endswith("…")
+
+
+# ---- text that is not text ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/memories", {"messages": [{"role": "user", "content": f"I like {LONE}"}], "user_id": "a"}),
+        ("/memories", {"messages": [{"role": "user", "content": "I like tea"}], "user_id": f"a{LONE}"}),
+        ("/memories", {"messages": [{"role": "user", "content": "x"}], "user_id": "a", "metadata": {LONE: 1}}),
+        ("/search", {"query": f"tea {LONE}", "filters": {"user_id": "a"}}),
+        ("/configure", {"custom_instructions": LONE}),
+        ("/auth/login", {"email": f"a{LONE}@example.com", "password": "x"}),
+    ],
+)
+def test_a_lone_surrogate_anywhere_is_a_400_on_the_self_hosted_surface(
+    client: TestClient, path: str, body: dict[str, Any]
+) -> None:
+    answer = raw_post(client, path, json.dumps(body).encode())  # json.dumps escapes it: "\ud800"
+    assert answer.status_code == 400, answer.text
+    assert "surrogate" in answer.json()["detail"]
+    assert client.get("/memories", params={"user_id": "a"}).json()["results"] == []
+
+
+def test_a_lone_surrogate_in_a_platform_add_leaves_no_event(platform: Any) -> None:
+    _, client, headers = platform
+    for body in (
+        {"messages": [{"role": "user", "content": "I like tea"}], "user_id": f"a{LONE}", "infer": False},
+        {"messages": [{"role": "user", "content": f"tea {LONE}"}], "user_id": "a", "infer": False},
+    ):
+        answer = raw_post(client, "/v3/memories/add/", json.dumps(body).encode(), headers)
+        assert answer.status_code == 400, answer.text
+    assert events(client, headers) == []
+
+
+@pytest.mark.parametrize("user_id", ["a\x00b", "a\x07", "a\u2028b"[:2] + "\x1b"])
+def test_ids_with_control_characters_are_refused_everywhere(client: TestClient, platform: Any, user_id: str) -> None:
+    _, plat, headers = platform
+    add = {"messages": [{"role": "user", "content": "I like tea"}], "user_id": user_id, "infer": False}
+    assert client.post("/memories", json=add).status_code == 400
+    assert client.post("/search", json={"query": "tea", "filters": {"user_id": user_id}}).status_code == 400
+    assert plat.post("/v3/memories/add/", json=add, headers=headers).status_code == 400
+    search = {"query": "tea", "filters": {"user_id": user_id}}
+    assert plat.post("/v3/memories/search/", json=search, headers=headers).status_code == 400
+    assert events(plat, headers) == []
+
+
+# ---- numbers and shapes ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", ["9223372036854775807", "100001", "0", "-1"])
+def test_page_numbers_are_bounded_on_every_paginated_route(platform: Any, page: str) -> None:
+    _, client, headers = platform
+    for path in ("/v1/events/", "/v1/entities/"):
+        assert client.get(path, params={"page": page}, headers=headers).status_code == 422, path
+    listing = client.post("/v3/memories/", params={"page": page, "page_size": 10}, json={"filters": {"user_id": "a"}})
+    assert listing.status_code in (401, 422)  # no key: refused either way, never a 500
+    with_key = client.post(
+        "/v3/memories/", params={"page": page, "page_size": 10}, json={"filters": {"user_id": "a"}}, headers=headers
+    )
+    assert with_key.status_code == 422
+
+
+def nested(depth: int) -> str:
+    """A filter nested `depth` deep, as JSON text (deeper than Python's own encoder would write)."""
+    return '{"AND":[' * depth + '{"user_id":"a"}' + "]}" * depth
+
+
+def test_deep_filters_are_a_400_whatever_they_arrive_in(client: TestClient, platform: Any) -> None:
+    _, plat, headers = platform
+    deep = nested(500)
+    in_query = plat.delete("/v1/memories/", params={"filters": deep}, headers=headers)
+    search = ('{"query": "tea", "filters": ' + deep + "}").encode()
+    in_body = raw_post(plat, "/v3/memories/search/", search, headers)
+    mine = raw_post(client, "/search", search)
+    for answer in (in_query, in_body, mine):
+        assert answer.status_code in (400, 422), answer.text[:300]
+        assert "deep" in answer.text
+    assert events(plat, headers) == []
+    too_long = plat.delete("/v1/memories/", params={"filters": "[" * 20_000}, headers=headers)
+    assert too_long.status_code == 422
+
+
+def test_metadata_is_bounded_in_depth_and_keys(client: TestClient) -> None:
+    deep: Any = "leaf"
+    for _ in range(20):
+        deep = {"k": deep}
+    wide = {f"k{i}": i for i in range(300)}
+    for metadata in (deep, wide, {"k" * 300: 1}):
+        body = {"messages": [{"role": "user", "content": "I like tea"}], "user_id": "a", "metadata": metadata}
+        answer = client.post("/memories", json=body)
+        assert answer.status_code == 422, answer.text[:300]
+        assert answer.json()["detail"][0]["loc"][:2] == ["body", "metadata"]
+
+
+def test_a_provider_key_that_cannot_go_in_a_header_is_a_400(client: TestClient) -> None:
+    llm = {"provider": "openai", "config": {"api_key": "sk-clé", "base_url": "http://127.0.0.1:9/v1"}}
+    answer = client.post("/configure", json={"llm": llm})
+    assert answer.status_code == 400
+    assert "api_key" in answer.json()["detail"] and "ASCII" in answer.json()["detail"]
+    assert client.get("/configure").json()["llm"] is None
+
+
+# ---- what a caller may do -------------------------------------------------------------------------------
+
+
+def test_an_unknown_entity_is_not_deleted_and_records_no_event(platform: Any) -> None:
+    _, client, headers = platform
+    for path in ("/v2/entities/user/nobody/", "/v1/entities/user/nobody/"):
+        answer = client.delete(path, headers=headers)
+        assert answer.status_code == 404, answer.text
+    assert events(client, headers) == []
+
+
+def test_a_reader_may_export_the_memories_it_may_read(platform: Any) -> None:
+    """The interface's READER views the project's memories; an export is a view of them (a record of it is kept,
+    nothing of the project changes), so a READER may make one; another organization's key may not."""
+    built, client, headers = platform
+    org = client.get("/v1/ping/", headers=headers).json()
+    path = f"/api/v1/orgs/organizations/{org['org_id']}/projects/{org['project_id']}/"
+    client.post(path + "members/", json={"email": "reader@example.com", "role": "READER"}, headers=headers)
+    key = client.post(path + "api-keys/", json={"email": "reader@example.com"}, headers=headers).json()["api_key"]
+    reader = {"Authorization": f"Token {key}"}
+    export = {"schema": {"type": "object", "properties": {"memories": {"type": "array"}}}, "filters": {"user_id": "a"}}
+    assert client.post("/v1/exports/", json=export, headers=reader).status_code == 201
+    assert built.platform is not None
+    stranger = built.platform.tenancy.bootstrap("other@example.com", "Other")
+    other = {"Authorization": f"Token {stranger.api_key}"}
+    made = client.post("/v1/exports/get/", json={"filters": {"user_id": "a"}}, headers=other)
+    assert made.status_code == 404  # another project's export is not theirs to see
+
+
+def test_an_unknown_field_is_refused_naming_it(platform: Any) -> None:
+    _, client, _ = platform
+    first = {"name": "Ada", "email": "ada@example.com", "password": "a long passphrase"}
+    token = client.post("/auth/register", json=first).json()["access_token"]
+    answer = client.patch("/auth/me", json={"role": "admin"}, headers={"Authorization": f"Bearer {token}"})
+    assert answer.status_code == 400
+    assert [p["loc"] for p in answer.json()["detail"]] == [["body", "role"]]
