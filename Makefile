@@ -14,7 +14,7 @@ SAM_CLI_VERSION ?= 1.170.0
 SAM_ENV := SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} PATH=$(CURDIR)/$(BIN):$$PATH
 
 .PHONY: run test lint typecheck unit install install-runtime clean bench bench-quick sam sam-validate sam-build \
-	openapi-snapshot
+	openapi-snapshot fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,14 @@ bench-quick: $(DEV_STAMP)
 	$(BIN)/python -m pip install --quiet 'matplotlib>=3.8'
 	bash bench/peer/setup_mem0_venv.sh
 	$(BIN)/python -m bench.run --quick
+
+# The fuzzing of tests/reliability/test_fuzz.py at length (`make test` runs a few examples per route): schemathesis'
+# coverage phase, then FUZZ_EXAMPLES generated examples per route and caller (FUZZ_SEED: another fixed seed).
+FUZZ_EXAMPLES ?= 300
+FUZZ_SEED ?= 20260512
+fuzz: $(DEV_STAMP)
+	MNEMO_FUZZ_COVERAGE=1 MNEMO_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MNEMO_FUZZ_SEED=$(FUZZ_SEED) \
+		$(BIN)/pytest -q -p no:cacheprovider --timeout=1800 tests/reliability/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache

@@ -117,7 +117,7 @@ def _group_routes(group: str) -> list[tuple[str, str]]:
     for router in ROUTE_GROUPS[group]:
         for route in router.routes:
             assert isinstance(route, APIRoute)
-            path = re.sub(r"\{[a-z_]+\}", "x1", route.path)
+            path = re.sub(r"\{[a-z_]+\}", "x1", route.path_format)
             routes.extend((method, path) for method in sorted(route.methods or ()))
     return routes
 

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from pydantic import BaseModel
 from pydantic.json_schema import SkipJsonSchema
 
-from mnemo.api.routing import TypedRoute
+from mnemo.api.routing import DescribedRoute, TypedRoute
 
 
 class Item(BaseModel):
@@ -56,7 +56,7 @@ def serving(route_class: type[APIRoute]) -> tuple[FastAPI, TestClient]:
 
 
 def test_typed_routes_answer_exactly_as_fastapi_does() -> None:
-    (typed_app, typed), (plain_app, plain) = serving(TypedRoute), serving(APIRoute)
+    (typed_app, typed), (plain_app, plain) = serving(TypedRoute), serving(DescribedRoute)
     calls = [("GET", "/item"), ("GET", "/sparse"), ("POST", "/created"), ("GET", "/either"), ("GET", "/raw")]
     calls.append(("GET", "/either?paged=true"))
     for method, path in calls:
@@ -77,3 +77,25 @@ def test_the_endpoint_is_wrapped_once_however_often_its_router_is_included() -> 
         assert test.get("/again/item").json() == {"id": "a", "note": None, "extra": None}
     wrapped = {r.path: getattr(r.endpoint, "_mnemo_rendered", False) for r in router.routes if isinstance(r, APIRoute)}
     assert wrapped == {"/item": True, "/sparse": True, "/created": True, "/either": True, "/raw": False}
+
+
+def test_described_routes_list_the_failures_before_the_endpoint() -> None:
+    router = APIRouter(route_class=DescribedRoute)
+
+    @router.get("/bare")
+    def bare() -> Item:
+        return Item(id="a", note=None)
+
+    @router.post("/body")
+    def body(item: Item, q: int = 0) -> Item:
+        return item
+
+    app = FastAPI()
+    app.include_router(router)
+    paths = app.openapi()["paths"]
+    assert set(paths["/bare"]["get"]["responses"]) == {"200"}  # nothing to refuse before it runs
+    described = paths["/body"]["post"]["responses"]
+    assert set(described) == {"200", "400", "413", "422"}
+    assert described["422"]["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ValidationErrorOut"
+    }

@@ -11,8 +11,12 @@ import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+from starlette.routing import Match, Route
 
 from mnemo.api.request_id import HEADER, request_id_of
 from mnemo.errors import (
@@ -82,7 +86,27 @@ def status_of(exc: MnemoError) -> int:
     return 400
 
 
+def allowed(request: Request) -> str:
+    """The `Allow` of a 405: every method of every route of the request's path."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] is not Match.NONE:
+            methods |= route.methods
+    return ", ".join(sorted(methods))
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """FastAPI's answer to an HTTP error (404, 405), with the whole `Allow` of a 405: Starlette names the methods of
+    the first route of the path, and a path has one route per method."""
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 405:
+        exc = StarletteHTTPException(405, exc.detail, headers={**(exc.headers or {}), "Allow": allowed(request)})
+    return await http_exception_handler(request, exc)
+
+
 def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(StarletteHTTPException, http_error)
+
     @app.exception_handler(MnemoError)
     async def mnemo_error(request: Request, exc: MnemoError) -> JSONResponse:
         status = status_of(exc)

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, PlainSerializer, WithJsonSchema
+from pydantic.json_schema import SkipJsonSchema
 
 from mnemo.domain.timefmt import iso
 
@@ -57,6 +58,36 @@ class RateLimitedOut(ErrorOut):
     error: str = Field(description="The same message, where Mem0's server puts it.", examples=["Rate limit exceeded"])
 
 
+class ValidationProblem(BaseModel):
+    """One problem of a request that does not fit its route (a parameter or a body field)."""
+
+    type: str = Field(description="What kind of problem (pydantic's error type); `more` ends a cut list.")
+    loc: list[str | int] = Field(description="Where: `body`, `query`, `path` or `header`, then the field's path.")
+    msg: str = Field(description="What is wrong, for a person to read.")
+    input: Any = Field(
+        default=None,
+        description="The value sent: a number or a string of at most 100 characters as it is (a longer string cut "
+        "and ended by …), an object or a list only by its size.",
+    )
+    ctx: dict[str, Any] | SkipJsonSchema[None] = Field(default=None, description="The bound that was broken.")
+
+
+class ValidationErrorOut(BaseModel):
+    """A request that does not fit its route: each problem (at most 20, then one of type `more` that counts the
+    rest)."""
+
+    detail: list[ValidationProblem]
+
+
+class BadRequestOut(BaseModel):
+    """Invalid input: `detail` says what went wrong, or lists each key the route does not take."""
+
+    detail: str | list[ValidationProblem] = Field(
+        description="What went wrong, for a person to read; a list of problems for unknown keys in a body.",
+        examples=["The body nests objects and lists more than 64 deep."],
+    )
+
+
 _ERRORS: dict[int, tuple[type[BaseModel], str]] = {
     400: (ErrorOut, "Invalid input: the message says which."),
     401: (ErrorOut, "Missing, invalid or expired credentials."),
@@ -64,6 +95,7 @@ _ERRORS: dict[int, tuple[type[BaseModel], str]] = {
     404: (ErrorOut, "No such resource."),
     409: (ErrorOut, "Conflicts with the current state (e.g. an email already in use)."),
     413: (ErrorOut, "The request is too large."),
+    422: (ValidationErrorOut, "A parameter or a body field does not fit the route."),
     429: (RateLimitedOut, "Too many requests; retry after Retry-After seconds."),
     502: (ProviderErrorOut, "An upstream provider (LLM or embedder) failed."),
     503: (ErrorOut, "A backing service is unavailable; retry shortly."),
@@ -77,12 +109,28 @@ _HEADERS: dict[int, dict[str, Any]] = {
 
 
 def errors(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """The `responses=` documenting these error statuses, each with its body model. (422, the body or query
-    validation error, is documented by FastAPI itself.)"""
+    """The `responses=` documenting these error statuses, each with its body model. (Every route's 422, and a
+    body's 400 and 413, are added by `request_errors`.)"""
     out: dict[int | str, dict[str, Any]] = {}
     for code in codes:
         model, description = _ERRORS[code]
         out[code] = {"model": model, "description": description}
         if code in _HEADERS:
             out[code]["headers"] = _HEADERS[code]
+    return out
+
+
+BODY_PROBLEMS = (
+    "Invalid input: the message says which; for a body, also one that is not JSON, nests objects and lists more "
+    "than 64 deep or holds a lone UTF-16 surrogate, or (listed like a 422) has keys the route does not take."
+)
+
+
+def request_errors(*, parameters: bool, body: bool) -> dict[int | str, dict[str, Any]]:
+    """The failures of a request before its route runs: 422 where it has parameters or a body (the answer of
+    api/errors.py), and for a body 400 (api/body_guard.py, an unknown key) and 413 (over 1 MiB)."""
+    out = errors(422) if parameters or body else {}
+    if body:
+        out.update(errors(413))
+        out[400] = {"model": BadRequestOut, "description": BODY_PROBLEMS}
     return out

@@ -7,6 +7,8 @@ request (a search's whole answer takes 0.05 ms to render). The endpoints here bu
 of their response models (mypy checks it), so validating them again proves nothing: `TypedRoute` renders the
 model with pydantic (honouring `response_model_exclude_unset`, the route's status code) and hands FastAPI a
 finished Response. The route keeps its response model, so /openapi.json describes the answer as before.
+
+`DescribedRoute`, its base, completes the description with the failures FastAPI answers before any endpoint.
 """
 
 from __future__ import annotations
@@ -17,13 +19,31 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi.datastructures import DefaultPlaceholder
-from fastapi.dependencies.utils import get_typed_return_annotation
+from fastapi.dependencies.utils import get_flat_params, get_typed_return_annotation
 from fastapi.routing import APIRoute
+from fastapi.utils import create_model_field
 from pydantic import TypeAdapter
 from starlette.responses import Response
 
+from mnemo.api.responses import request_errors
 
-class TypedRoute(APIRoute):
+
+class DescribedRoute(APIRoute):
+    """A route whose /openapi.json entry also lists what any request may get before its endpoint runs
+    (`request_errors`: the 422 of a parameter or body that does not fit, a body's 400 and 413). They replace what
+    the route listed for the same statuses, so the description says what the server sends."""
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(path, endpoint, **kwargs)
+        added = request_errors(parameters=bool(get_flat_params(self.dependant)), body=self.body_field is not None)
+        for code, response in added.items():
+            self.responses[code] = response
+            self.response_fields[code] = create_model_field(
+                name=f"Response_{code}_{self.unique_id}", type_=response["model"], mode="serialization"
+            )
+
+
+class TypedRoute(DescribedRoute):
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         if not inspect.iscoroutinefunction(endpoint) and not getattr(endpoint, _RENDERED, False):
             model = kwargs.get("response_model", _INFERRED)

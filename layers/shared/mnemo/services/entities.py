@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mnemo.domain import filters as f
 from mnemo.domain.entities import EntityCount, EntityType
+from mnemo.domain.memory import checked_entity_id
 from mnemo.errors import ValidationError
 from mnemo.services.memory_service import MemoryService
 
@@ -23,5 +24,6 @@ class EntityService:
             raise ValidationError("entity_type must be one of: user, agent, run.") from None
         if not entity_id.strip():
             raise ValidationError("entity_id must not be empty.")
+        checked_entity_id(entity_id, kind.field)  # a 400 for what no memory can be kept under, as everywhere
         # An exact match: "*" here is an id like any other, not the "has a value" wildcard of the filters.
         return self._memory_service.delete_all(f.Condition(kind.field, "eq", entity_id))

@@ -176,7 +176,9 @@ def timestamp_of(raw: int | float | str | None) -> datetime | None:
 
 def add_command(body: AddBody) -> AddCommand:
     """The add the body asks for, its size checked (413) before any work. Its scope comes from the top-level ids
-    and from `filters` (both forms are sent); top-level wins."""
+    and from `filters` (both forms are sent); top-level wins, and the filters are checked all the same."""
+    if body.filters is not None:
+        f.check_shape(body.filters)
     ids = {**pf.entity_ids(body.filters), **top_level_ids(body)}
     scope = Scope(**{name: clean_id(name, value) for name, value in ids.items()})
     if scope.is_empty():
@@ -208,6 +210,9 @@ def names_entity(expr: f.Expr) -> bool:
 
 
 def filter_of(raw: dict[str, Any] | None, extra_ids: dict[str, str] | None = None) -> f.Expr:
+    """The filters with the top-level ids put in (they replace the same keys: those are checked first)."""
+    if raw:
+        f.check_shape(raw)
     merged = dict(raw or {})
     for name, value in (extra_ids or {}).items():
         merged[name] = clean_id(name, value)

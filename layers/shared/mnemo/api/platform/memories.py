@@ -10,10 +10,11 @@ import ast
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
+from starlette.convertors import Convertor, register_url_convertor
 
 from mnemo.api.dependencies import ProjectMemoryServiceDep
-from mnemo.api.limits import MAX_FILTERS_PARAM, PageNumber, PageSize, offset
+from mnemo.api.limits import MAX_FILTERS_PARAM, EntityId, PageNumber, PageSize, entity_types, offset
 from mnemo.api.parsing import clean_id, parse_expiration
 from mnemo.api.platform.bodies import (
     AddBody,
@@ -58,6 +59,7 @@ from mnemo.services.platform.tenancy import PlatformCaller
 router = APIRouter(route_class=TypedRoute, tags=["platform: memories"])
 
 MemoryList = list[MemoryItem] | Page[MemoryItem]  # a legacy list: a bare array, or a page when paginated
+MAX_LEGACY_LIMIT = 200  # memories of one GET /v1/memories/ (its `limit`; a page_size goes to 1,000)
 
 
 # ---- add ----------------------------------------------------------------------------------------------
@@ -234,13 +236,11 @@ def list_v1(
     run_id: str | None = None,
     page: PageNumber = None,
     page_size: PageSize = None,
-    limit: Annotated[int | None, Query(ge=1)] = None,
+    limit: Annotated[int | None, Query(ge=1, le=MAX_LEGACY_LIMIT, description="1 to 200.")] = None,
 ) -> MemoryList:
     ids = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "run_id": run_id}.items() if v}
     if not ids:
         raise ValidationError("One of the filters: app_id, user_id, agent_id, run_id is required!")
-    if limit is not None and limit > 200:
-        raise ValidationError("limit must be <= 200")
     body = ListBody(page_size=page_size or limit or 100)
     expr = filter_of(None, ids)
     return _list(request, project_memory, caller, body, expr, page, page_size, paginate=bool(page and page_size))
@@ -248,19 +248,40 @@ def list_v1(
 
 # ---- one memory -------------------------------------------------------------------------------------
 
+MemoryId = Annotated[
+    str, Path(description="The memory's id, a UUID (anything else is a 400).", json_schema_extra={"format": "uuid"})
+]
 
-@router.get("/v1/memories/{memory_id}/", summary="Get one memory", responses=errors(401, 404))
-def get_memory(memory_id: str, caller: Caller, project_memory: ProjectMemoryServiceDep) -> MemoryOut:
+
+class MemoryIdSegment(Convertor[str]):
+    """A memory id in a path: any segment but `search`, so that /v1/memories/search/ is that route's own (a GET
+    there is a 405 that allows POST, not a get of a memory named "search")."""
+
+    regex = "(?!search/)[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("memory_id", MemoryIdSegment())
+ONE_MEMORY = "/v1/memories/{memory_id:memory_id}/"
+
+
+@router.get(ONE_MEMORY, summary="Get one memory", responses=errors(400, 401, 404))
+def get_memory(memory_id: MemoryId, caller: Caller, project_memory: ProjectMemoryServiceDep) -> MemoryOut:
     return MemoryOut.of(project_memory.get(caller.project_id, memory_id))
 
 
 @router.put(
-    "/v1/memories/{memory_id}/",
+    ONE_MEMORY,
     summary="Update a memory; returns the updated memory",
     responses=errors(400, 401, 403, 404, 502),
 )
 def update_memory(
-    memory_id: str, body: UpdateBody, caller: Owner, project_memory: ProjectMemoryServiceDep
+    memory_id: MemoryId, body: UpdateBody, caller: Owner, project_memory: ProjectMemoryServiceDep
 ) -> MemoryOut:
     expiration: Any = UNSET
     if "expiration_date" in body.model_fields_set:
@@ -276,13 +297,13 @@ def update_memory(
 
 
 @router.delete(
-    "/v1/memories/{memory_id}/",
+    ONE_MEMORY,
     summary="Delete one memory",
     response_model_exclude_unset=True,
-    responses=errors(401, 403, 404),
+    responses=errors(400, 401, 403, 404),
 )
 def delete_memory(
-    memory_id: str, caller: Owner, project_memory: ProjectMemoryServiceDep, delete_linked: bool = False
+    memory_id: MemoryId, caller: Owner, project_memory: ProjectMemoryServiceDep, delete_linked: bool = False
 ) -> MemoryDeletedOut:
     project_memory.delete(caller.project_id, memory_id)
     if delete_linked:
@@ -290,15 +311,14 @@ def delete_memory(
     return MemoryDeletedOut(message="Memory deleted successfully!")
 
 
-@router.get(
-    "/v1/memories/{memory_id}/history/", summary="History of a memory, oldest first", responses=errors(401, 404)
-)
-def memory_history(memory_id: str, caller: Caller, project_memory: ProjectMemoryServiceDep) -> list[HistoryOut]:
+@router.get(ONE_MEMORY + "history/", summary="History of a memory, oldest first", responses=errors(400, 401, 404))
+def memory_history(memory_id: MemoryId, caller: Caller, project_memory: ProjectMemoryServiceDep) -> list[HistoryOut]:
     entries, record = project_memory.history(caller.project_id, memory_id)
     return [HistoryOut.of(e, record) for e in entries]
 
 
 ENTITY_FIELDS = {"user": "user_id", "agent": "agent_id", "app": "app_id", "run": "run_id"}
+LegacyEntityType = Annotated[str, entity_types(*ENTITY_FIELDS, *(f"{kind}s" for kind in ENTITY_FIELDS))]
 
 
 @router.get(
@@ -310,8 +330,8 @@ ENTITY_FIELDS = {"user": "user_id", "agent": "agent_id", "app": "app_id", "run":
 )
 def entity_memories(
     request: Request,
-    entity_type: str,
-    entity_id: str,
+    entity_type: LegacyEntityType,
+    entity_id: EntityId,
     caller: Caller,
     project_memory: ProjectMemoryServiceDep,
     page: PageNumber = None,
@@ -334,8 +354,9 @@ JsonParam = Annotated[
 ]
 
 
-def _filters_param(raw: str | None) -> dict[str, Any] | None:
-    """`filters` in a query string: JSON, or the Python repr the client sends (`{'user_id': 'alice'}`)."""
+def _filters_param(raw: str | None, name: str = "filters") -> dict[str, Any] | None:
+    """`filters` (or `metadata`) in a query string: JSON, or the Python repr the client sends (`{'user_id':
+    'alice'}`), its shape checked whole (a key the call's ids replace too)."""
     if raw is None:
         return None
     too_deep = f"filters nests objects and lists more than {f.MAX_FILTER_DEPTH} deep."
@@ -352,6 +373,7 @@ def _filters_param(raw: str | None) -> dict[str, Any] | None:
             raise ValidationError("filters must be a JSON object.") from None
     if not isinstance(parsed, dict):
         raise ValidationError("filters must be a JSON object.")
+    f.check_shape(parsed, name)
     return parsed
 
 
@@ -375,7 +397,7 @@ def delete_memories(
     for name, value in ids.items():
         raw[name] = value if value == "*" else clean_id(name, value)
     if metadata:
-        raw["metadata"] = _filters_param(metadata)
+        raw["metadata"] = _filters_param(metadata, "metadata")
     if not any(name in raw for name in pf.ENTITY_KEYS):
         raise ValidationError("At least one of user_id, agent_id, app_id, run_id is required.")
     if all(raw.get(name) == "*" for name in pf.ENTITY_KEYS):

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from mnemo.api.dependencies import EventServiceDep, ProjectEntityServiceDep, ReportServiceDep
-from mnemo.api.limits import MAX_PAGE, MAX_PAGE_SIZE, offset
+from mnemo.api.limits import MAX_PAGE, MAX_PAGE_SIZE, EntityId, entity_types, offset
 from mnemo.api.platform.bodies import Lenient
 from mnemo.api.platform.responses.common import Page
 from mnemo.api.platform.responses.memories import DeletionOut
@@ -28,10 +28,12 @@ from mnemo.api.platform.responses.project_data import (
 from mnemo.api.platform.security import Caller, Owner
 from mnemo.api.responses import errors
 from mnemo.api.routing import TypedRoute
-from mnemo.services.platform.entities import ProjectEntityService, entity_field
+from mnemo.domain.memory import checked_entity_id
+from mnemo.services.platform.entities import ENTITY_TYPES, ProjectEntityService, entity_field
 from mnemo.services.platform.tenancy import PlatformCaller
 
 router = APIRouter(route_class=TypedRoute, tags=["platform: project data"])
+EntityType = Annotated[str, entity_types(*ENTITY_TYPES)]
 
 
 @router.get(
@@ -86,6 +88,10 @@ def _create_entity(
     entity_type: str, body: EntityBody, caller: PlatformCaller, entity_service: ProjectEntityService
 ) -> EntityCreatedOut:
     field = entity_field(entity_type)
+    for name in ("user_id", "agent_id", "app_id", "run_id"):  # the other kinds' ids are not used, but checked
+        value = getattr(body, name)
+        if name != field and isinstance(value, str):
+            checked_entity_id(value, name)
     entity = entity_service.create(caller.project_id, entity_type, getattr(body, field), body.name, body.metadata)
     return EntityCreatedOut.of(entity)
 
@@ -140,7 +146,7 @@ def create_run(body: EntityBody, caller: Owner, entity_service: ProjectEntitySer
     responses=errors(400, 401, 404),
 )
 def get_entity(
-    entity_type: str, entity_id: str, caller: Caller, entity_service: ProjectEntityServiceDep
+    entity_type: EntityType, entity_id: EntityId, caller: Caller, entity_service: ProjectEntityServiceDep
 ) -> list[EntityOut]:
     return [EntityOut.of(entity_service.one(caller.project_id, entity_type, entity_id), caller.user.email)]
 
@@ -148,16 +154,16 @@ def get_entity(
 @router.delete(
     "/v2/entities/{entity_type}/{entity_id}/",
     summary="Delete an entity: every memory of it",
-    responses=errors(400, 401, 403),
+    responses=errors(400, 401, 403, 404),
 )
 @router.delete(
     "/v1/entities/{entity_type}/{entity_id}/",
     deprecated=True,
     summary="Delete an entity (the older clients' route; the id is the `id` that GET /v1/entities/ lists)",
-    responses=errors(400, 401, 403),
+    responses=errors(400, 401, 403, 404),
 )
 def delete_entity(
-    entity_type: str, entity_id: str, caller: Owner, entity_service: ProjectEntityServiceDep
+    entity_type: EntityType, entity_id: EntityId, caller: Owner, entity_service: ProjectEntityServiceDep
 ) -> DeletionOut:
     deleted = entity_service.delete(caller.project_id, entity_type, entity_id)
     return DeletionOut(message="Entity deleted successfully.", event_id=deleted.event_id, deleted=deleted.count)

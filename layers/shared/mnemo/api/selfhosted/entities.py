@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from fastapi import APIRouter, Depends
 
 from mnemo.api.dependencies import EntityServiceDep
+from mnemo.api.limits import EntityId, entity_types
 from mnemo.api.responses import errors
 from mnemo.api.routing import TypedRoute
 from mnemo.api.security import authenticated, require_admin
 from mnemo.api.selfhosted.responses import EntityDeleted, EntitySummary
+from mnemo.domain.entities import EntityType
 
 router = APIRouter(
     route_class=TypedRoute,
@@ -17,6 +21,7 @@ router = APIRouter(
     dependencies=[Depends(authenticated)],
     responses=errors(401),
 )
+SelfHostedEntityType = Annotated[str, entity_types(*(kind.value for kind in EntityType))]
 
 
 @router.get("", summary="Every user, agent and run that has memories, with its memory count")
@@ -30,6 +35,6 @@ def list_entities(entities: EntityServiceDep) -> list[EntitySummary]:
     dependencies=[Depends(require_admin)],
     responses=errors(400, 403),
 )
-def delete_entity(entity_type: str, entity_id: str, entities: EntityServiceDep) -> EntityDeleted:
+def delete_entity(entity_type: SelfHostedEntityType, entity_id: EntityId, entities: EntityServiceDep) -> EntityDeleted:
     deleted = entities.delete(entity_type, entity_id)
     return EntityDeleted(message="Entity deleted", deleted_memories=deleted)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -57,10 +57,7 @@ class ReportService:
         result = shape(schema, records)
         size = len(json.dumps(result, separators=(",", ":")))  # escaped to ASCII, as Lambda's runtime sends it
         if size > MAX_EXPORT_BYTES:
-            raise PayloadTooLargeError(
-                f"The export would be {size:,} bytes; at most {MAX_EXPORT_BYTES:,} are kept. "
-                "Narrow the filters (one user, agent or run, or a date range)."
-            )
+            raise _too_large(f"{size:,}")
         export = MemoryExport(
             id=new_id(),
             project_id=project.id,
@@ -74,6 +71,8 @@ class ReportService:
         return export
 
     def get_export(self, project: Project, export_id: str | None, raw_filters: Any) -> MemoryExport:
+        if raw_filters is not None:
+            pf.parse(raw_filters)  # a 400 for filters no export could be made with, even beside an id
         if export_id:
             found = self._store.get_export(project.id, str(export_id))
         else:
@@ -180,31 +179,78 @@ _FIELDS: dict[str, Callable[[MemoryRecord], Any]] = {
 def shape(schema: dict[str, Any], records: list[MemoryRecord]) -> dict[str, Any]:
     """The memories laid out by the schema's top-level properties, without an LLM: an array of objects gets
     one object per memory (properties named like memory fields are filled, others null); an array of
-    strings gets the memory texts; a string gets the texts joined; a number gets the count."""
+    strings gets the memory texts; a string gets the texts joined; a number gets the count.
+
+    A schema of a few kB may name the memories hundreds of times over (each property an array of objects naming
+    `metadata`, `memory`, ...): the result's size is counted while it is built, and past MAX_EXPORT_BYTES the
+    export is refused at once (413), before the result is whole."""
+    size = _SizeBound()
     properties = schema.get("properties")
     if not isinstance(properties, dict) or not properties:
-        return {"memories": [r.text for r in reversed(records)]}
+        return {"memories": size.listed(r.text for r in reversed(records))}
     ordered = list(reversed(records))  # oldest first
     out: dict[str, Any] = {}
     for name, spec in properties.items():
-        kind = spec.get("type") if isinstance(spec, dict) else None
-        if kind == "array":
-            items = spec.get("items") if isinstance(spec.get("items"), dict) else {}
-            item_props = items.get("properties") if isinstance(items.get("properties"), dict) else None
-            if items.get("type") == "object" or item_props:
-                keys = list(item_props or {"id": {}, "memory": {}})
-                out[name] = [{k: _FIELDS[k](r) if k in _FIELDS else None for k in keys} for r in ordered]
-            else:
-                out[name] = [r.text for r in ordered]
-        elif kind == "string":
-            out[name] = "\n".join(r.text for r in ordered) if name not in _FIELDS else _single(name, ordered)
-        elif kind in ("integer", "number"):
-            out[name] = len(ordered)
-        else:
-            out[name] = _single(name, ordered) if name in _FIELDS else None
+        size.grow(len(name))
+        out[name] = _shaped(name, spec, ordered, size)
     return out
 
 
+def _shaped(name: str, spec: Any, ordered: list[MemoryRecord], size: _SizeBound) -> Any:
+    """The value of one top-level property of an export."""
+    kind = spec.get("type") if isinstance(spec, dict) else None
+    if kind == "array":
+        items = spec.get("items") if isinstance(spec.get("items"), dict) else {}
+        item_props = items.get("properties") if isinstance(items.get("properties"), dict) else None
+        if items.get("type") == "object" or item_props:
+            keys = list(item_props or {"id": {}, "memory": {}})
+            return size.listed({k: _FIELDS[k](r) if k in _FIELDS else None for k in keys} for r in ordered)
+        return size.listed(r.text for r in ordered)
+    if kind in ("integer", "number"):
+        return len(ordered)
+    if name in _FIELDS:
+        return size.counted(_single(name, ordered))
+    if kind == "string":
+        size.grow(sum(len(r.text) + 1 for r in ordered))  # the joined texts, counted before they are joined
+        return "\n".join(r.text for r in ordered)
+    return None
+
+
+class _SizeBound:
+    """A lower bound of an export's size as compact ASCII JSON (its values, without separators), counted as it is
+    built: past MAX_EXPORT_BYTES, a 413."""
+
+    def __init__(self) -> None:
+        self.total = 0
+
+    def grow(self, size: int) -> None:
+        self.total += size
+        if self.total > MAX_EXPORT_BYTES:
+            raise _too_large(f"more than {MAX_EXPORT_BYTES:,}")
+
+    def counted(self, value: Any) -> Any:
+        self.grow(len(json.dumps(value, separators=(",", ":"))))
+        return value
+
+    def listed(self, values: Iterable[Any]) -> list[Any]:
+        return [self.counted(value) for value in values]
+
+
+def _too_large(size: str) -> PayloadTooLargeError:
+    return PayloadTooLargeError(
+        f"The export would be {size} bytes; at most {MAX_EXPORT_BYTES:,} are kept. "
+        "Narrow the filters (one user, agent or run, or a date range)."
+    )
+
+
 def _single(name: str, records: list[MemoryRecord]) -> Any:
-    values = {str(_FIELDS[name](r)) for r in records}
-    return values.pop() if len(values) == 1 else None
+    """The field's value (as text) when every memory has the same, else None (stopping at the first that differs:
+    no set of every memory's value is made)."""
+    first: str | None = None
+    for record in records:
+        value = str(_FIELDS[name](record))
+        if first is None:
+            first = value
+        elif value != first:
+            return None
+    return first
