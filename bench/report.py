@@ -125,8 +125,55 @@ def lambda_rows(data: dict[str, Any]) -> list[str]:
     return rows
 
 
+def webhook_rows(data: dict[str, Any]) -> list[str]:
+    f, m = data["figures"], data["machine"]
+    setup = f["setup"]
+    hooks = setup["webhooks"]
+    healthy = f["latency_ms_from_occurred_at"]["healthy_paced"]
+    burst = f["throughput"]["healthy_burst"]
+    outage = f["outage"]
+    logs = f["delivery_log"].values()
+    cpu = f["cpu_seconds"]
+    schedule = setup.get("retry_schedule_short", setup["retry_schedule"])
+    ordered = "yes" if not f["order_problems"] else "; ".join(f["order_problems"])
+    return [
+        f"| Webhooks: {f['events_added']:,} memory events to {hooks} webhooks ({f['deliveries_expected']:,} "
+        f"deliveries), receivers down {outage['down_for_seconds']:g} s mid-run | |",
+        "|---|---|",
+        f"| latency, healthy, {setup['pace_events_per_second']:g} events/s ({setup['messages_per_add']} per add): "
+        f"p50 / p95 / p99 / max ms, the event's `occurred_at` to the receiver | "
+        f"{healthy['p50']} / {healthy['p95']} / {healthy['p99']} / {healthy['max']} |",
+        f"| deliveries/s, healthy, adds back to back ({burst['deliveries']:,} deliveries, first add to last "
+        f"arrival) | {burst['deliveries_per_second']} |",
+        f"| outage: events made while down; received while down | {outage['events_during']:,}; "
+        f"{outage['received_while_down']} |",
+        f"| after the return: first delivery / backlog of {outage['backlog_deliveries_at_recovery']:,} drained / "
+        f"all delivered, s | {outage['first_arrival_after_recovery_s']} / {outage['backlog_drained_after_recovery_s']}"
+        f" / {outage['everything_delivered_after_recovery_s']} ({outage['drain_deliveries_per_second']} "
+        "deliveries/s draining) |",
+        f"| delivered | {f['delivered_percent']:g}% ({f['deliveries_unique']:,} of {f['deliveries_expected']:,}) |",
+        f"| repeats received (same `webhook-id`); duplicates after dropping them | {f['repeats_raw']}; "
+        f"{f['duplicates_after_dropping_repeats']} |",
+        f"| signatures valid (`standardwebhooks`, on arrival) | {f['signatures_verified'] - f['signatures_invalid']:,}"
+        f" of {f['signatures_verified']:,} |",
+        f"| each webhook in order (sequence increasing on arrival, memories in the order added) | {ordered} |",
+        f"| delivery log: dead; pending; attempts that failed | {sum(v['dead_count'] for v in logs)}; "
+        f"{sum(v['pending_count'] for v in logs)}; {sum(v['failed_attempts'] for v in logs)} |",
+        f"| server peak RSS, MB | {f['server_peak_rss_mb']} |",
+        "",
+        f"Recorded {m['date']} at commit {m['commit']}; retry schedule {schedule} s "
+        f"({setup['retry_jitter']}). CPU seconds over the {f['run_seconds']:g} s run: server {cpu['server']}, "
+        f"receivers {cpu['receivers']}, load generator {cpu['load_generator']}, other processes on the machine "
+        f"{cpu.get('other_processes', '–')} (of {cpu.get('machine_capacity', '–')} available).",
+    ]
+
+
 def plot(data: dict[str, Any]) -> None:
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:  # `make bench` installs it; without it the recorded plot stays as it is
+        print("matplotlib is not installed: bench/results/search_latency.png not redrawn")
+        return
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -173,7 +220,13 @@ def main() -> None:
         sections += [*engine_rows(engine), ""]
         plot(engine)
         sections.append("![search latency](results/search_latency.png)\n")
-    parts = (("http", http_rows), ("http-platform", http_rows), ("locomo", locomo_rows), ("lambda", lambda_rows))
+    parts = (
+        ("http", http_rows),
+        ("http-platform", http_rows),
+        ("locomo", locomo_rows),
+        ("lambda", lambda_rows),
+        ("webhooks", webhook_rows),
+    )
     for name, rows in parts:
         data = load(name)
         if data:

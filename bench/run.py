@@ -1,4 +1,5 @@
-"""Run the benchmarks and record them: `python -m bench.run [--quick] [--only engine,http,http-platform,locomo,lambda]`.
+"""Run the benchmarks and record them:
+`python -m bench.run [--quick] [--only engine,http,http-platform,locomo,lambda,webhooks]`.
 
 Writes bench/results/<name>.json (machine, date, commit, every figure) and bench/results/search_latency.png.
 bench/report.py turns the JSON into the table in bench/README.md.
@@ -95,11 +96,19 @@ def run_lambda(quick: bool) -> dict[str, Any]:
     return cold_start.run(repeats=1 if quick else 3)
 
 
+def run_webhooks(quick: bool) -> dict[str, Any]:
+    from bench import webhooks
+
+    return webhooks.run(events=1_000 if quick else 10_000, outage_seconds=20.0 if quick else 300.0)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run")
     parser.add_argument("--quick", action="store_true", help="Small sizes and short runs, for a smoke test.")
     parser.add_argument(
-        "--only", default="engine,http,http-platform,locomo,lambda", help="Comma-separated parts to run."
+        "--only",
+        default="engine,http,http-platform,locomo,lambda,webhooks",
+        help="Comma-separated parts to run.",
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -109,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         "http-platform": run_http_platform,
         "locomo": run_locomo,
         "lambda": run_lambda,
+        "webhooks": run_webhooks,
     }
     for name in args.only.split(","):
         figures = parts[name](args.quick)

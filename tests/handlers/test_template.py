@@ -196,3 +196,46 @@ def test_the_layer_installs_no_local_model_runtime_and_builds_for_lambdas_platfo
     assert layer["Properties"]["CompatibleRuntimes"] == [TEMPLATE["Globals"]["Function"]["Runtime"]]
     makefile = (ROOT / "layers" / "shared" / "Makefile").read_text()
     assert "--platform manylinux2014_x86_64" in makefile and "--python-version 3.11" in makefile
+
+
+def test_webhook_events_reach_the_delivery_function_through_its_queue_with_a_dead_letter_queue() -> None:
+    from mnemo.domain.webhooks import EVENT_TYPES
+
+    function = RESOURCES["WebhookDeliveryFunction"]["Properties"]
+    queue = RESOURCES["WebhookDeliveryQueue"]["Properties"]
+    events = function["Events"]
+    sources = [e for e in events.values() if e["Type"] == "SQS"]
+    assert [s["Properties"]["Queue"] for s in sources] == [{"Fn::GetAtt": ["WebhookDeliveryQueue", "Arn"]}]
+    assert sources[0]["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert queue["VisibilityTimeout"] >= 6 * function["Timeout"]
+    assert queue["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["WebhookDeliveryDeadLetterQueue", "Arn"]}
+    assert queue["RedrivePolicy"]["maxReceiveCount"] >= 2
+    assert queue["SqsManagedSseEnabled"] is True  # SNS cannot deliver to a queue under the AWS managed KMS key
+    # the schedule: the outboxes' leftovers and the retries beyond SQS's 15-minute delay
+    [schedule] = [e for e in events.values() if e["Type"] == "Schedule"]
+    assert schedule["Properties"]["Schedule"] == "rate(1 minute)"
+    # the topic's subscription: raw envelopes, the webhook event types only, allowed by the queue's policy
+    subscription = RESOURCES["WebhookDeliverySubscription"]["Properties"]
+    assert subscription["TopicArn"] == {"Ref": "EventsTopic"} and subscription["Protocol"] == "sqs"
+    assert subscription["Endpoint"] == {"Fn::GetAtt": ["WebhookDeliveryQueue", "Arn"]}
+    assert subscription["RawMessageDelivery"] is True
+    assert sorted(subscription["FilterPolicy"]["event_type"]) == sorted(EVENT_TYPES)
+    [allowed] = RESOURCES["WebhookDeliveryQueuePolicy"]["Properties"]["PolicyDocument"]["Statement"]
+    assert allowed["Principal"] == {"Service": "sns.amazonaws.com"} and allowed["Action"] == "sqs:SendMessage"
+    assert allowed["Condition"] == {"ArnEquals": {"aws:SourceArn": {"Ref": "EventsTopic"}}}
+    variables = function["Environment"]["Variables"]
+    assert variables["MNEMO_WEBHOOK_QUEUE_URL"] == {"Ref": "WebhookDeliveryQueue"}
+    assert {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["WebhookDeliveryQueue", "QueueName"]}}} in function[
+        "Policies"
+    ]
+
+
+@pytest.mark.parametrize("function", ["PlatformFunction", "IngestWorkerFunction", "WebhookDeliveryFunction"])
+def test_every_function_that_writes_webhook_events_publishes_them_to_the_topic(function: str) -> None:
+    properties = RESOURCES[function]["Properties"]
+    assert properties["Environment"]["Variables"]["MNEMO_TOPIC_ARN"] == {"Ref": "EventsTopic"}
+    assert {"SNSPublishMessagePolicy": {"TopicName": {"Fn::GetAtt": ["EventsTopic", "TopicName"]}}} in properties[
+        "Policies"
+    ]
+    for table in ("MemoriesTable", "AccountsTable"):  # the outboxes are read and deleted once published
+        assert {"DynamoDBCrudPolicy": {"TableName": {"Ref": table}}} in properties["Policies"]

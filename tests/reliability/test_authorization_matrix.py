@@ -138,7 +138,9 @@ def check(cell: Cell, response: Any, hidden: list[str]) -> list[str]:
     if not matches(cell.op, cell.expected, response.status_code):
         problems.append(f"{cell}, got {response.status_code}: {response.text[:300]}")
     refused = response.status_code >= 400
-    if refused and (len(response.content) > MAX_REFUSAL_BYTES or "detail" not in response.json()):
+    message = response.json() if refused else {}
+    said = isinstance(message, dict) and ("detail" in message or "error" in message)  # `error`: Mem0's webhooks
+    if refused and (len(response.content) > MAX_REFUSAL_BYTES or not said):
         problems.append(f"{cell}: a refusal of {len(response.content)} bytes: {response.text[:300]}")
     leaked = [value for value in hidden if value in response.text and value not in sent]
     if leaked:

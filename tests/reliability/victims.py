@@ -28,6 +28,7 @@ ADMIN = {"name": "Ada", "email": "ada@example.com", "password": "correct horse b
 MEMBER = {"name": "Bob", "email": "bob@example.com", "password": "member password 1"}
 CAROL = {"name": "Carol", "email": "carol@example.com", "password": "carol's password 1"}
 PROJECT = "/api/v1/orgs/organizations/{org_id}/projects/{project_id}/"
+HOOK_URL = "http://127.0.0.1:9/hook"  # nothing listens there
 
 
 def ok(response: Any, status: int = 200) -> Any:
@@ -47,8 +48,10 @@ def unique() -> str:
 @contextmanager
 def served(data_dir: Path, registry: CachedModelRegistry) -> Iterator[tuple[Container, TestClient]]:
     """The whole app, authentication on (a known JWT secret and admin key, argon2 at its cheapest, no rate limits),
-    on its own data dir."""
-    container = build_container(auth_settings(data_dir), registry)
+    on its own data dir. Webhooks may point at loopback: the victims' webhook aims at a closed port (a delivery
+    fails at once)."""
+    settings = auth_settings(data_dir).model_copy(update={"webhook_allow_private_urls": True})
+    container = build_container(settings, registry)
     try:
         with TestClient(create_app(container)) as client:
             yield container, client
@@ -168,6 +171,11 @@ class Platform:
             "history": ok(get(f"/v1/memories/{values['memory_id']}/history/", headers=owner)),
             "export": ok(export),
             "entities": ok(get("/v1/entities/", headers=owner))["results"],
+            "webhooks": ok(get(f"/api/v1/webhooks/projects/{values['project_id']}/", headers=owner)),
+            "deliveries": [
+                {k: d[k] for k in ("id", "sequence", "event_id", "event_type", "payload")}
+                for d in ok(get(f"/api/v1/webhooks/{values['webhook_id']}/deliveries/", headers=owner))["results"]
+            ],
         }
 
 
@@ -199,6 +207,10 @@ def platform(container: Container, client: TestClient) -> Platform:
     added = ok(client.post("/v3/memories/add/", json=body, headers=headers))
     export = {"schema": {"type": "object"}, "filters": {"user_id": entity}}
     export_id = ok(client.post("/v1/exports/", json=export, headers=headers), 201)["id"]
+    hook = {"name": "victim's", "url": HOOK_URL, "event_types": ["memory_delete"]}
+    webhook_id = ok(client.post(f"/api/v1/webhooks/projects/{project_id}/", json=hook, headers=headers), 201)
+    webhook_id = webhook_id["webhook_id"]
+    delivery_id = ok(client.post(f"/api/v1/webhooks/{webhook_id}/test/", headers=headers))["id"]
     values = Values(
         org_id=org_id,
         project_id=project_id,
@@ -210,6 +222,8 @@ def platform(container: Container, client: TestClient) -> Platform:
         entity_id=entity,
         reader_email=reader.owner.email,
         org_reader_email=org_reader_email,
+        webhook_id=webhook_id,
+        delivery_id=delivery_id,
         unique=unique,
     )
     callers = {
@@ -222,6 +236,6 @@ def platform(container: Container, client: TestClient) -> Platform:
         "reader": token(reader),
         "owner": headers,
     }
-    hidden = [SECRET, values["memory_id"], values["event_id"], export_id, reader.key.id, project_id]
+    hidden = [SECRET, values["memory_id"], values["event_id"], export_id, reader.key.id, project_id, webhook_id]
     hidden += [reader.owner.email, org_reader_email, reader.value, victim.api_key]
     return Platform(client, callers, values, hidden, org_id)

@@ -4,15 +4,32 @@ from __future__ import annotations
 
 
 class MnemoError(Exception):
-    """Base of every error the core raises on purpose."""
+    """Base of every error the core raises on purpose. `key`: the key of the message in the answer's body
+    (`{"detail": message}`; the platform's webhook routes answer `{"error": message}`, as Mem0's do)."""
+
+    key = "detail"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
 
+    def keyed(self, key: str) -> MnemoError:
+        """The same error, answered under another key."""
+        self.key = key
+        return self
+
 
 class ValidationError(MnemoError):
     """The caller sent something invalid (HTTP 400)."""
+
+
+class FieldsError(ValidationError):
+    """Invalid fields, answered as Mem0's platform does for webhooks (HTTP 400): an object keyed by field name,
+    each a list of messages (`{"name": ["This field is required."]}`)."""
+
+    def __init__(self, fields: dict[str, list[str]]) -> None:
+        super().__init__("; ".join(f"{name}: {' '.join(messages)}" for name, messages in fields.items()))
+        self.fields = fields
 
 
 class PayloadTooLargeError(ValidationError):

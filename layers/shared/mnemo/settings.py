@@ -107,6 +107,42 @@ class Settings(BaseSettings):
     rate_limit_refresh: int = Field(default=20, ge=0)
     request_log_retention_days: int = Field(default=30, ge=1, validation_alias=_env("REQUEST_LOG_RETENTION_DAYS"))
 
+    # ---- webhooks (platform) ----
+    # Seconds between the attempts of a delivery that fails (each with up to 20% jitter); after the last, the
+    # delivery is dead-lettered. The default spans 37.6 hours (30 at least with the jitter), more than a day:
+    # 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 10 h.
+    webhook_retry_schedule: Annotated[tuple[float, ...], NoDecode] = Field(
+        default=(5.0, 300.0, 1800.0, 7200.0, 18000.0, 36000.0, 36000.0, 36000.0),
+        description="MNEMO_WEBHOOK_RETRY_SCHEDULE: seconds between attempts, separated by commas.",
+    )
+    webhook_allow_private_urls: bool = Field(
+        default=False, description="Let webhooks point at loopback and private addresses: local development only."
+    )
+    webhook_connect_timeout: float = Field(default=3.0, gt=0, description="Seconds to connect to a receiver.")
+    webhook_timeout: float = Field(default=10.0, gt=0, description="Seconds for a whole delivery attempt.")
+    webhook_queue_url: str | None = Field(
+        default=None,
+        description="AWS: the SQS queue of webhook deliveries (the delivery function's own), where a failed "
+        "attempt's retry is sent, delayed until it is due (up to 15 minutes; later ones are the schedule's).",
+    )
+
+    @field_validator("webhook_retry_schedule", mode="before")
+    @classmethod
+    def _schedule(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            parts = [p.strip() for p in value.split(",") if p.strip()]
+            if not parts:
+                raise ValueError("give the seconds between attempts, separated by commas (e.g. 5,300,1800)")
+            return tuple(float(p) for p in parts)
+        return value
+
+    @field_validator("webhook_retry_schedule")
+    @classmethod
+    def _schedule_bounds(cls, value: tuple[float, ...]) -> tuple[float, ...]:
+        if not value or len(value) > 50 or any(not 0 <= v <= 7 * 86400 for v in value):
+            raise ValueError("1 to 50 delays, each 0 to 604,800 seconds (a week)")
+        return value
+
     # ---- CORS: the browser origins that may call the API (mnemo.api.app.create_app's cors_origins) ----
     dashboard_url: str = Field(
         default="http://localhost:3000",

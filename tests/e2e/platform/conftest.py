@@ -119,12 +119,13 @@ def tenant(server: Server) -> Tenant:
 
 
 def wait_for_event(server: Server | str, tenant: Tenant, event_id: str, timeout: float = 30) -> dict[str, Any]:
-    """Poll GET /v1/event/{id}/ (of a Server, or of a base URL) until the event is finished."""
+    """Poll GET /v1/event/{id}/ (of a Server, or of a base URL) until the event has ended (SUCCEEDED, FAILED,
+    PARTIALLY_COMPLETED or CANCELLED)."""
     base = server if isinstance(server, str) else server.url
     deadline = time.monotonic() + timeout
     while True:
         body: dict[str, Any] = httpx.get(f"{base}/v1/event/{event_id}/", headers=tenant.headers).json()
-        if body["status"] in (EventStatus.SUCCEEDED.value, EventStatus.FAILED.value):
+        if EventStatus(body["status"]).finished:
             return body
         assert time.monotonic() < deadline, f"event {event_id} still {body['status']}"
         time.sleep(0.05)

@@ -70,6 +70,8 @@ def test_every_platform_route_answers_bad_input_with_a_4xx(server: Server, tenan
         "key_id": "not-a-key",
         "entity_type": "planet",
         "entity_id": "x",
+        "webhook_id": "not-a-webhook",
+        "delivery_id": "not-a-delivery",
     }
     tried = 0
     for method, template, operation in platform_routes(server):

@@ -148,7 +148,10 @@ def test_every_platform_route_needs_a_token_key(server: Server) -> None:
     for method, path in sorted(platform):
         assert spec["paths"][path][method]["security"] == [{"PlatformToken": []}], (method, path)
         url = server.url + path.format_map(
-            {**dict.fromkeys(("org_id", "project_id", "key_id", "entity_id"), "x"), **values}
+            {
+                **dict.fromkeys(("org_id", "project_id", "key_id", "entity_id", "webhook_id", "delivery_id"), "x"),
+                **values,
+            }
         )
         for headers in ({}, {"Authorization": "Token m0-" + "x" * 43}, {"X-API-Key": "m0sk_" + "x" * 43}):
             response = http.request(method.upper(), url, headers=headers, json={})

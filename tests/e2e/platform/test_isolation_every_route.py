@@ -26,6 +26,8 @@ class Victim:
     export_id: str
     key_id: str
     reader_email: str
+    webhook_id: str
+    delivery_id: str
 
 
 @dataclass
@@ -68,7 +70,14 @@ def victim(server: Server) -> Victim:
     reader = add_reader(server, owner, "victim-reader")
     keys = http.get(project_path(owner) + "api-keys/").json()
     (reader_key,) = [k for k in keys if k["user_email"] == reader.email]
-    return Victim(owner, memory_id, event_id, export_id.json()["id"], reader_key["id"], reader.email)
+    hook = {"name": "victim's", "url": HOOK_URL, "event_types": ["ingest_job_failed"]}
+    webhook = http.post(f"/api/v1/webhooks/projects/{owner.project_id}/", json=hook)
+    assert webhook.status_code == 201, webhook.text
+    webhook_id = webhook.json()["webhook_id"]
+    delivery_id = http.post(f"/api/v1/webhooks/{webhook_id}/test/").json()["id"]
+    return Victim(
+        owner, memory_id, event_id, export_id.json()["id"], reader_key["id"], reader.email, webhook_id, delivery_id
+    )
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +88,31 @@ def attackers(server: Server) -> list[Attacker]:
         Attacker("other org's READER", add_reader(server, other_owner, "other-reader")),
         Attacker("stranger", new_tenant(server, "stranger")),
     ]
+
+
+HOOK_URL = "https://93.184.216.34/hook"  # a public address: no name to resolve (there is no network here)
+WEBHOOKS = "/api/v1/webhooks/projects/{project_id}/"
+WEBHOOK = "/api/v1/webhooks/{webhook_id}/"
+
+
+def webhook_requests(victim: Victim) -> list[tuple[str, str, str, Any]]:
+    """Every webhook route, given the victim's project, webhook and delivery."""
+    ids = {"project_id": victim.owner.project_id, "webhook_id": victim.webhook_id, "delivery_id": victim.delivery_id}
+    hook = {"name": "planted", "url": HOOK_URL, "event_types": ["memory_add"]}
+    routes: list[tuple[str, str, Any]] = [
+        ("GET", WEBHOOKS, None),
+        ("POST", WEBHOOKS, hook),
+        ("GET", WEBHOOK, None),
+        ("PUT", WEBHOOK, {"name": "taken over", "url": "https://93.184.216.35/"}),
+        ("PUT", WEBHOOK + "webhook/", {"name": "taken over"}),
+        ("DELETE", WEBHOOK, None),
+        ("DELETE", WEBHOOK + "webhook/", None),
+        ("GET", WEBHOOK + "deliveries/", None),
+        ("POST", WEBHOOK + "deliveries/{delivery_id}/redeliver/", None),
+        ("POST", WEBHOOK + "test/", None),
+        ("POST", WEBHOOK + "rotate-secret/", None),
+    ]
+    return [(method, route, route.format_map(ids), body) for method, route, body in routes]
 
 
 def requests_naming_the_victim(victim: Victim, attacker: Tenant) -> list[tuple[str, str, str, Any]]:
@@ -96,6 +130,7 @@ def requests_naming_the_victim(victim: Victim, attacker: Tenant) -> list[tuple[s
         ("DELETE", "/v1/batch/", "/v1/batch/", {"memories": [{"memory_id": memory}]}),
         ("POST", "/v1/feedback/", "/v1/feedback/", {"memory_id": memory, "feedback": "NEGATIVE"}),
         ("GET", "/v1/event/{event_id}/", f"/v1/event/{victim.event_id}/", None),
+        ("POST", "/v1/event/{event_id}/cancel/", f"/v1/event/{victim.event_id}/cancel/", None),
         ("POST", "/v1/exports/get/", "/v1/exports/get/", {"memory_export_id": victim.export_id}),
     ]
     org_routes: list[tuple[str, str, Any]] = [
@@ -127,7 +162,7 @@ def requests_naming_the_victim(victim: Victim, attacker: Tenant) -> list[tuple[s
     out.append(
         ("DELETE", PROJECT + "api-keys/{key_id}/", (PROJECT + "api-keys/{key_id}/").format_map(own_key_path), None)
     )
-    return out
+    return out + webhook_requests(victim)
 
 
 def requests_scoped_by_the_key(victim: Victim) -> list[tuple[str, str, Any]]:
@@ -150,6 +185,7 @@ def requests_scoped_by_the_key(victim: Victim) -> list[tuple[str, str, Any]]:
         ("GET", "/api/v1/orgs/organizations/", None),
         ("POST", "/v3/memories/add/", {"messages": [{"role": "user", "content": "mine"}], **alice, "infer": False}),
         ("POST", "/v1/memories/", {"messages": [{"role": "user", "content": "mine too"}], **alice, "infer": False}),
+        ("POST", "/v1/memories/import/", {"items": [{"memory": "mine as well", **alice}]}),
         ("POST", "/api/v1/orgs/organizations/", {"name": "attacker's second org"}),
         ("DELETE", "/v2/entities/{entity_type}/{entity_id}/".format(entity_type="user", entity_id="alice"), None),
         ("POST", "/v1/users/", {"user_id": "alice", "name": "the attacker's alice"}),
@@ -181,6 +217,11 @@ def snapshot(server: Server, victim: Victim) -> dict[str, Any]:
         "event": {k: event[k] for k in ("status", "results")},
         "export": http.post("/v1/exports/get/", json={"memory_export_id": victim.export_id}).json(),
         "entities": http.get("/v1/entities/").json()["results"],
+        "webhooks": http.get(WEBHOOKS.format(project_id=victim.owner.project_id)).json(),
+        "deliveries": [
+            {k: v for k, v in delivery.items() if k not in ("attempts", "next_attempt_at", "state", "finished_at")}
+            for delivery in http.get(WEBHOOK.format(webhook_id=victim.webhook_id) + "deliveries/").json()["results"]
+        ],
     }
 
 
@@ -209,6 +250,7 @@ def test_no_key_from_outside_reaches_changes_or_sees_the_victim(
     before = snapshot(server, victim)
     assert SECRET in str(before["memories"]) and before["keys"]
     victim_ids = [victim.memory_id, victim.event_id, victim.export_id, victim.key_id, victim.owner.project_id]
+    victim_ids += [victim.webhook_id, victim.delivery_id]
     for attacker in attackers:
         http = httpx.Client(base_url=server.url, headers=attacker.tenant.headers)
         for method, _route, path, body in requests_naming_the_victim(victim, attacker.tenant):

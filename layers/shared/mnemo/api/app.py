@@ -4,11 +4,13 @@ API, and answers CORS for the origins it is given."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from fastapi import APIRouter, FastAPI
 from fastapi.responses import RedirectResponse
+from fastapi.routing import APIRoute
 
 import mnemo
 from mnemo.api import explorer
@@ -63,12 +65,35 @@ def create_app(services: Services, groups: Iterable[str] | None = None, *, cors_
         app.include_router(router)
     if len(chosen) < len(ROUTE_GROUPS):
         app.openapi = whole_api_description  # type: ignore[method-assign]
+    else:
+        app.openapi = functools.partial(described, app)  # type: ignore[method-assign]
 
     @app.get("/", include_in_schema=False)
     def root() -> RedirectResponse:
         return RedirectResponse("/docs", status_code=307)
 
     return app
+
+
+def described(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's description of the app, without the 422 FastAPI lists for every route with parameters or a body
+    where the route never answers one (api/routing.py `FieldErrorsRoute`: a 400 keyed by field name instead)."""
+    spec = FastAPI.openapi(app)
+    for route in _api_routes(app.routes):
+        if getattr(route, "field_errors", False):
+            for method in route.methods or ():
+                spec["paths"][route.path_format][method.lower()]["responses"].pop("422", None)
+    return spec
+
+
+def _api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
+    """The routes of an app, those of its included routers too (FastAPI keeps an included router whole; every
+    router here is included without a prefix of its own, so a route's path is the app's)."""
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        elif hasattr(route, "original_router"):
+            yield from _api_routes(route.original_router.routes)
 
 
 _description: dict[str, Any] = {}
@@ -81,5 +106,5 @@ def whole_api_description() -> dict[str, Any]:
         for routers in ROUTE_GROUPS.values():
             for router in routers:
                 whole.include_router(router)
-        _description.update(whole.openapi())
+        _description.update(described(whole))
     return _description

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from mnemo.errors import ServerMisconfiguredError
+from mnemo.errors import ServerMisconfiguredError, UnavailableError
 from mnemo.services.accounts import AccountService
 from mnemo.services.api_keys import ApiKeyService
 from mnemo.services.authentication import Authenticator
@@ -20,6 +20,7 @@ from mnemo.services.platform.project_memory import ProjectMemoryService
 from mnemo.services.platform.reports import ReportService
 from mnemo.services.platform.services import PlatformServices
 from mnemo.services.platform.tenancy import TenancyService
+from mnemo.services.platform.webhooks import WebhookService
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
 from mnemo.services.service_set import Services
@@ -101,6 +102,13 @@ def report_service(request: Request) -> ReportService:
     return platform_services(request).reports
 
 
+def webhook_service(request: Request) -> WebhookService:
+    webhooks = platform_services(request).webhooks
+    if webhooks is None:
+        raise UnavailableError("Webhooks are not available on this backend.")
+    return webhooks
+
+
 MemoryServiceDep = Annotated[MemoryService, Depends(memory_service)]
 ConfigurationServiceDep = Annotated[ConfigurationService, Depends(configuration_service)]
 AccountServiceDep = Annotated[AccountService, Depends(account_service)]
@@ -114,3 +122,4 @@ ProjectMemoryServiceDep = Annotated[ProjectMemoryService, Depends(project_memory
 EventServiceDep = Annotated[EventService, Depends(event_service)]
 ProjectEntityServiceDep = Annotated[ProjectEntityService, Depends(project_entity_service)]
 ReportServiceDep = Annotated[ReportService, Depends(report_service)]
+WebhookServiceDep = Annotated[WebhookService, Depends(webhook_service)]

@@ -23,6 +23,7 @@ from mnemo.errors import (
     AuthenticationError,
     ConfigurationError,
     ConflictError,
+    FieldsError,
     MnemoError,
     NotFoundError,
     PayloadTooLargeError,
@@ -79,6 +80,27 @@ def validation_problem(error: dict[str, Any]) -> dict[str, Any]:
     return problem
 
 
+REQUIRED = "This field is required."
+
+
+def field_errors(errors: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Validation problems keyed by field name, each a list of messages (Mem0's platform, for webhooks): the
+    body's top-level field, or the parameter's name."""
+    fields: dict[str, list[str]] = {}
+    for error in errors[:MAX_ERRORS]:
+        loc = [str(part) for part in error["loc"]]
+        name = loc[1]
+        if error["type"] == "missing":
+            message = REQUIRED
+        elif error["type"] == "extra_forbidden":
+            message = "This field is not accepted here."
+        else:
+            where = ".".join(loc[2:])
+            message = f"{where}: {error['msg']}" if where else str(error["msg"])
+        fields.setdefault(name, []).append(message)
+    return fields
+
+
 def status_of(exc: MnemoError) -> int:
     for kind in type(exc).__mro__:
         if kind in STATUS:
@@ -104,29 +126,41 @@ async def http_error(request: Request, exc: Exception) -> Response:
     return await http_exception_handler(request, exc)
 
 
+def answer_of(request: Request, exc: MnemoError) -> JSONResponse:
+    """The answer to a typed error: its status, and its message under its key (a field error: the fields)."""
+    status = status_of(exc)
+    if isinstance(exc, FieldsError):
+        return JSONResponse(exc.fields, status_code=status)
+    body: dict[str, object] = {exc.key: exc.message}
+    headers: dict[str, str] = {}
+    if isinstance(exc, ProviderError):
+        body.update(code=exc.code, request_id=request_id_of(request.scope))
+        log.warning("provider error %s on %s %s", exc.code, request.method, request.url.path)
+    elif isinstance(exc, AuthenticationError) and exc.challenge:
+        headers["WWW-Authenticate"] = "Bearer"
+    elif isinstance(exc, RateLimitedError):
+        body["error"] = exc.message  # Mem0's server (slowapi) puts the message under "error"
+        headers["Retry-After"] = str(exc.retry_after)
+    elif isinstance(exc, ServerMisconfiguredError):
+        log.error("%s (%s %s)", exc.message, request.method, request.url.path)
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)
 
     @app.exception_handler(MnemoError)
     async def mnemo_error(request: Request, exc: MnemoError) -> JSONResponse:
-        status = status_of(exc)
-        body: dict[str, object] = {"detail": exc.message}
-        headers: dict[str, str] = {}
-        if isinstance(exc, ProviderError):
-            body.update(code=exc.code, request_id=request_id_of(request.scope))
-            log.warning("provider error %s on %s %s", exc.code, request.method, request.url.path)
-        elif isinstance(exc, AuthenticationError) and exc.challenge:
-            headers["WWW-Authenticate"] = "Bearer"
-        elif isinstance(exc, RateLimitedError):
-            body["error"] = exc.message  # Mem0's server (slowapi) puts the message under "error"
-            headers["Retry-After"] = str(exc.retry_after)
-        elif isinstance(exc, ServerMisconfiguredError):
-            log.error("%s (%s %s)", exc.message, request.method, request.url.path)
-        return JSONResponse(body, status_code=status, headers=headers)
+        return answer_of(request, exc)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = list(exc.errors())
+        if getattr(request.scope.get("route"), "field_errors", False):
+            whole = [e for e in errors if len(e["loc"]) < 2 or e["type"] == "json_invalid"]
+            if whole:  # not a JSON object at all: no field to name
+                return JSONResponse({"detail": f"The body is not a JSON object: {whole[0]['msg']}."}, status_code=400)
+            return JSONResponse(field_errors(errors), status_code=400)
         problems = [validation_problem(e) for e in errors[:MAX_ERRORS]]
         if len(errors) > MAX_ERRORS:
             problems.append({"type": "more", "loc": [], "msg": f"and {len(errors) - MAX_ERRORS:,} more problems"})

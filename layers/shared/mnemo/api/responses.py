@@ -126,9 +126,31 @@ BODY_PROBLEMS = (
 )
 
 
-def request_errors(*, parameters: bool, body: bool) -> dict[int | str, dict[str, Any]]:
+class MessageErrorOut(BaseModel):
+    """An error of the platform's webhook routes, as Mem0's: `error` says what went wrong."""
+
+    error: str = Field(description="What went wrong, for a person to read.", examples=["Webhook not found"])
+
+
+FieldErrorsOut = dict[str, list[str]]
+"""Invalid fields, as Mem0's platform answers for webhooks: each field's name, with its messages."""
+
+FIELD_PROBLEMS = (
+    'Invalid input: an object keyed by field name, each with a list of messages (`{"name": ["This field is '
+    'required."]}`); a body that is not JSON, nests more than 64 deep or holds a lone UTF-16 surrogate is '
+    '`{"detail": ...}`.'
+)
+
+
+def request_errors(*, parameters: bool, body: bool, field_errors: bool = False) -> dict[int | str, dict[str, Any]]:
     """The failures of a request before its route runs: 422 where it has parameters or a body (the answer of
-    api/errors.py), and for a body 400 (api/body_guard.py, an unknown key) and 413 (over 1 MiB)."""
+    api/errors.py), and for a body 400 (api/body_guard.py, an unknown key) and 413 (over 1 MiB). A route that
+    answers `field_errors` (api/routing.py `FieldErrorsRoute`) has a 400 keyed by field name instead of the 422."""
+    if field_errors:
+        out = errors(413) if body else {}
+        if parameters or body:
+            out[400] = {"model": FieldErrorsOut | ErrorOut, "description": FIELD_PROBLEMS}
+        return out
     out = errors(422) if parameters or body else {}
     if body:
         out.update(errors(413))

@@ -33,9 +33,15 @@ class DescribedRoute(APIRoute):
     (`request_errors`: the 422 of a parameter or body that does not fit, a body's 400 and 413). They replace what
     the route listed for the same statuses, so the description says what the server sends."""
 
+    field_errors = False  # FieldErrorsRoute: a request that does not fit is a 400 keyed by field name
+
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         super().__init__(path, endpoint, **kwargs)
-        added = request_errors(parameters=bool(get_flat_params(self.dependant)), body=self.body_field is not None)
+        added = request_errors(
+            parameters=bool(get_flat_params(self.dependant)),
+            body=self.body_field is not None,
+            field_errors=self.field_errors,
+        )
         for code, response in added.items():
             self.responses[code] = response
             self.response_fields[code] = create_model_field(
@@ -81,3 +87,11 @@ def _rendered(endpoint: Callable[..., Any], model: Any, options: dict[str, Any])
 
     setattr(render, _RENDERED, True)
     return render
+
+
+class FieldErrorsRoute(TypedRoute):
+    """A route that answers a request that does not fit (a field missing, of the wrong type, unknown) with a 400
+    keyed by field name, each a list of messages, as Mem0's platform answers for webhooks
+    (api/errors.py `field_errors`)."""
+
+    field_errors = True

@@ -1,18 +1,23 @@
-"""The AWS backend: DynamoDB records, the OpenSearch index, SQS, secrets from SSM. Nothing is read at start-up but
-the secrets and the provider settings: no index load (OpenSearch keeps it), no pruning (the tables' TTL does it),
-and the request log is written as each request ends (no background thread: Lambda freezes between calls)."""
+"""The AWS backend: DynamoDB records, the OpenSearch index, SQS, SNS, secrets from SSM. Nothing is read at start-up
+but the secrets and the provider settings: no index load (OpenSearch keeps it), no pruning (the tables' TTL does
+it), and the request log is written as each request ends (no background thread: Lambda freezes between calls).
+
+`build_aws_webhook_delivery` is the webhook delivery function's own, smaller composition: the webhook store, the
+sender, the outboxes and the topic, no provider, index or secret."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo.adapters.registry import ProviderRegistry
 from mnemo.composition.auth import AccountStores
 from mnemo.composition.container import Container
-from mnemo.composition.platform import build_aws_platform
+from mnemo.composition.platform import aws_webhooks, build_aws_platform
 from mnemo.composition.services import assemble, ranking_weights
+from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import NamespaceStorage
 from mnemo.ports.providers import ProviderCatalog
@@ -20,6 +25,11 @@ from mnemo.services.configuration import ConfigurationService
 from mnemo.services.namespace_memory import open_memory_service
 from mnemo.services.request_log import RequestLogService
 from mnemo.settings import Settings
+
+if TYPE_CHECKING:
+    from mnemo.adapters.aws.webhook_delivery import WebhookDelivery
+
+MARGIN_SECONDS = 5.0  # beyond an attempt's timeout, what an invocation keeps in hand before it stops attempting
 
 
 def build_aws(
@@ -57,7 +67,7 @@ def build_aws(
     request_log = RequestLogService(log_store, settings.request_log_retention_days, background=False)
     index_for = namespace_index or aws.namespace_index
     platform = (
-        build_aws_platform(settings, dynamodb, index_for, configuration.providers, aws.queue)
+        build_aws_platform(settings, dynamodb, index_for, configuration.providers, aws.queue, aws.publisher)
         if index_for is not None
         else None
     )
@@ -66,3 +76,59 @@ def build_aws(
     )
     container.closers.append(aws.close)
     return container
+
+
+@dataclass
+class WebhookDeliveryRuntime:
+    """What the webhook delivery function runs with (built on its first invocation, kept for the next ones)."""
+
+    delivery: WebhookDelivery
+    settings: Settings
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in reversed(self.closers):
+            close()
+
+
+def build_aws_webhook_delivery(
+    settings: Settings | None = None, *, session: Any | None = None
+) -> WebhookDeliveryRuntime:
+    """The webhook store and sender, the outboxes of both tables drained to the SNS topic, and the delivery queue
+    for retries (MNEMO_WEBHOOK_QUEUE_URL; without it the schedule alone retries)."""
+    import boto3
+    from botocore.config import Config
+
+    from mnemo.adapters.aws.publisher import SnsPublisher
+    from mnemo.adapters.aws.queue import SqsQueue
+    from mnemo.adapters.aws.webhook_delivery import WebhookDelivery
+    from mnemo.adapters.dynamodb.outbox import memories_outbox
+    from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
+    from mnemo.errors import ConfigurationError
+
+    settings = settings or Settings()
+    if not settings.topic_arn:
+        raise ConfigurationError("The webhook delivery function needs MNEMO_TOPIC_ARN (the events topic).")
+    session = session or boto3.Session(region_name=settings.aws_region)
+    config = Config(
+        region_name=settings.aws_region or session.region_name, retries={"mode": "standard", "max_attempts": 5}
+    )
+    dynamodb = session.client("dynamodb", config=config)
+    webhooks = aws_webhooks(settings, dynamodb, SnsPublisher(session.client("sns", config=config), settings.topic_arn))
+    outboxes: list[ChangeOutbox] = [
+        memories_outbox(dynamodb, settings.dynamodb_table),
+        DynamoTenancyStore(dynamodb, settings.accounts_table, outbox=True),
+    ]
+    retries = (
+        SqsQueue(session.client("sqs", config=config), settings.webhook_queue_url)
+        if settings.webhook_queue_url
+        else None
+    )
+    delivery = WebhookDelivery(
+        webhooks.store,
+        webhooks.dispatcher,
+        webhooks.relay(lambda: outboxes),
+        retries,
+        margin_seconds=settings.webhook_timeout + MARGIN_SECONDS,
+    )
+    return WebhookDeliveryRuntime(delivery, settings, [webhooks.close, delivery.close])

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.adapters.aws.namespaces import namespace_index_name
+from mnemo.adapters.aws.publisher import SnsPublisher
 from mnemo.adapters.aws.queue import SqsQueue
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
@@ -23,6 +24,7 @@ class AwsAdapters:
     queue: SqsQueue | None  # None when no queue URL is configured
     transport: HttpTransport
     namespace_index: Callable[[str], OpenSearchMemoryIndex] | None = None  # a project's own index (`<index>-<id>`)
+    publisher: SnsPublisher | None = None  # the events topic, when MNEMO_TOPIC_ARN names one
 
     def close(self) -> None:
         self.transport.close()
@@ -58,10 +60,12 @@ def build_aws_adapters(settings: Settings, session: Any | None = None) -> AwsAda
     index = index_named(settings.opensearch_index)
     queue = SqsQueue(session.client("sqs", config=config), settings.queue_url) if settings.queue_url else None
     store = DynamoMemoryStore(session.client("dynamodb", config=config), settings.dynamodb_table)
+    publisher = SnsPublisher(session.client("sns", config=config), settings.topic_arn) if settings.topic_arn else None
     return AwsAdapters(
         store=store,
         index=index,
         queue=queue,
         transport=transport,
         namespace_index=lambda namespace: index_named(namespace_index_name(settings.opensearch_index, namespace)),
+        publisher=publisher,
     )

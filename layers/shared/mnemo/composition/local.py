@@ -37,6 +37,5 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
     container.closers.append(database.close)
     request_log.prune()
     container.tokens.prune()
-    if platform.worker is not None:
-        platform.worker.start()  # last: nothing after it can fail and leave its thread running
+    platform.start_workers()  # last: nothing after it can fail and leave a thread running
     return container

@@ -5,19 +5,25 @@ index, asynchronous adds queued to SQS for the ingest worker."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from mnemo.adapters.inprocess.queue import InProcessQueue
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
+from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
+from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
 from mnemo.composition.services import ranking_weights
+from mnemo.domain.webhooks import OutboundEvent
+from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import MemoryNamespaces
 from mnemo.ports.queue import MessageQueue
 from mnemo.ports.tenancy_store import TenancyStore
+from mnemo.ports.webhook_store import WebhookStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import AddJobs
 from mnemo.services.platform.add_worker import AddWorker
@@ -28,20 +34,37 @@ from mnemo.services.platform.project_memory import ProjectMemoryService
 from mnemo.services.platform.reports import ReportService
 from mnemo.services.platform.services import PlatformServices
 from mnemo.services.platform.tenancy import TenancyService
+from mnemo.services.platform.webhook_delivery import WebhookDispatcher, WebhookRelay
+from mnemo.services.platform.webhook_worker import WebhookWorker
+from mnemo.services.platform.webhooks import WebhookService
 from mnemo.services.providers import ActiveProviders
 from mnemo.settings import Settings
 
+if TYPE_CHECKING:  # the AWS adapters import boto3: only the AWS backend loads them
+    from mnemo.adapters.aws.publisher import SnsPublisher
+    from mnemo.adapters.dynamodb.webhook_store import DynamoWebhookStore
+
 
 def platform_services(
-    settings: Settings, storage: MemoryNamespaces, store: TenancyStore, providers: ActiveProviders
+    settings: Settings,
+    storage: MemoryNamespaces,
+    store: TenancyStore,
+    providers: ActiveProviders,
+    webhook_store: WebhookStore | None = None,
 ) -> PlatformServices:
     """The platform's services over a backend's namespaces and tenancy store (an asynchronous add runs as it is
     submitted until a queue is wired to AddJobs.enqueue)."""
     namespaces = NamespaceMemoryServices(storage, providers, ranking_weights(settings))
     events = EventService(store)
     adds = AddJobs(namespaces, store, store, store)
+
+    def drop_project(project_id: str) -> None:
+        namespaces.drop(project_id)
+        if webhook_store is not None:
+            webhook_store.delete_project_webhooks(project_id)
+
     return PlatformServices(
-        tenancy=TenancyService(store, namespaces.drop),
+        tenancy=TenancyService(store, drop_project),
         project_memory=ProjectMemoryService(namespaces, adds, events, store),
         events=events,
         entities=ProjectEntityService(namespaces, store, events),
@@ -52,15 +75,70 @@ def platform_services(
     )
 
 
+def webhook_sender(settings: Settings) -> HttpWebhookSender:
+    return HttpWebhookSender(
+        allow_private=settings.webhook_allow_private_urls,
+        connect_timeout=settings.webhook_connect_timeout,
+        timeout=settings.webhook_timeout,
+    )
+
+
 def build_local_platform(
     settings: Settings, database: Database, providers: ActiveProviders, *, start_worker: bool = True
 ) -> PlatformServices:
-    store = SqliteTenancyStore(database)
-    platform = platform_services(settings, SqliteMemoryNamespaces(settings.data_dir / "namespaces"), store, providers)
+    """Webhooks: every project's memory store and the tenancy store write their outboxes; the webhook worker
+    thread drains them into deliveries and sends them, woken by each outbox write."""
+
+    def wake() -> None:
+        if platform.webhook_worker is not None:
+            platform.webhook_worker.wake()
+
+    store = SqliteTenancyStore(database, on_outbox=wake)
+    namespaces = SqliteMemoryNamespaces(settings.data_dir / "namespaces", outbox=True, on_outbox=wake)
+    webhook_store = SqliteWebhookStore(database)
+    platform = platform_services(settings, namespaces, store, providers, webhook_store)
+    sender = webhook_sender(settings)
+    dispatcher = WebhookDispatcher(webhook_store, sender, settings.webhook_retry_schedule)
+    relay = WebhookRelay(webhook_store, lambda: [*namespaces.outboxes(), store])
+    platform.webhooks = WebhookService(webhook_store, sender, dispatcher.attempt)
+    platform.webhook_worker = WebhookWorker(relay, dispatcher)
+    platform.closers.append(sender.close)
     platform.worker = AddWorker(platform.adds, store, InProcessQueue())
     if start_worker:
-        platform.worker.start()
+        platform.start_workers()
     return platform
+
+
+@dataclass
+class AwsWebhooks:
+    """The webhooks of the AWS backend: the store in the accounts table, the sender and dispatcher, and `publish`,
+    which puts outbox events on the SNS events topic (each as a TopicEvent of its id, type, namespace, payload and
+    time: mnemo.adapters.aws.publisher.topic_event)."""
+
+    store: DynamoWebhookStore
+    sender: HttpWebhookSender
+    dispatcher: WebhookDispatcher
+    publish: Callable[[Sequence[OutboundEvent]], None]
+
+    def relay(self, outboxes: Callable[[], Sequence[ChangeOutbox]]) -> WebhookRelay:
+        """A relay of these outboxes to the topic (each event published, then forgotten by its outbox)."""
+        return WebhookRelay(self.store, outboxes, publish=self.publish)
+
+    def close(self) -> None:
+        self.dispatcher.close()
+        self.sender.close()
+
+
+def aws_webhooks(settings: Settings, dynamodb: Any, publisher: SnsPublisher) -> AwsWebhooks:
+    from mnemo.adapters.aws.publisher import topic_event
+    from mnemo.adapters.dynamodb.webhook_store import DynamoWebhookStore
+
+    def publish(events: Sequence[OutboundEvent]) -> None:
+        publisher.publish_all([topic_event(e) for e in events])
+
+    store = DynamoWebhookStore(dynamodb, settings.accounts_table)
+    sender = webhook_sender(settings)
+    return AwsWebhooks(store, sender, WebhookDispatcher(store, sender, settings.webhook_retry_schedule), publish)
 
 
 def build_aws_platform(
@@ -69,16 +147,41 @@ def build_aws_platform(
     index_for: Callable[[str], MemoryIndex],
     providers: ActiveProviders,
     queue: MessageQueue | None,
+    publisher: SnsPublisher | None = None,
 ) -> PlatformServices:
     """No worker thread (Lambda freezes between calls): an asynchronous add is queued to SQS and the ingest
-    worker runs it (mnemo.services.platform.jobs). Without a queue it runs as it is submitted."""
+    worker runs it (mnemo.services.platform.jobs). Without a queue it runs as it is submitted.
+
+    Webhooks, with a publisher (MNEMO_TOPIC_ARN): every project's memory store puts the events of its changes in
+    the memories table's outbox and the tenancy store the ends of ingest jobs in the accounts table's, each in the
+    transaction of the change; right after each such write (post-commit) the writing process drains that outbox
+    to the SNS topic, whose subscription brings each event to the webhook delivery function (the sweep of that
+    function drains what a process killed in between left). Without a publisher, no outbox is written and the
+    webhook routes answer 503."""
     from mnemo.adapters.aws.namespaces import AwsMemoryNamespaces
     from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
 
-    storage = AwsMemoryNamespaces(dynamodb, settings.dynamodb_table, index_for)
-    platform = platform_services(settings, storage, DynamoTenancyStore(dynamodb, settings.accounts_table), providers)
+    webhooks = aws_webhooks(settings, dynamodb, publisher) if publisher is not None else None
+    relays: dict[str, WebhookRelay] = {}
+
+    def drain(outbox: str) -> Callable[[], None]:
+        def after_commit() -> None:
+            if outbox in relays:
+                relays[outbox].drain()
+
+        return after_commit
+
+    on = webhooks is not None
+    store = DynamoTenancyStore(dynamodb, settings.accounts_table, outbox=on, on_outbox=drain("tenancy"))
+    storage = AwsMemoryNamespaces(dynamodb, settings.dynamodb_table, index_for, outbox=on, on_outbox=drain("memories"))
+    platform = platform_services(settings, storage, store, providers, webhooks.store if webhooks else None)
     if queue is not None:
         platform.adds.enqueue = queue_enqueuer(queue)
+    if webhooks is not None:
+        relays["memories"] = webhooks.relay(storage.outboxes)
+        relays["tenancy"] = webhooks.relay(lambda: [store])
+        platform.webhooks = WebhookService(webhooks.store, webhooks.sender, webhooks.dispatcher.attempt)
+        platform.closers.append(webhooks.close)
     return platform
 
 

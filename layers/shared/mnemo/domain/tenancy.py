@@ -32,10 +32,21 @@ class Role(StrEnum):
 
 
 class EventStatus(StrEnum):
+    """Where an event is: PENDING (queued) and RUNNING are unfinished; every other status is an end. A job (an
+    asynchronous add, an import) ends SUCCEEDED, PARTIALLY_COMPLETED (an import some of whose items were refused
+    or failed), FAILED, or CANCELLED (by POST /v1/event/{id}/cancel/)."""
+
     PENDING = "PENDING"
     RUNNING = "RUNNING"
     SUCCEEDED = "SUCCEEDED"
     FAILED = "FAILED"
+    PARTIALLY_COMPLETED = "PARTIALLY_COMPLETED"
+    CANCELLED = "CANCELLED"
+
+    @property
+    def finished(self) -> bool:
+        """Whether the event has ended (nothing will run it again)."""
+        return self not in (EventStatus.PENDING, EventStatus.RUNNING)
 
 
 def new_org_id() -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_store import MemoryStore
 
@@ -20,11 +21,13 @@ from mnemo.ports.memory_store import MemoryStore
 @dataclass(frozen=True, slots=True)
 class NamespaceStorage:
     """A namespace's record store and search index. `stored_dimension`: the width of the embeddings found in the
-    store when it was opened (None when it holds none, or when the backend does not look: checking would scan)."""
+    store when it was opened (None when it holds none, or when the backend does not look: checking would scan).
+    `outbox`: where the store writes the webhook events of its changes, when it does (None: it writes none)."""
 
     store: MemoryStore
     index: MemoryIndex
     stored_dimension: int | None = None
+    outbox: ChangeOutbox | None = None
 
 
 class MemoryNamespaces(Protocol):

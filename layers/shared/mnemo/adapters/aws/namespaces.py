@@ -12,17 +12,22 @@ table under its own key prefix, and in its own OpenSearch index.
   request of a namespace's index names that index in its path, so no query can match another project's
   documents; dropping a namespace deletes its index. (One index per project is simple and strictly isolated;
   a deployment with many thousands of projects would rather share an index with a `namespace` term filter.)
+- Webhooks: with `outbox`, each namespace's store puts the webhook events of its changes into the memories table's
+  one outbox partition, in the same transaction as each change (mnemo.adapters.dynamodb.outbox), and calls
+  `on_outbox` after; `outboxes()` is that partition, every namespace's events in one ChangeOutbox.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mnemo.adapters.dynamodb import items as it
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.dynamodb.operations import Operations, projection
+from mnemo.adapters.dynamodb.outbox import memories_outbox
+from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import NamespaceStorage
 
@@ -41,24 +46,38 @@ class AwsMemoryNamespaces:
         index_for: Callable[[str], MemoryIndex],
         *,
         page_size: int | None = None,
+        outbox: bool = False,
+        on_outbox: Callable[[], None] | None = None,
     ) -> None:
-        """`index_for(namespace)` builds the namespace's search index (OpenSearch: `namespace_index_name`)."""
+        """`index_for(namespace)` builds the namespace's search index (OpenSearch: `namespace_index_name`). With
+        `outbox`, the stores write their changes' webhook events (and call `on_outbox` after each write that did)."""
         self._dynamodb = dynamodb
         self._table = table_name
         self._index_for = index_for
         self._page_size = page_size
+        self._on_outbox = on_outbox
         self._open: dict[str, NamespaceStorage] = {}
         self._lock = threading.Lock()
+        self._outbox = memories_outbox(dynamodb, table_name, page_size=page_size) if outbox else None
 
     def _store(self, namespace: str) -> DynamoMemoryStore:
-        return DynamoMemoryStore(self._dynamodb, self._table, page_size=self._page_size, namespace=namespace)
+        return DynamoMemoryStore(
+            self._dynamodb,
+            self._table,
+            page_size=self._page_size,
+            namespace=namespace,
+            outbox=self._outbox is not None,
+            on_outbox=self._on_outbox,
+        )
 
     def open(self, namespace: str) -> NamespaceStorage:
         """The namespace's store and index; the stored embeddings are not looked at (that would scan)."""
         with self._lock:
             storage = self._open.get(namespace)
             if storage is None:
-                storage = NamespaceStorage(self._store(namespace), self._index_for(namespace))
+                store = self._store(namespace)
+                outbox = store if self._outbox is not None else None
+                storage = NamespaceStorage(store, self._index_for(namespace), outbox=outbox)
                 self._open[namespace] = storage
             return storage
 
@@ -79,6 +98,10 @@ class AwsMemoryNamespaces:
         request["FilterExpression"] = "#kind = :mem AND begins_with(#p0, :ns)"
         found = {item["pk"]["S"].split("#", 2)[1] for item in ops.items("scan", **request)}
         return sorted(found)
+
+    def outboxes(self) -> Sequence[ChangeOutbox]:
+        """The memories table's outbox (every namespace's pending events, oldest first), or none without outboxes."""
+        return [] if self._outbox is None else [self._outbox]
 
     def close(self) -> None:
         with self._lock:

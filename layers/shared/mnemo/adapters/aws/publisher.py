@@ -1,15 +1,27 @@
 """The SNS publisher: each event goes to the topic as its JSON envelope, with its type as the `event_type`
-message attribute, so that SQS subscriptions can filter on it (a filter policy on `event_type`)."""
+message attribute, so that SQS subscriptions can filter on it (a filter policy on `event_type`).
+
+A webhook event (mnemo.domain.webhooks.OutboundEvent) travels as a TopicEvent of its own id, type and time, whose
+data is its namespace (project), payload and outbox position (`topic_event`); `outbound_event` makes the same
+OutboundEvent again from what a subscriber receives."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import logging
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mnemo.domain.webhooks import OutboundEvent
 from mnemo.ports.publisher import TopicEvent
 
 EVENT_TYPE_ATTRIBUTE = "event_type"
+MAX_BATCH = 10  # entries of one SNS PublishBatch
+log = logging.getLogger("mnemo.sns")
+
+
+class PublishError(Exception):
+    """SNS did not take some events for a reason that may pass (its fault, not the message's): publish them again."""
 
 
 class SnsPublisher:
@@ -19,15 +31,36 @@ class SnsPublisher:
         self._fifo = topic_arn.endswith(".fifo")
 
     def publish(self, event: TopicEvent) -> None:
-        request: dict[str, Any] = {
-            "TopicArn": self._topic,
+        self._client.publish(TopicArn=self._topic, **self._message(event))
+
+    def publish_all(self, events: Sequence[TopicEvent]) -> None:
+        """Every event, ten per PublishBatch call. An event SNS refuses as the sender's fault (one that could never
+        be published: too large, malformed) is logged and skipped, so that it cannot hold back the events behind
+        it; any other failure raises PublishError once every batch was tried (the caller publishes them again:
+        subscribers see an event at least once)."""
+        failed: list[str] = []
+        for start in range(0, len(events), MAX_BATCH):
+            batch = events[start : start + MAX_BATCH]
+            entries = [{"Id": str(n), **self._message(e)} for n, e in enumerate(batch)]
+            reply = self._client.publish_batch(TopicArn=self._topic, PublishBatchRequestEntries=entries)
+            for failure in reply.get("Failed", []):
+                event = batch[int(failure["Id"])]
+                if failure.get("SenderFault"):
+                    log.error("SNS refused event %s (%s): %s", event.id, failure.get("Code"), failure.get("Message"))
+                else:
+                    failed.append(event.id)
+        if failed:
+            raise PublishError(f"SNS did not take {len(failed)} event(s): {', '.join(failed[:5])}")
+
+    def _message(self, event: TopicEvent) -> dict[str, Any]:
+        message: dict[str, Any] = {
             "Message": event.encoded(),
             "MessageAttributes": {EVENT_TYPE_ATTRIBUTE: {"DataType": "String", "StringValue": event.type}},
         }
         if self._fifo:
-            request["MessageGroupId"] = event.type
-            request["MessageDeduplicationId"] = event.id
-        self._client.publish(**request)
+            message["MessageGroupId"] = event.type
+            message["MessageDeduplicationId"] = event.id
+        return message
 
 
 def delivered_event(body: str | Mapping[str, Any]) -> TopicEvent:
@@ -37,3 +70,26 @@ def delivered_event(body: str | Mapping[str, Any]) -> TopicEvent:
     if isinstance(raw, Mapping) and raw.get("Type") == "Notification" and isinstance(raw.get("Message"), str):
         raw = json.loads(raw["Message"])
     return TopicEvent.from_envelope(raw)
+
+
+def topic_event(event: OutboundEvent) -> TopicEvent:
+    """A webhook event as it travels on the topic (its type is the `event_type` a subscription filters on)."""
+    data = {"namespace": event.namespace, "payload": dict(event.payload), "position": event.position}
+    return TopicEvent(type=event.type, data=data, id=event.id, occurred_at=event.occurred_at)
+
+
+def outbound_event(event: TopicEvent) -> OutboundEvent:
+    """The webhook event a topic event carries (as `topic_event` made it); KeyError or TypeError when it is not
+    one."""
+    data = event.data
+    payload = data["payload"]
+    if not isinstance(payload, Mapping) or not isinstance(data["namespace"], str):
+        raise TypeError(f"Topic event {event.id} is not a webhook event.")
+    return OutboundEvent(
+        id=event.id,
+        type=event.type,
+        namespace=data["namespace"],
+        payload=payload,
+        occurred_at=event.occurred_at,
+        position=int(data.get("position", 0)),
+    )

@@ -32,10 +32,22 @@ class SqsQueue:
         self._url = queue_url
         self.fifo = queue_url.endswith(".fifo")
 
-    def send(self, message: Mapping[str, Any], *, group: str | None = None, dedup_id: str | None = None) -> str:
+    def send(
+        self,
+        message: Mapping[str, Any],
+        *,
+        group: str | None = None,
+        dedup_id: str | None = None,
+        delay_seconds: int = 0,
+    ) -> str:
+        """`delay_seconds` (a standard queue only, 0 to 900): the message is received no sooner."""
         if dedup_id is not None and not self.fifo:
             raise ValueError("Deduplication needs a FIFO queue; this SQS queue is a standard one.")
         request: dict[str, Any] = {"QueueUrl": self._url, "MessageBody": json_text(message)}
+        if delay_seconds:
+            if self.fifo:
+                raise ValueError("A FIFO queue delays the whole queue, not one message.")
+            request["DelaySeconds"] = max(0, min(int(delay_seconds), MAX_RETRY_SECONDS))
         if self.fifo:
             # Every FIFO message needs a group and a deduplication id; without one, the message is its own.
             request["MessageGroupId"] = sqs_id(group or DEFAULT_GROUP)

@@ -36,6 +36,9 @@ HASH_SK = "HASH"
 ENTITY_SK = "ENT"
 SETTING_SK = "SETTING"
 HISTORY_PREFIX = "HIST#"
+# The partition of the table's outbox (outbox.py): the webhook events of every namespace's changes, until published.
+# The plain store's table-wide maintenance (`clear`) leaves it alone.
+OUTBOX_PK = "OUTBOX"
 
 _SCOPE_KEYS = {"user_id": "user_pk", "agent_id": "agent_pk", "run_id": "run_pk"}
 

@@ -1,7 +1,8 @@
 """The DynamoDB record store for memories, history, entity counts and settings: one table, see README.md.
 
 The boto3 client is passed in (the composition root builds it); the table must exist (see schema.py). The
-per-entity counts are kept by entity_counts.py.
+per-entity counts are kept by entity_counts.py. A platform namespace's store may also write the webhook events of
+its changes (`change_events`) into the table's outbox (outbox.py), in the very transactions that make the changes.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import heapq
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -28,6 +29,7 @@ from mnemo.adapters.dynamodb.operations import (
     item_size,
     projection,
 )
+from mnemo.adapters.dynamodb.outbox import OutboxPartition, notify
 from mnemo.adapters.dynamodb.schema import (
     BY_AGENT,
     BY_NAMESPACE,
@@ -41,7 +43,8 @@ from mnemo.adapters.dynamodb.schema import (
 )
 from mnemo.domain import filters as f
 from mnemo.domain.entities import EntityCount
-from mnemo.domain.memory import HistoryEntry, LifecycleState, MemoryRecord, Scope, now
+from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, now
+from mnemo.domain.webhooks import OutboundEvent, change_events
 from mnemo.errors import ConflictError, NotFoundError
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.memory_store import DuplicateMemoryError
@@ -65,23 +68,38 @@ class DynamoMemoryStore:
         page_size: int | None = None,
         sleep: Callable[[float], None] = time.sleep,
         namespace: str | None = None,
+        outbox: bool = False,
+        on_outbox: Callable[[], None] | None = None,
     ) -> None:
         """`page_size` caps the items per Query/Scan page (None: DynamoDB's 1 MB pages); tests set it small.
         `sleep` waits between retries of unprocessed batch items and transaction conflicts. `namespace` (a
         platform project) prefixes every partition key this store writes and queries, in the table and the
-        indexes: it sees only its namespace's items, and the plain store (None) sees no namespaced item."""
+        indexes: it sees only its namespace's items, and the plain store (None) sees no namespaced item.
+
+        With `outbox` (a namespace's store only), every insert, replace and remove also puts its webhook events
+        (`change_events`, carrying the namespace) into the table's outbox partition in the same transaction as the
+        change, and the store is its namespace's ChangeOutbox; `on_outbox` is called after each write that put
+        some (a wake-up for whoever publishes them; its errors are logged, never raised into the write)."""
+        if outbox and namespace is None:
+            raise ValueError("An outbox belongs to a namespace's store: its events name their project.")
         self._ops = Operations(client, table_name, page_size=page_size, sleep=sleep)
         self._seq = WriteOrder()
         self.namespace = namespace
         self._ns = "" if namespace is None else it.namespace_prefix(namespace)
         self._entities = EntityCounts(self._ops, self._ns)
+        self._outbox = (
+            OutboxPartition(self._ops, it.OUTBOX_PK, namespace=namespace, order=self._seq) if outbox else None
+        )
+        self._on_outbox = on_outbox
 
     def _own(self, request: dict[str, Any], condition: str | None = None) -> dict[str, Any]:
         """A Scan request restricted to this store's items (a namespace's prefix, or no namespace's), and
         `condition` if given: table-wide maintenance (scan, clear, rebuild) never crosses namespaces."""
-        mine = "begins_with(pk, :ns)" if self._ns else "NOT begins_with(pk, :ns)"
+        mine = "begins_with(pk, :ns)" if self._ns else "NOT begins_with(pk, :ns) AND pk <> :outbox"
         request = {**request, "ExpressionAttributeValues": {**request.get("ExpressionAttributeValues", {})}}
         request["ExpressionAttributeValues"][":ns"] = {"S": self._ns or it.NAMESPACE_MARK}
+        if not self._ns:
+            request["ExpressionAttributeValues"][":outbox"] = {"S": it.OUTBOX_PK}
         request["FilterExpression"] = mine if condition is None else f"({condition}) AND {mine}"
         return request
 
@@ -106,18 +124,23 @@ class DynamoMemoryStore:
             actions = [self._ops.put_new(it.memory_item(record, vector, self._seq.next(), ns=self._ns))]
             if claim is not None:
                 actions.append(self._ops.put_new(it.claim_item(claim, record.id)))
-            actions.extend(
-                self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns)) for h in entries.pop(record.id, [])
-            )
+            own = entries.pop(record.id, [])
+            actions.extend(self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns)) for h in own)
+            actions.extend(self._event_puts([record], own, {}))  # the memory's events travel with it
             groups.append((actions, record))
         orphans = [
             self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns)) for hs in entries.values() for h in hs
         ]
         groups.extend(([action], None) for action in orphans)
-        for chunk in _chunks(groups):
-            self._insert_chunk(chunk)
-            stored = (r for _, r in chunk if r is not None and r.state is LifecycleState.ACTIVE)
-            self._entities.apply((r, 1) for r in stored)
+        wrote = False
+        try:
+            for chunk in _chunks(groups):
+                self._insert_chunk(chunk)
+                wrote = wrote or any(self._is_event(a) for group, _ in chunk for a in group)
+                stored = (r for _, r in chunk if r is not None and r.state is LifecycleState.ACTIVE)
+                self._entities.apply((r, 1) for r in stored)
+        finally:
+            self._notify(wrote)  # the parts already committed put their events: they are to be published
 
     def _insert_chunk(self, chunk: list[tuple[list[dict[str, Any]], MemoryRecord | None]]) -> None:
         actions = [action for group, _ in chunk for action in group]
@@ -179,6 +202,7 @@ class DynamoMemoryStore:
                     claim_new = False  # another active memory holds this text's claim
                     continue
                 raise
+            self._notify(any(self._is_event(a) for a in actions))
             before = it.record_of(current)
             changes = [(before, -1)] if before.state is LifecycleState.ACTIVE else []
             if record.state is LifecycleState.ACTIVE:
@@ -203,6 +227,8 @@ class DynamoMemoryStore:
         fitting({**it.memory_key(record.id, ns=self._ns), **attrs, **kept_vector})  # 413, not DynamoDB's refusal
         update = self._update_memory(record.id, attrs, absent, old_claim)
         actions = [update, self._ops.put(it.history_item(history, self._seq.next(), ns=self._ns))]
+        # its events next (unconditional puts), before the claim moves: the new claim stays the last action
+        actions.extend(self._event_puts([record], [history], {record.id: it.record_of(current)}))
         if old_claim != new_claim:
             if old_claim is not None:
                 actions.append(self._ops.release(it.claim_key(old_claim), "memory_id", record.id))
@@ -267,8 +293,13 @@ class DynamoMemoryStore:
         chunk: list[str] = []
         size = weight = 0
         for memory_id in dict.fromkeys(memory_ids):
-            cost = 2 + len(entries.get(memory_id, []))  # delete, release the claim, its history entries
-            heft = sum(_history_bytes(h) for h in entries.get(memory_id, []))
+            own = entries.get(memory_id, [])
+            cost = 2 + len(own)  # delete, release the claim, its history entries
+            heft = sum(_history_bytes(h) for h in own)
+            if self._outbox is not None:  # and a delete event per DELETE entry, about as heavy as the entry
+                deletes = [h for h in own if h.event is Event.DELETE]
+                cost += len(deletes)
+                heft += sum(_history_bytes(h) for h in deletes)
             if chunk and (size + cost > MAX_TRANSACTION or weight + heft > TRANSACTION_BYTES):
                 self._remove_chunk(chunk, {i: entries.pop(i, []) for i in chunk})
                 chunk, size, weight = [], 0, 0
@@ -286,6 +317,7 @@ class DynamoMemoryStore:
             self._ops.transact([action for group, _ in part for action in group])
 
     def _remove_chunk(self, memory_ids: list[str], entries: dict[str, list[HistoryEntry]]) -> None:
+        """The memories' deletes, claims, history and (with the outbox) delete events, in one transaction."""
         for _attempt in range(_MAX_RETRIES):
             current = {
                 item["id"]["S"]: item
@@ -302,13 +334,16 @@ class DynamoMemoryStore:
                 actions.extend(
                     self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns)) for h in entries[memory_id]
                 )
+            history = [h for memory_id in memory_ids for h in entries[memory_id]]
+            removed = [it.record_of(item) for item in current.values()]
+            actions.extend(self._event_puts([], history, {r.id: r for r in removed}))
             if not actions:
                 return
             try:
                 self._ops.transact(actions)
             except TransactionCancelledError:
                 continue  # one of them changed meanwhile: read again
-            removed = [it.record_of(item) for item in current.values()]
+            self._notify(any(self._is_event(a) for a in actions))
             self._entities.apply((r, -1) for r in removed if r.state is LifecycleState.ACTIVE)
             return
         raise RuntimeError("Memories kept changing while being removed; giving up.")
@@ -326,10 +361,35 @@ class DynamoMemoryStore:
             request["ExpressionAttributeValues"] = {":guard": {"S": claim}}
         return {"Delete": request}
 
+    # ---- the outbox (outbox.py) ---------------------------------------------------------------------
+
+    def _event_puts(
+        self, records: Sequence[MemoryRecord], history: Sequence[HistoryEntry], before: Mapping[str, MemoryRecord]
+    ) -> list[dict[str, Any]]:
+        """The transaction's puts of these changes' webhook events (none without an outbox)."""
+        if self._outbox is None:
+            return []
+        return [self._outbox.put(event) for event in change_events(records, history, before)]
+
+    def _is_event(self, action: dict[str, Any]) -> bool:
+        return self._outbox is not None and self._outbox.holds(action)
+
+    def _notify(self, wrote: bool) -> None:
+        if wrote:
+            notify(self._on_outbox, log, f"namespace {self.namespace}")
+
+    def pending(self, limit: int) -> list[OutboundEvent]:
+        """The oldest unpublished events of this namespace, oldest first (none without an outbox)."""
+        return [] if self._outbox is None else self._outbox.pending(limit)
+
+    def published(self, event_ids: Sequence[str]) -> None:
+        if self._outbox is not None:
+            self._outbox.published(event_ids)
+
     def clear(self, *, settings: bool = False) -> None:
         """Delete every memory, history entry, claim and entity count; settings too with `settings` (dropping a
         namespace), else they stay. A namespace's items are found through the by_namespace index (its own keys
-        only); the plain store's by a table scan."""
+        only); the plain store's by a table scan. The outbox keeps the events already written."""
         doomed: list[Item] = []
         found = (
             self._namespace_keys()

@@ -1,12 +1,14 @@
-"""The SQLite record store for memories, history and settings."""
+"""The SQLite record store for memories, history and settings, and (for a platform namespace) the outbox of its
+changes: the webhook events of each write, written in the write's own transaction (mnemo.ports.change_outbox)."""
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -16,6 +18,7 @@ from mnemo.domain import filters as f
 from mnemo.domain.entities import EntityCount, EntityType
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage, now
 from mnemo.domain.timefmt import date_or_none, from_iso, iso
+from mnemo.domain.webhooks import OutboundEvent, change_events
 from mnemo.ports.embedder import Vectors
 
 SCHEMA = """
@@ -60,6 +63,13 @@ CREATE TABLE IF NOT EXISTS settings (
     value TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS outbox (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    occurred_at TEXT NOT NULL
+);
 """
 
 _COLUMNS = (
@@ -67,13 +77,29 @@ _COLUMNS = (
     "sources, created_at, updated_at, expiration_date, state, replaced_by"
 )
 _PINNABLE = ("user_id", "agent_id", "run_id")
+_CHUNK = 500  # ids per IN (...) list
+_log = logging.getLogger(__name__)
 
 
 class SqliteMemoryStore:
-    def __init__(self, db: Database, cache_size: int = 50_000) -> None:
+    """The record store of one SQLite file. With `outbox_namespace` (a platform project's file), every insert,
+    replace and remove also writes its webhook events (`change_events`) into the file's outbox table in the same
+    transaction, and the store is that outbox's ChangeOutbox (its events carry `outbox_namespace`); `on_outbox` is
+    called after each transaction that wrote some (a wake-up for whoever publishes them; its errors are logged,
+    never raised into the write). Without it (the self-hosted store) no event is written."""
+
+    def __init__(
+        self,
+        db: Database,
+        cache_size: int = 50_000,
+        outbox_namespace: str | None = None,
+        on_outbox: Callable[[], None] | None = None,
+    ) -> None:
         self._db = db
         db.executescript(SCHEMA)
         self._cache = _RecordCache(cache_size)
+        self._outbox_namespace = outbox_namespace
+        self._on_outbox = on_outbox
 
     # ---- writes -------------------------------------------------------------------------------------
 
@@ -82,7 +108,9 @@ class SqliteMemoryStore:
         with self._db.write() as conn:
             conn.executemany(f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES ({', '.join('?' * 19)})", rows)
             _insert_history(conn, history)
+            wrote = self._write_outbox(conn, records, history, {})
             self._cache.forget([r.id for r in records])
+        self._notify(wrote)
 
     def replace(self, record: MemoryRecord, vector: Vectors | None, history: HistoryEntry) -> None:
         assignments = ", ".join(f"{c.strip()} = ?" for c in _COLUMNS.split(","))
@@ -91,9 +119,12 @@ class SqliteMemoryStore:
             assignments += ", embedding = ?"
             params.append(_blob(vector))
         with self._db.write() as conn:
+            before = self._before(conn, [record.id])
             conn.execute(f"UPDATE memories SET {assignments} WHERE id = ?", [*params, record.id])
             _insert_history(conn, [history])
+            wrote = self._write_outbox(conn, [record], [history], before)
             self._cache.forget([record.id])
+        self._notify(wrote)
 
     def set_vectors(self, memory_ids: Sequence[str], vectors: Vectors) -> None:
         with self._db.write() as conn:
@@ -104,11 +135,15 @@ class SqliteMemoryStore:
 
     def remove(self, memory_ids: Sequence[str], history: Sequence[HistoryEntry]) -> None:
         with self._db.write() as conn:
+            before = self._before(conn, memory_ids)
             conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in memory_ids])
             _insert_history(conn, history)
+            wrote = self._write_outbox(conn, [], history, before)
             self._cache.forget(memory_ids)
+        self._notify(wrote)
 
     def clear(self) -> None:
+        """Every memory and history entry (a reset); the outbox keeps the events already written."""
         with self._db.write() as conn:
             conn.execute("DELETE FROM memories")
             conn.execute("DELETE FROM history")
@@ -122,6 +157,57 @@ class SqliteMemoryStore:
                 (key, json.dumps(value), iso(now())),
             )
 
+    # ---- the outbox ---------------------------------------------------------------------------------
+
+    def _before(self, conn: sqlite3.Connection, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        """The records as they are before this transaction changes them (only when events are written)."""
+        if self._outbox_namespace is None:
+            return {}
+        return {r.id: r for r in _select_by_id(conn, memory_ids)}
+
+    def _write_outbox(
+        self,
+        conn: sqlite3.Connection,
+        records: Sequence[MemoryRecord],
+        history: Sequence[HistoryEntry],
+        before: Mapping[str, MemoryRecord],
+    ) -> bool:
+        if self._outbox_namespace is None:
+            return False
+        events = change_events(records, history, before)
+        conn.executemany(
+            "INSERT INTO outbox (id, type, payload, occurred_at) VALUES (?, ?, ?, ?)",
+            [(e.id, e.type, json.dumps(dict(e.payload)), iso(e.occurred_at)) for e in events],
+        )
+        return bool(events)
+
+    def _notify(self, wrote: bool) -> None:
+        if not wrote or self._on_outbox is None:
+            return
+        try:
+            self._on_outbox()
+        except Exception:  # a wake-up that fails must not fail a write already committed
+            _log.exception("the outbox wake-up of namespace %s failed", self._outbox_namespace)
+
+    def pending(self, limit: int) -> list[OutboundEvent]:
+        """The oldest unpublished events of this namespace, oldest first (none without an outbox namespace)."""
+        namespace = self._outbox_namespace
+        if namespace is None or limit <= 0:
+            return []
+        rows = self._db.read().execute(
+            "SELECT position, id, type, payload, occurred_at FROM outbox ORDER BY position LIMIT ?", (limit,)
+        )
+        return [OutboundEvent(r[1], r[2], namespace, json.loads(r[3]), from_iso(r[4]), position=r[0]) for r in rows]
+
+    def published(self, event_ids: Sequence[str]) -> None:
+        ids = list(event_ids)
+        if not ids:
+            return
+        with self._db.write() as conn:
+            for start in range(0, len(ids), _CHUNK):
+                chunk = ids[start : start + _CHUNK]
+                conn.execute(f"DELETE FROM outbox WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+
     # ---- reads --------------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> MemoryRecord | None:
@@ -132,14 +218,7 @@ class SqliteMemoryStore:
         if not missing:
             return out
         generation = self._cache.generation
-        conn = self._db.read()
-        fetched: list[MemoryRecord] = []
-        for start in range(0, len(missing), 500):
-            chunk = missing[start : start + 500]
-            marks = ", ".join("?" * len(chunk))
-            fetched.extend(
-                _from_row(row) for row in conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})", chunk)
-            )
+        fetched = _select_by_id(self._db.read(), missing)
         self._cache.remember(fetched, generation)
         out.update((record.id, record) for record in fetched)
         return out
@@ -235,6 +314,17 @@ class SqliteMemoryStore:
     def get_setting(self, key: str) -> Any | None:
         row = self._db.read().execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
+
+
+def _select_by_id(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> list[MemoryRecord]:
+    fetched: list[MemoryRecord] = []
+    for start in range(0, len(memory_ids), _CHUNK):
+        chunk = list(memory_ids[start : start + _CHUNK])
+        marks = ", ".join("?" * len(chunk))
+        fetched.extend(
+            _from_row(row) for row in conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})", chunk)
+        )
+    return fetched
 
 
 def _pinned_where(expr: f.Expr) -> tuple[str, list[Any]]:

@@ -1,9 +1,16 @@
-"""The SQLite store of platform tenancy (mnemo.ports.tenancy_store), in the same file as the accounts."""
+"""The SQLite store of platform tenancy (mnemo.ports.tenancy_store), in the same file as the accounts.
+
+It is also the outbox of the ingest jobs' ends (mnemo.ports.change_outbox): when `update_event` stores an
+asynchronous add that has just succeeded or failed, the job's webhook event (`job_event`) is written in the same
+transaction, in `platform_outbox` (not `outbox`: the self-hosted memory store of the same file has a table of that
+name, without a namespace column)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import logging
+import sqlite3
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +29,7 @@ from mnemo.domain.tenancy import (
     Role,
 )
 from mnemo.domain.timefmt import from_iso, iso
+from mnemo.domain.webhooks import OutboundEvent, job_event
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS platform_users (
@@ -77,6 +85,10 @@ CREATE TABLE IF NOT EXISTS platform_entities (
 CREATE TABLE IF NOT EXISTS platform_counters (
     project_id TEXT NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (project_id, name)
 );
+CREATE TABLE IF NOT EXISTS platform_outbox (
+    position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, namespace TEXT NOT NULL,
+    type TEXT NOT NULL, payload TEXT NOT NULL, occurred_at TEXT NOT NULL
+);
 """
 
 _PROJECT = (
@@ -89,6 +101,8 @@ _EVENT = (
     "attempts"
 )
 _EXPORT = "id, project_id, schema, filters, instructions, result, created_at"
+_CHUNK = 500
+_log = logging.getLogger(__name__)
 
 
 def _opt(moment: datetime | None) -> str | None:
@@ -100,8 +114,12 @@ def _from_opt(text: str | None) -> datetime | None:
 
 
 class SqliteTenancyStore:
-    def __init__(self, db: Database) -> None:
+    """`on_outbox`: called after a transaction that wrote an ingest job's webhook event (a wake-up for whoever
+    publishes them; its errors are logged, never raised into the write)."""
+
+    def __init__(self, db: Database, *, on_outbox: Callable[[], None] | None = None) -> None:
         self._db = db
+        self._on_outbox = on_outbox
         db.executescript(SCHEMA)
         columns = {row[1] for row in db.read().execute("PRAGMA table_info(platform_events)")}
         if "attempts" not in columns:  # a data dir from before events counted their attempts
@@ -306,6 +324,7 @@ class SqliteTenancyStore:
             )
 
     def update_event(self, event: PlatformEvent) -> bool:
+        outbound = job_event(event)
         with self._db.write() as conn:
             changed = conn.execute(
                 "UPDATE platform_events SET status = ?, results = ?, error = ?, updated_at = ?, started_at = ?, "
@@ -322,7 +341,39 @@ class SqliteTenancyStore:
                     event.project_id,
                 ),
             ).rowcount
+            wrote = bool(changed) and outbound is not None and _write_outbox(conn, outbound)
+        if wrote:
+            self._notify()
         return bool(changed)
+
+    # ---- the outbox of ingest jobs' ends ----
+
+    def _notify(self) -> None:
+        if self._on_outbox is None:
+            return
+        try:
+            self._on_outbox()
+        except Exception:  # a wake-up that fails must not fail a write already committed
+            _log.exception("the outbox wake-up of the tenancy store failed")
+
+    def pending(self, limit: int) -> list[OutboundEvent]:
+        """The oldest unpublished job events, oldest first, each with its project as its namespace."""
+        if limit <= 0:
+            return []
+        rows = self._db.read().execute(
+            "SELECT position, id, type, namespace, payload, occurred_at FROM platform_outbox ORDER BY position LIMIT ?",
+            (limit,),
+        )
+        return [OutboundEvent(r[1], r[2], r[3], json.loads(r[4]), from_iso(r[5]), position=r[0]) for r in rows]
+
+    def published(self, event_ids: Sequence[str]) -> None:
+        ids = list(event_ids)
+        if not ids:
+            return
+        with self._db.write() as conn:
+            for start in range(0, len(ids), _CHUNK):
+                chunk = ids[start : start + _CHUNK]
+                conn.execute(f"DELETE FROM platform_outbox WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
 
     def get_event(self, project_id: str, event_id: str) -> PlatformEvent | None:
         row = self._db.read().execute(
@@ -448,6 +499,15 @@ class SqliteTenancyStore:
     def counters(self, project_id: str) -> dict[str, int]:
         rows = self._db.read().execute("SELECT name, value FROM platform_counters WHERE project_id = ?", (project_id,))
         return {r[0]: int(r[1]) for r in rows}
+
+
+def _write_outbox(conn: sqlite3.Connection, event: OutboundEvent) -> bool:
+    """The event into the outbox, once: the same job's same end written again is the same event (its id)."""
+    cursor = conn.execute(
+        "INSERT OR IGNORE INTO platform_outbox (id, namespace, type, payload, occurred_at) VALUES (?, ?, ?, ?, ?)",
+        (event.id, event.namespace, event.type, json.dumps(dict(event.payload)), iso(event.occurred_at)),
+    )
+    return bool(cursor.rowcount)
 
 
 def _user(row: Sequence[Any] | None) -> PlatformUser | None:

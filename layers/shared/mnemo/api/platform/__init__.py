@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from mnemo.api.platform import memories, organizations, project_data
+from mnemo.api.platform import imports, memories, organizations, project_data, webhooks
 
-PLATFORM_ROUTERS: tuple[APIRouter, ...] = (project_data.router, memories.router, organizations.router)
+PLATFORM_ROUTERS: tuple[APIRouter, ...] = (
+    project_data.router,
+    memories.router,
+    imports.router,
+    organizations.router,
+    webhooks.router,
+)

@@ -4,9 +4,8 @@ Unknown fields are accepted and ignored (clients send `source`, `output_format`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -33,6 +32,8 @@ from mnemo.errors import ValidationError
 from mnemo.services.categories import parse_categories
 from mnemo.services.commands import AddCommand, Category, Message
 from mnemo.services.platform import filters as pf
+from mnemo.services.platform import imports
+from mnemo.services.platform.imports import MAX_IMPORT_ITEMS
 
 TOP_LEVEL_IDS = "Top-level entity parameters (user_id, agent_id, app_id, run_id) are not supported here; pass them in filters, for example filters={'user_id': 'alice'}."  # noqa: E501
 
@@ -122,6 +123,32 @@ class BatchBody(Lenient):
     memories: list[BatchItem] = Field(description=f"At most {MAX_BATCH:,} memories (400 beyond).")
 
 
+class ImportBody(Lenient):
+    """POST /v1/memories/import/ (ours): many conversations and memories, run as one job."""
+
+    items: list[Any] | dict[str, Any] = Field(
+        description=f"What to import, at most {MAX_IMPORT_ITEMS:,} items (400 beyond). A list of items, each a "
+        "conversation `{messages, user_id?, agent_id?, app_id?, run_id?, metadata?, infer?, timestamp?}` (added as "
+        "one add is) or a memory `{memory (or text), user_id?, …, metadata?, categories?, created_at?, "
+        "expiration_date?}` (stored verbatim, as an infer=false add); or an export as it was answered: this "
+        "server's (POST /v1/exports/get/: the memories are the entries of its lists) or Mem0's (get_memory_export, "
+        "or get_all's memories, `{results: [...]}`). Each item is checked as one add is (at most 100 kB): one that "
+        "cannot be added is refused, with the reason, and the others are imported.",
+        examples=[[{"memory": "Is vegetarian", "user_id": "alice", "categories": ["food"]}]],
+    )
+    format: Literal["auto", "items", "mnemo", "mem0"] = Field(
+        default="auto",
+        description="How `items` is read: `items` (a list of conversations and memories), `mnemo` (an export of "
+        "this server), `mem0` (a Mem0 export), or `auto` (a list is items; an object with a `results` list is Mem0's "
+        "get_all; any other object an export).",
+    )
+    user_id: str | None = Field(default=None, description=f"{ID} The id of every item that names none.")
+    agent_id: str | None = Field(default=None, description=f"{ID} The id of every item that names none.")
+    app_id: str | None = Field(default=None, description=f"{ID} The id of every item that names none.")
+    run_id: str | None = Field(default=None, description=f"{ID} The id of every item that names none.")
+    infer: bool = Field(default=True, description="Whether a conversation that does not say is inferred.")
+
+
 def top_level_ids(body: BaseModel) -> dict[str, str]:
     found = {name: getattr(body, name, None) for name in pf.ENTITY_KEYS}
     return {k: v for k, v in found.items() if v is not None}
@@ -133,27 +160,9 @@ def reject_top_level_ids(body: BaseModel) -> None:
 
 
 def messages_of(raw: list[Any] | str | dict[str, Any]) -> list[Message]:
-    items: list[Any]
-    if isinstance(raw, str):
-        items = [{"role": "user", "content": raw}]
-    elif isinstance(raw, dict):
-        items = [raw]
-    else:
-        items = raw
-    out: list[Message] = []
-    for i, item in enumerate(items):
-        if not isinstance(item, Mapping) or not isinstance(item.get("role"), str):
-            raise ValidationError(f"messages[{i}] must be an object with a role and a content.")
-        content = item.get("content")
-        if not isinstance(content, str):
-            raise ValidationError(
-                f"messages[{i}].content must be text: multimodal content is not supported by this server."
-            )
-        name = item.get("name")
-        out.append(Message(item["role"], content, name if isinstance(name, str) else None))
-    if not out:
-        raise ValidationError("messages must not be empty.")
-    return out
+    """An add's messages: a list of {role, content, name?}, one message object, or a string (a user message); an
+    import's conversations are read alike."""
+    return imports.messages_of(raw)
 
 
 def categories_of(raw: list[Any] | None) -> tuple[Category, ...]:

@@ -181,6 +181,18 @@ def get_event(event_id: str, caller: Caller, events: EventServiceDep) -> EventOu
     return EventOut.of(events.get(caller.project_id, event_id))
 
 
+@router.post(
+    "/v1/event/{event_id}/cancel/",
+    summary="Cancel a job (an asynchronous add, an import) that has not ended (ours)",
+    response_description="The event, CANCELLED, as GET /v1/event/{event_id}/ answers it. A PENDING job never "
+    "runs; a RUNNING import stops before its next item and keeps what it added (its results, once it has stopped, "
+    "say what). 409 for a job that has ended.",
+    responses=errors(401, 403, 404, 409),
+)
+def cancel_event(event_id: str, caller: Owner, events: EventServiceDep) -> EventOut:
+    return EventOut.of(events.cancel(caller.project_id, event_id))
+
+
 @router.get("/v1/events/", summary="The project's events, newest first", responses=errors(401))
 def list_events(
     request: Request,

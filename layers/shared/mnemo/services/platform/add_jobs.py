@@ -6,6 +6,10 @@ queue, marks it RUNNING, and stores SUCCEEDED with the results or FAILED with th
 (the LLM or embedder throttled, timing out, down) puts the event back to PENDING and raises RetryLaterError,
 unless it was the job's last attempt: the queue runs it again later. A synchronous add (infer=false) is run at
 once and its event written once, when it ends.
+
+An import (an IMPORT event: many conversations and memories, mnemo.services.platform.imports) is queued and run by
+the same worker: `process` hands it to ImportJobs. A job CANCELLED meanwhile (POST /v1/event/{id}/cancel/) is not
+run; an add cancelled while it ran keeps that status, with what it added as its results.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo.domain.memory import now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
@@ -22,7 +26,10 @@ from mnemo.errors import MnemoError, ProviderError, UnavailableError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
 from mnemo.services.commands import AddCommand, AddResult
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.events import ADD, new_event
+from mnemo.services.platform.events import ADD, IMPORT, event_id_of, new_event
+
+if TYPE_CHECKING:
+    from mnemo.services.platform.imports import ImportJobs
 
 log = logging.getLogger("mnemo.platform.worker")
 
@@ -92,6 +99,13 @@ class AddJobs:
         self._records = records
         self.enqueue: Enqueue = enqueue or self._process_now
         self._clock = clock
+        from mnemo.services.platform.imports import ImportJobs  # which builds on this module
+
+        self.imports: ImportJobs = ImportJobs(namespaces, directory, events, records, self._enqueue, clock=clock)
+
+    def _enqueue(self, project_id: str, event_id: str, owner: str) -> None:
+        """Queue through `enqueue` as it is when called (a worker or a queue is wired after construction)."""
+        self.enqueue(project_id, event_id, owner)
 
     def _process_now(self, project_id: str, event_id: str, _owner: str) -> None:
         """What queueing is without a queue: the add runs as it is submitted."""
@@ -127,12 +141,16 @@ class AddJobs:
     def process(self, project_id: str, event_id: str, *, max_attempts: int = 1) -> PlatformEvent | None:
         """Run a stored add event (the worker's job), counting the attempt in the event. An error ends the event
         FAILED; an error that passes, before the event's `max_attempts`-th attempt, puts the event back to PENDING
-        and raises RetryLaterError instead. None when the event or its project is gone."""
-        event = self._events.get_event(project_id, event_id)
-        if event is None or event.status in (EventStatus.SUCCEEDED, EventStatus.FAILED):
+        and raises RetryLaterError instead. None when the event or its project is gone. An event that has ended
+        (done, or cancelled) is not run again; an import (`event_id` may name a later part of one,
+        `<id>~<done>`) is run by ImportJobs."""
+        event = self._events.get_event(project_id, event_id_of(event_id))
+        if event is None or event.status.finished:
             return event
         if self._directory.get_project(project_id) is None:
             return None
+        if event.event_type == IMPORT:
+            return self.imports.process(project_id, event, max_attempts=max_attempts)
         started = self._clock()
         event = event.changed(
             status=EventStatus.RUNNING, started_at=started, updated_at=started, attempts=event.attempts + 1
@@ -161,18 +179,19 @@ class AddJobs:
             if retry and is_transient(exc):
                 log.warning("add event %s of project %s will be retried: %s", event.id, project_id, exc)
                 pending = event.changed(status=EventStatus.PENDING, updated_at=self._clock())
-                if self._end(project_id, pending, stored):
+                written = self._end(project_id, pending, stored)
+                if written is not None and written.status is EventStatus.PENDING:
                     raise RetryLaterError(event.id, str(exc)) from exc
-                return pending  # its project is gone: nothing to try again
+                return written or pending  # cancelled meanwhile, or its project is gone: nothing to try again
             if not isinstance(exc, MnemoError):
                 log.exception("add event %s of project %s failed", event.id, project_id)
             error = exc.message if isinstance(exc, MnemoError) else f"{type(exc).__name__}: {exc}"
             moment = self._clock()
             failed = event.changed(status=EventStatus.FAILED, error=error, completed_at=moment, updated_at=moment)
-            self._end(project_id, failed, stored)
+            written = self._end(project_id, failed, stored)
             if reraise:
                 raise
-            return failed
+            return written or failed
         moment = self._clock()
         finished = event.changed(
             status=EventStatus.SUCCEEDED,
@@ -180,21 +199,31 @@ class AddJobs:
             completed_at=moment,
             updated_at=moment,
         )
-        if self._end(project_id, finished, stored):
+        written = self._end(project_id, finished, stored)
+        if written is not None and written.status is EventStatus.SUCCEEDED:
             self._records.bump_counter(project_id, "add_events")
-        return finished
+        return written or finished
 
-    def _end(self, project_id: str, event: PlatformEvent, stored: bool) -> bool:
-        """Store how the event ended. Should its project have been deleted while the add ran (its events went
-        with it), nothing is written back, and what the add stored goes too: False."""
+    def _end(self, project_id: str, event: PlatformEvent, stored: bool) -> PlatformEvent | None:
+        """Store how the event ended; what was stored. An add cancelled while it ran stays CANCELLED, with what
+        it added as its results (an add is not stopped halfway). Should its project have been deleted while the
+        add ran (its events went with it), nothing is written back, and what the add stored goes too: None."""
         if not stored:
             self._events.save_event(event)
-            return True
-        if self._events.update_event(event):
-            return True
+            return event
+        latest = self._events.get_event(project_id, event.id)
+        if latest is not None and latest.status is EventStatus.CANCELLED:
+            event = latest.changed(
+                results=event.results,
+                started_at=latest.started_at or event.started_at,
+                attempts=event.attempts,
+                updated_at=event.updated_at,
+            )
+        if latest is not None and self._events.update_event(event):
+            return event
         if self._directory.get_project(project_id) is None:
             log.warning(
                 "project %s was deleted while its add event %s ran; dropping what it wrote", project_id, event.id
             )
             self._namespaces.drop(project_id)
-        return False
+        return None

@@ -1,5 +1,5 @@
-"""Asynchronous platform adds through a message queue (SQS on AWS, an in-process queue locally): the message that
-names a stored PENDING add event, and running what a message names.
+"""Asynchronous platform jobs (adds and imports) through a message queue (SQS on AWS, an in-process queue locally):
+the message that names a stored PENDING job event, and running what a message names.
 
 The event row is the job (AddJobs.submit stores it before queueing), so the message carries ids only, never
 memory text:
@@ -8,8 +8,10 @@ memory text:
      "event_id": "<event id>"}
 
 Messages of one owner of one project share a message group, `<project id>/<owner>` (FIFO queues keep one user's
-adds in order, while other users' run beside them). Running an event that is already SUCCEEDED or FAILED does
-nothing (a redelivered message), see AddJobs.process.
+adds in order, while other users' run beside them); an import is an owner of its own (`import:<event id>`). A
+long import runs in parts: a later part's message names `<event id>~<items done>` as its event_id (and so as
+its job_id and deduplication id: each part is a job of its own). Running an event that has ended (done, or
+cancelled) does nothing (a redelivered message), see AddJobs.process.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from mnemo.ports.queue import MessageQueue
 from mnemo.ports.tenancy_store import EventStore
 from mnemo.services.commands import AddCommand
 from mnemo.services.platform.add_jobs import AddJobs, Enqueue
-from mnemo.services.platform.events import ADD
+from mnemo.services.platform.events import ADD, IMPORT, event_id_of
+from mnemo.services.platform.imports import owner_of
 
 ADD_JOB_KIND = "platform.add"
 log = logging.getLogger("mnemo.platform.jobs")
@@ -88,28 +91,37 @@ class JobService:
         event = self._adds.process(job.project_id, job.event_id, max_attempts=self._max_attempts)
         return {
             "job_id": job.job_id,
-            "event_id": job.event_id,
+            "event_id": event_id_of(job.event_id),
             "status": None if event is None else event.status.value,
-            "results": [] if event is None else [{"id": r.get("id"), "event": r.get("event")} for r in event.results],
+            "results": [] if event is None else _summary(event),
         }
+
+
+def _summary(event: PlatformEvent) -> list[dict[str, Any]]:
+    """An event's results without text: an add's memories (id, event), an import's items (index, status)."""
+    keys = ("index", "status") if event.event_type == IMPORT else ("id", "event")
+    return [{key: r.get(key) for key in keys} for r in event.results]
 
 
 def requeue_unfinished(
     events: EventStore, enqueue: Enqueue, older_than: timedelta, clock: Callable[[], datetime] = now
 ) -> list[PlatformEvent]:
-    """Queue again every add event still PENDING or RUNNING that has not changed for `older_than`: one whose
-    message was lost (a worker that died on its last attempt, a dead-lettered message redriven elsewhere). Running
-    an event twice is safe: a finished one is skipped, and a rerun add finds what it stored (`mnemo platform
-    resume`). Returns the events queued."""
+    """Queue again every add and import event still PENDING or RUNNING that has not changed for `older_than`: one
+    whose message was lost (a worker that died on its last attempt, a dead-lettered message redriven elsewhere).
+    Running an event twice is safe: a finished one is skipped, a rerun add finds what it stored, and a rerun import
+    goes on from the items it recorded (`mnemo platform resume`). Returns the events queued."""
     cutoff = clock() - older_than
-    stale = [e for e in events.unfinished_events() if e.event_type == ADD and e.updated_at <= cutoff]
+    stale = [e for e in events.unfinished_events() if e.event_type in (ADD, IMPORT) and e.updated_at <= cutoff]
     for event in stale:
-        try:
-            owner = AddCommand.from_json(event.payload).scope.owner()
-        except ValidationError:  # a payload this version would refuse: it still runs (and says so), ownerless
-            log.warning(
-                "add event %s of project %s: payload unreadable, queued as ownerless", event.id, event.project_id
-            )
-            owner = "none"
-        enqueue(event.project_id, event.id, owner)
+        enqueue(event.project_id, event.id, _owner(event))
     return stale
+
+
+def _owner(event: PlatformEvent) -> str:
+    if event.event_type == IMPORT:
+        return owner_of(event.id)
+    try:
+        return AddCommand.from_json(event.payload).scope.owner()
+    except ValidationError:  # a payload this version would refuse: it still runs (and says so), ownerless
+        log.warning("add event %s of project %s: payload unreadable, queued as ownerless", event.id, event.project_id)
+        return "none"

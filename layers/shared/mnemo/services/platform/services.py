@@ -14,6 +14,8 @@ from mnemo.services.platform.jobs import JobService
 from mnemo.services.platform.project_memory import ProjectMemoryService
 from mnemo.services.platform.reports import ReportService
 from mnemo.services.platform.tenancy import TenancyService
+from mnemo.services.platform.webhook_worker import WebhookWorker
+from mnemo.services.platform.webhooks import WebhookService
 
 
 @dataclass
@@ -26,12 +28,23 @@ class PlatformServices:
     adds: AddJobs
     jobs: JobService
     namespaces: NamespaceMemoryServices
+    webhooks: WebhookService | None = None  # None: a backend without webhooks
     worker: AddWorker | None = None  # the local worker of asynchronous adds (None where a queue service runs them)
+    webhook_worker: WebhookWorker | None = None  # the local relay and dispatcher of webhook deliveries
     closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def start_workers(self) -> None:
+        """The local background threads: the add worker, then the webhook worker."""
+        if self.worker is not None:
+            self.worker.start()
+        if self.webhook_worker is not None:
+            self.webhook_worker.start()
 
     def close(self) -> None:
         if self.worker is not None:
             self.worker.stop()
+        if self.webhook_worker is not None:
+            self.webhook_worker.stop()
         self.namespaces.close()
         for close in self.closers:
             close()

@@ -1,14 +1,22 @@
 """A project's events on the accounts table (mnemo.ports.tenancy_store.EventStore): `T#EVENTS#<project>` /
 `<created>#<write order>#<id>`, found by id through a pointer in the project's partition, counted per type, and
 marked while unfinished (PENDING or RUNNING) in their project's `T#UNFINISHED#<shard>`.
+
+With an outbox (TenancyTable's `outbox`), the store is also the ChangeOutbox of the ingest jobs' ends: when
+`update_event` moves an asynchronous add (or an import) to its end, the job's webhook event (`job_event`) goes into
+`T#OUTBOX` in the same transaction. The event's put is then conditioned on the stored status not being that end
+already, so that writing the same end twice (a redelivered job message) makes one webhook event.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Sequence
 from typing import Any
 
 from mnemo.adapters.dynamodb.codec import key, key_of, string
 from mnemo.adapters.dynamodb.operations import TransactionCancelledError
+from mnemo.adapters.dynamodb.outbox import notify
 from mnemo.adapters.dynamodb.tenancy_store.items import UNFINISHED_STATES, event_attributes, event_of
 from mnemo.adapters.dynamodb.tenancy_store.keys import (
     EVENT_COUNT,
@@ -22,6 +30,9 @@ from mnemo.adapters.dynamodb.tenancy_store.keys import (
 )
 from mnemo.adapters.dynamodb.tenancy_store.table import TenancyTable
 from mnemo.domain.tenancy import PlatformEvent
+from mnemo.domain.webhooks import OutboundEvent, job_event
+
+log = logging.getLogger("mnemo.dynamodb")
 
 
 class DynamoEventStore(TenancyTable):
@@ -50,7 +61,8 @@ class DynamoEventStore(TenancyTable):
 
     def update_event(self, event: PlatformEvent) -> bool:
         """The overwrite, on the condition that the event's by-id pointer is still there (a project delete removes
-        it first: a worker finishing an add of a deleted project writes nothing back)."""
+        it first: a worker finishing an add of a deleted project writes nothing back). An ingest job's end also
+        writes its webhook event (with an outbox), once."""
         sk = self._event_sk(event.project_id, event.id)
         if sk is None:
             return False
@@ -62,6 +74,28 @@ class DynamoEventStore(TenancyTable):
                 "ConditionExpression": "attribute_exists(pk)",
             }
         }
+        ending = job_event(event) if self._outbox is not None else None
+        writes = self._event_writes(event, sk)
+        if ending is not None and self._outbox is not None:
+            put = writes[0]["Put"]
+            put["ConditionExpression"] = "attribute_not_exists(pk) OR #status <> :ended"
+            put["ExpressionAttributeNames"] = {"#status": "status"}
+            put["ExpressionAttributeValues"] = {":ended": string(event.status.value)}
+            writes.append(self._outbox.put(ending))
+        try:
+            self._ops.transact([still_there, *writes])
+        except TransactionCancelledError as cancelled:
+            if cancelled.failed(0):
+                return False
+            if ending is None or not cancelled.failed(1):
+                raise
+            # The same end is stored already (its event was written then): the overwrite alone.
+            return self._overwrite(still_there, event, sk)
+        if ending is not None:
+            notify(self._on_outbox, log, "the tenancy store")
+        return True
+
+    def _overwrite(self, still_there: dict[str, Any], event: PlatformEvent, sk: str) -> bool:
         try:
             self._ops.transact([still_there, *self._event_writes(event, sk)])
         except TransactionCancelledError as cancelled:
@@ -69,6 +103,16 @@ class DynamoEventStore(TenancyTable):
                 return False
             raise
         return True
+
+    # ---- the outbox of the ingest jobs' ends ----
+
+    def pending(self, limit: int) -> list[OutboundEvent]:
+        """The oldest unpublished job events, oldest first, each with its project as its namespace."""
+        return [] if self._outbox is None else self._outbox.pending(limit)
+
+    def published(self, event_ids: Sequence[str]) -> None:
+        if self._outbox is not None:
+            self._outbox.published(event_ids)
 
     def _event_writes(self, event: PlatformEvent, sk: str) -> list[dict[str, Any]]:
         """The event item, and its unfinished marker put or deleted."""

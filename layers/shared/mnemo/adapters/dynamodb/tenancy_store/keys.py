@@ -10,6 +10,8 @@ from mnemo.adapters.dynamodb.codec import Item, key, shard_of, string
 # per asynchronous add: one partition would cap the whole service at a few hundred adds a second).
 UNFINISHED = "T#UNFINISHED"
 UNFINISHED_SHARDS = 16
+# The outbox of the ingest jobs' ends (webhook events), until published: one partition (mnemo.adapters.dynamodb.outbox).
+OUTBOX = "T#OUTBOX"
 
 # Sort-key prefixes of the items that sit in an organization's or a project's partition.
 MEMBER = "MEMBER#"

@@ -14,6 +14,7 @@ from mnemo.api.responses import Timestamp
 from mnemo.domain.tenancy import EventStatus, Feedback, MemoryExport, PlatformEvent, ProjectEntity
 from mnemo.services.platform.entities import ENTITY_TYPES, EntityView, FilterValues, entity_field
 from mnemo.services.platform.filters import ALLOWED_KEYS
+from mnemo.services.platform.imports import progress
 from mnemo.services.platform.tenancy import PlatformCaller
 
 EVENT_TYPES = ("ADD", "UPDATE", "DELETE", "SEARCH", "GET_ALL", "GET", "DELETE_ALL", "DELETE_USER")
@@ -147,17 +148,31 @@ class EntityCreatedOut(BaseModel):
 # ---- events -------------------------------------------------------------------------------------------
 
 
+class EventProgressOut(BaseModel):
+    """How far an import is: its items done (added, refused or failed) of its items in all."""
+
+    done: int = Field(examples=[120])
+    total: int = Field(examples=[500])
+
+
 class EventOut(BaseModel):
-    """An operation of the project: an asynchronous add (poll it until SUCCEEDED or FAILED), a delete."""
+    """An operation of the project: an asynchronous add or an import (poll it until it has ended: SUCCEEDED,
+    PARTIALLY_COMPLETED, FAILED or CANCELLED), a delete."""
 
     id: str = Field(examples=["5c1e6b0e-8a57-4e8f-9d1a-3b2f4c6d7e8f"])
-    event_type: str = Field(description="ADD, DELETE, ...", examples=["ADD"])
-    status: EventStatus
-    payload: dict[str, Any] = Field(description="What was asked.")
+    event_type: str = Field(description="ADD, IMPORT, DELETE, ...", examples=["ADD"])
+    status: EventStatus = Field(
+        description="PENDING and RUNNING until it ends: SUCCEEDED; PARTIALLY_COMPLETED (an import some of whose "
+        "items were not imported); FAILED; CANCELLED (POST /v1/event/{id}/cancel/)."
+    )
+    payload: dict[str, Any] = Field(
+        description="What was asked; for an import, its `format` and `total` (the items are not repeated)."
+    )
     metadata: dict[str, Any] | None = Field(description="The metadata the add asked for; null otherwise.")
     results: list[dict[str, Any]] = Field(
-        description="What was done, per memory: for an add `{id, data: {memory}, event}` and the owner ids; for a "
-        "delete `{id, event}`.",
+        description="What was done: for an add, per memory, `{id, data: {memory}, event}` and the owner ids; for a "
+        "delete `{id, event}`; for an import, per item, `{index, status: ADDED|REFUSED|FAILED, reason?, "
+        "memory_ids?}`.",
         examples=[
             [{"id": "a4467c1e-0b53-4b6e-9d43-8c1f0e2a7b55", "data": {"memory": "Is vegetarian"}, "event": "ADD"}]
         ],
@@ -168,18 +183,24 @@ class EventOut(BaseModel):
     completed_at: Timestamp | None = Field(description="When it finished; null until then.")
     latency: float | None = Field(description="Milliseconds from start to finish; null until finished.")
     graph_status: None = Field(description="Always null.")
-    error: str | None = Field(description="Why it failed; null unless FAILED.")
+    error: str | None = Field(
+        description="Why it failed, was cancelled, or (an import) left items out; null otherwise."
+    )
+    progress: EventProgressOut | None = Field(
+        description="Ours: an import's items done and in all, as it runs; null for other events."
+    )
 
     @classmethod
     def of(cls, event: PlatformEvent) -> EventOut:
         latency = None
         if event.started_at is not None and event.completed_at is not None:
             latency = round((event.completed_at - event.started_at).total_seconds() * 1000, 3)
+        counted = progress(event)
         return cls(
             id=event.id,
             event_type=event.event_type,
             status=event.status,
-            payload=event.payload,
+            payload={k: v for k, v in event.payload.items() if k != "items"} if counted else event.payload,
             metadata=event.payload.get("metadata"),
             results=event.results,
             created_at=event.created_at,
@@ -189,6 +210,7 @@ class EventOut(BaseModel):
             latency=latency,
             graph_status=None,
             error=event.error,
+            progress=None if counted is None else EventProgressOut(done=counted[0], total=counted[1]),
         )
 
 

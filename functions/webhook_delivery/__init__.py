@@ -1,0 +1,1 @@
+"""The webhook_delivery function (its handler is app.handler)."""

@@ -1,0 +1,176 @@
+"""The webhook dispatcher's rules, on a clock of its own: what a 2xx, a failure, the last failure and a 410 do to a
+delivery, the retry schedule with its jitter, the order of one webhook's deliveries, and the relay's fan-out."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from standardwebhooks import Webhook as StandardWebhook
+
+from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
+from mnemo.domain.memory import new_id
+from mnemo.domain.webhooks import DeliveryState, OutboundEvent, Webhook, new_secret
+from mnemo.ports.webhook_sender import SendResult
+from mnemo.services.platform.webhook_delivery import WebhookDispatcher, WebhookRelay, fan_out
+from mnemo.settings import Settings
+
+SCHEDULE = (5.0, 300.0, 1800.0)
+
+
+@dataclass
+class Clock:
+    """Starts now (a signature's timestamp must be recent to verify), then moves only when told."""
+
+    at: datetime = field(default_factory=lambda: datetime.now(UTC).replace(microsecond=0))
+    start: datetime = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.start = self.at
+
+    def __call__(self) -> datetime:
+        return self.at
+
+    def advance(self, seconds: float) -> None:
+        self.at += timedelta(seconds=seconds)
+
+
+@dataclass
+class Sender:
+    """Answers each send with the next status of the script (None: no answer), and keeps what it was sent."""
+
+    script: list[int | None] = field(default_factory=list)
+    sent: list[tuple[str, bytes, dict[str, str]]] = field(default_factory=list)
+
+    def url_problem(self, url: str) -> str | None:
+        return None
+
+    def send(self, url: str, body: bytes, headers: Mapping[str, str]) -> SendResult:
+        self.sent.append((url, body, dict(headers)))
+        status = self.script.pop(0) if self.script else 200
+        return SendResult(status, None if status else "refused: connection refused", 1.0)
+
+
+@dataclass
+class World:
+    store: SqliteWebhookStore
+    clock: Clock
+    sender: Sender
+    dispatcher: WebhookDispatcher
+    hook: Webhook
+
+    def event(self, text: str = "I like tea.", kind: str = "memory_add") -> OutboundEvent:
+        payload = {"event_details": {"id": new_id(), "data": {"memory": text}, "event": "ADD"}}
+        return OutboundEvent(new_id(), kind, self.hook.project_id, payload, self.clock())
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    database = Database(tmp_path / "main.sqlite3")
+    store = SqliteWebhookStore(database)
+    clock, sender = Clock(), Sender()
+    t0 = clock.start
+    hook = Webhook(
+        new_id(), "proj_a", "h", "https://example.com/h", ("memory_add",), "o@example.com", new_secret(), t0, t0
+    )
+    store.add_webhook(hook)
+    dispatcher = WebhookDispatcher(store, sender, SCHEDULE, clock=clock, jitter=lambda: 0.5)
+    yield World(store, clock, sender, dispatcher, hook)
+    dispatcher.close()
+    database.close()
+
+
+def test_the_default_schedule_retries_for_more_than_a_day() -> None:
+    schedule = Settings().webhook_retry_schedule
+    assert sum(schedule) * 0.8 > 24 * 3600  # even with every delay jittered down by 20%
+
+
+def test_a_2xx_delivers_signed_and_a_failure_waits_for_the_next_delay(world: World) -> None:
+    fan_out(world.store, [world.event()], world.clock())
+    world.sender.script = [500]
+    assert world.dispatcher.run_due() == 1
+    (pending,) = world.store.deliveries_of(world.hook.id, None, 10, 0)
+    assert pending.state is DeliveryState.PENDING and pending.next_attempt_at == world.clock.start + timedelta(
+        seconds=5
+    )
+    world.clock.advance(4.9)
+    assert world.dispatcher.run_due() == 0  # not yet due
+    world.clock.advance(0.2)
+    assert world.dispatcher.run_due() == 1
+    (done,) = world.store.deliveries_of(world.hook.id, None, 10, 0)
+    assert done.state is DeliveryState.DELIVERED and [a.status_code for a in done.attempts] == [500, 200]
+    _, body, headers = world.sender.sent[-1]
+    assert StandardWebhook(world.hook.secret).verify(body, headers)["sequence"] == 1
+    assert world.sender.sent[0][2]["webhook-id"] == headers["webhook-id"] == done.id  # the same on each retry
+
+
+def test_jitter_moves_a_delay_by_at_most_a_fifth(world: World) -> None:
+    for jitter, expected in ((0.0, 4.0), (1.0, 6.0)):
+        dispatcher = WebhookDispatcher(
+            world.store, world.sender, SCHEDULE, clock=world.clock, jitter=functools.partial(float, jitter)
+        )
+        (made,) = fan_out(world.store, [world.event()], world.clock())
+        world.sender.script = [None]
+        tried = dispatcher.attempt(made)
+        assert tried.next_attempt_at == world.clock() + timedelta(seconds=expected)
+        world.store.save_delivery(tried.cancelled(world.clock()))
+        dispatcher.close()
+
+
+def test_after_the_last_attempt_it_is_dead_and_the_next_goes(world: World) -> None:
+    first, second = fan_out(world.store, [world.event("one"), world.event("two")], world.clock())
+    world.sender.script = [503, None, 500, 502]  # every attempt of the first fails
+    for delay in (0, *SCHEDULE):
+        world.clock.advance(delay)
+        assert [d.id for d in world.store.due(world.clock(), 10)] == [first.id]  # the second waits its turn
+        world.dispatcher.run_due()
+    dead = world.store.get_delivery(world.hook.id, first.id)
+    assert dead is not None and dead.state is DeliveryState.DEAD and len(dead.attempts) == 4
+    assert dead.next_attempt_at is None and dead.finished_at == world.clock()
+    assert [d.id for d in world.store.due(world.clock(), 10)] == [second.id]
+    world.dispatcher.run_due()
+    delivered = world.store.get_delivery(world.hook.id, second.id)
+    assert delivered is not None and delivered.state is DeliveryState.DELIVERED
+
+
+def test_410_gone_turns_the_webhook_off_and_cancels_what_waits(world: World) -> None:
+    first, second = fan_out(world.store, [world.event("one"), world.event("two")], world.clock())
+    world.sender.script = [410]
+    world.dispatcher.run_due()
+    hook = world.store.get_webhook(world.hook.id)
+    assert hook is not None and not hook.is_active and hook.deactivated_reason == "410 Gone"
+    states = {d.id: d.state for d in world.store.deliveries_of(world.hook.id, None, 10, 0)}
+    assert states == {first.id: DeliveryState.DEAD, second.id: DeliveryState.CANCELLED}
+    assert world.store.due(world.clock(), 10) == [] and len(world.sender.sent) == 1
+    assert fan_out(world.store, [world.event("three")], world.clock()) == []  # an inactive webhook gets nothing
+
+
+def test_the_relay_fans_out_to_subscribed_webhooks_of_the_events_project(world: World) -> None:
+    other = world.hook.changed(id=new_id(), event_types=("memory_delete",))
+    elsewhere = world.hook.changed(id=new_id(), project_id="proj_b")
+    world.store.add_webhook(other)
+    world.store.add_webhook(elsewhere)
+    published: list[str] = []
+
+    class Outbox:
+        events = [world.event("added"), world.event("gone", "memory_delete")]
+
+        def pending(self, limit: int) -> list[OutboundEvent]:
+            return self.events[:limit]
+
+        def published(self, event_ids: Sequence[str]) -> None:
+            published.extend(event_ids)
+            self.events = [e for e in self.events if e.id not in event_ids]
+
+    outbox = Outbox()
+    relay = WebhookRelay(world.store, lambda: [outbox], clock=world.clock)
+    assert relay.drain() == 2 and relay.drain() == 0
+    assert len(published) == 2
+    assert [d.event.type for d in world.store.deliveries_of(world.hook.id, None, 10, 0)] == ["memory_add"]
+    assert [d.event.type for d in world.store.deliveries_of(other.id, None, 10, 0)] == ["memory_delete"]
+    assert world.store.deliveries_of(elsewhere.id, None, 10, 0) == []
