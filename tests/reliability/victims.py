@@ -170,6 +170,7 @@ class Platform:
             "memories": ok(memories),
             "history": ok(get(f"/v1/memories/{values['memory_id']}/history/", headers=owner)),
             "export": ok(export),
+            "profile settings": ok(get("/v2/profiles/settings/", headers=owner)),
             "entities": ok(get("/v1/entities/", headers=owner))["results"],
             "webhooks": ok(get(f"/api/v1/webhooks/projects/{values['project_id']}/", headers=owner)),
             "deliveries": [
@@ -211,6 +212,9 @@ def platform(container: Container, client: TestClient) -> Platform:
     webhook_id = ok(client.post(f"/api/v1/webhooks/projects/{project_id}/", json=hook, headers=headers), 201)
     webhook_id = webhook_id["webhook_id"]
     delivery_id = ok(client.post(f"/api/v1/webhooks/{webhook_id}/test/", headers=headers))["id"]
+    ok(client.post("/v2/profiles/settings/", json={"enabled": True}, headers=headers))
+    trigger = {"operation": "trigger", "entity_type": "user", "entity_id": entity}
+    job_id = ok(client.post("/v2/profiles/jobs/", json=trigger, headers=headers))["job_id"]
     values = Values(
         org_id=org_id,
         project_id=project_id,
@@ -224,6 +228,7 @@ def platform(container: Container, client: TestClient) -> Platform:
         org_reader_email=org_reader_email,
         webhook_id=webhook_id,
         delivery_id=delivery_id,
+        job_id=job_id,
         unique=unique,
     )
     callers = {
@@ -237,5 +242,6 @@ def platform(container: Container, client: TestClient) -> Platform:
         "owner": headers,
     }
     hidden = [SECRET, values["memory_id"], values["event_id"], export_id, reader.key.id, project_id, webhook_id]
+    hidden.append(job_id)
     hidden += [reader.owner.email, org_reader_email, reader.value, victim.api_key]
     return Platform(client, callers, values, hidden, org_id)

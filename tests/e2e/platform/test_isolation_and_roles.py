@@ -149,7 +149,9 @@ def test_every_platform_route_needs_a_token_key(server: Server) -> None:
         assert spec["paths"][path][method]["security"] == [{"PlatformToken": []}], (method, path)
         url = server.url + path.format_map(
             {
-                **dict.fromkeys(("org_id", "project_id", "key_id", "entity_id", "webhook_id", "delivery_id"), "x"),
+                **dict.fromkeys(
+                    ("org_id", "project_id", "key_id", "entity_id", "webhook_id", "delivery_id", "job_id"), "x"
+                ),
                 **values,
             }
         )

@@ -16,6 +16,7 @@ from mnemo.services.entities import EntityService
 from mnemo.services.memory_service import MemoryService
 from mnemo.services.platform.entities import ProjectEntityService
 from mnemo.services.platform.events import EventService
+from mnemo.services.platform.profiles import ProfileService
 from mnemo.services.platform.project_memory import ProjectMemoryService
 from mnemo.services.platform.reports import ReportService
 from mnemo.services.platform.services import PlatformServices
@@ -109,6 +110,13 @@ def webhook_service(request: Request) -> WebhookService:
     return webhooks
 
 
+def profile_service(request: Request) -> ProfileService:
+    profiles = platform_services(request).profiles
+    if profiles is None:
+        raise UnavailableError("Profiles are not available on this backend.")
+    return profiles
+
+
 MemoryServiceDep = Annotated[MemoryService, Depends(memory_service)]
 ConfigurationServiceDep = Annotated[ConfigurationService, Depends(configuration_service)]
 AccountServiceDep = Annotated[AccountService, Depends(account_service)]
@@ -123,3 +131,4 @@ EventServiceDep = Annotated[EventService, Depends(event_service)]
 ProjectEntityServiceDep = Annotated[ProjectEntityService, Depends(project_entity_service)]
 ReportServiceDep = Annotated[ReportService, Depends(report_service)]
 WebhookServiceDep = Annotated[WebhookService, Depends(webhook_service)]
+ProfileServiceDep = Annotated[ProfileService, Depends(profile_service)]

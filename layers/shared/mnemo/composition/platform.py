@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mnemo.adapters.inprocess.queue import InProcessQueue
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
+from mnemo.adapters.sqlite.profile_store import SqliteProfileStore
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
@@ -30,6 +31,9 @@ from mnemo.services.platform.add_worker import AddWorker
 from mnemo.services.platform.entities import ProjectEntityService
 from mnemo.services.platform.events import EventService
 from mnemo.services.platform.jobs import JobService, queue_enqueuer
+from mnemo.services.platform.profile_generation import ProfileGenerator, profile_generator
+from mnemo.services.platform.profile_worker import ProfileWorker
+from mnemo.services.platform.profiles import ProfileService
 from mnemo.services.platform.project_memory import ProjectMemoryService
 from mnemo.services.platform.reports import ReportService
 from mnemo.services.platform.services import PlatformServices
@@ -62,8 +66,10 @@ def platform_services(
         namespaces.drop(project_id)
         if webhook_store is not None:
             webhook_store.delete_project_webhooks(project_id)
+        if platform.profiles is not None:
+            platform.profiles.drop_project(project_id)
 
-    return PlatformServices(
+    platform = PlatformServices(
         tenancy=TenancyService(store, drop_project),
         project_memory=ProjectMemoryService(namespaces, adds, events, store),
         events=events,
@@ -73,6 +79,18 @@ def platform_services(
         jobs=JobService(adds, max_attempts=settings.job_attempts),
         namespaces=namespaces,
     )
+    return platform
+
+
+def active_profile_generator(providers: ActiveProviders) -> Callable[[], ProfileGenerator | None]:
+    """The profile generator of the providers active now: the LLM's when one is configured, else the similarity
+    generator on the embedder."""
+
+    def generator() -> ProfileGenerator | None:
+        active = providers.get()
+        return profile_generator(active.llm, active.embedder)
+
+    return generator
 
 
 def webhook_sender(settings: Settings) -> HttpWebhookSender:
@@ -87,11 +105,15 @@ def build_local_platform(
     settings: Settings, database: Database, providers: ActiveProviders, *, start_worker: bool = True
 ) -> PlatformServices:
     """Webhooks: every project's memory store and the tenancy store write their outboxes; the webhook worker
-    thread drains them into deliveries and sends them, woken by each outbox write."""
+    thread drains them into deliveries and sends them, woken by each outbox write. Profiles: settings, profiles and
+    jobs in the main file; the profile worker generates them, and regenerates the stale ones after each burst of
+    outbox writes (memory changes)."""
 
     def wake() -> None:
         if platform.webhook_worker is not None:
             platform.webhook_worker.wake()
+        if platform.profile_worker is not None:
+            platform.profile_worker.wake()
 
     store = SqliteTenancyStore(database, on_outbox=wake)
     namespaces = SqliteMemoryNamespaces(settings.data_dir / "namespaces", outbox=True, on_outbox=wake)
@@ -104,6 +126,10 @@ def build_local_platform(
     platform.webhook_worker = WebhookWorker(relay, dispatcher)
     platform.closers.append(sender.close)
     platform.worker = AddWorker(platform.adds, store, InProcessQueue())
+    platform.profiles = ProfileService(
+        SqliteProfileStore(database), platform.namespaces, store, active_profile_generator(providers)
+    )
+    platform.profile_worker = ProfileWorker(platform.profiles)
     if start_worker:
         platform.start_workers()
     return platform

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from mnemo.api.platform import imports, memories, organizations, project_data, webhooks
+from mnemo.api.platform import imports, memories, organizations, profiles, project_data, webhooks
 
 PLATFORM_ROUTERS: tuple[APIRouter, ...] = (
     project_data.router,
@@ -13,4 +13,5 @@ PLATFORM_ROUTERS: tuple[APIRouter, ...] = (
     imports.router,
     organizations.router,
     webhooks.router,
+    profiles.router,
 )

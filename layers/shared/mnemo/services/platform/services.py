@@ -11,6 +11,8 @@ from mnemo.services.platform.add_worker import AddWorker
 from mnemo.services.platform.entities import ProjectEntityService
 from mnemo.services.platform.events import EventService
 from mnemo.services.platform.jobs import JobService
+from mnemo.services.platform.profile_worker import ProfileWorker
+from mnemo.services.platform.profiles import ProfileService
 from mnemo.services.platform.project_memory import ProjectMemoryService
 from mnemo.services.platform.reports import ReportService
 from mnemo.services.platform.tenancy import TenancyService
@@ -31,20 +33,26 @@ class PlatformServices:
     webhooks: WebhookService | None = None  # None: a backend without webhooks
     worker: AddWorker | None = None  # the local worker of asynchronous adds (None where a queue service runs them)
     webhook_worker: WebhookWorker | None = None  # the local relay and dispatcher of webhook deliveries
+    profiles: ProfileService | None = None  # None: a backend without profiles (AWS, for now)
+    profile_worker: ProfileWorker | None = None  # the local worker of profile generations and jobs
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def start_workers(self) -> None:
-        """The local background threads: the add worker, then the webhook worker."""
+        """The local background threads: the add worker, the webhook worker, then the profile worker."""
         if self.worker is not None:
             self.worker.start()
         if self.webhook_worker is not None:
             self.webhook_worker.start()
+        if self.profile_worker is not None:
+            self.profile_worker.start()
 
     def close(self) -> None:
         if self.worker is not None:
             self.worker.stop()
         if self.webhook_worker is not None:
             self.webhook_worker.stop()
+        if self.profile_worker is not None:
+            self.profile_worker.stop()
         self.namespaces.close()
         for close in self.closers:
             close()

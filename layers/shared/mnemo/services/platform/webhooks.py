@@ -168,6 +168,8 @@ class WebhookService:
         payload = {"event_details": {"event": "TEST", "message": f"A test of the webhook {webhook.name!r}."}}
         event = OutboundEvent(new_id(), TEST_EVENT, webhook.project_id, payload, at)
         made = self._store.enqueue(webhook, [event], at)
+        if not made:  # deleted meanwhile
+            raise NotFoundError(NOT_FOUND).keyed("error")
         return self._send_now(made[0])
 
     # ---- rules ------------------------------------------------------------------------------------------

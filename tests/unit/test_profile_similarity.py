@@ -1,0 +1,258 @@
+"""The profile generator without an LLM, on the real all-MiniLM-L6-v2: scripted users whose profiles are stated.
+
+Each user's memories are listed newest first (as the generator receives them); each test states exactly which
+properties are filled, with what, from which memories, and which stay empty."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from mnemo.domain.memory import MemoryRecord, Scope
+from mnemo.ports.embedder import Embedder
+from mnemo.services.platform.profile_generation import ProfileDraft, profile_generator
+from mnemo.services.platform.profile_similarity import DEFAULT_THRESHOLD, SimilarityProfileGenerator, _property_text
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "location": {"type": "string", "description": "Where the user lives"},
+        "occupation": {"type": "string", "description": "The user's job or profession"},
+        "allergies": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Foods or substances the user is allergic to",
+        },
+        "pets": {"type": "array", "items": {"type": "string"}, "description": "The user's pets"},
+        "hobbies": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Activities the user enjoys in their free time",
+        },
+        "is_vegetarian": {"type": "boolean", "description": "Whether the user is vegetarian"},
+        "age": {"type": "integer", "description": "The user's age in years"},
+    },
+}
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def memories(*texts: str) -> list[MemoryRecord]:
+    """Records of these texts, newest first (each a minute older than the one before)."""
+    return [
+        MemoryRecord.create(text, Scope(user_id="alice"), at=NOW - timedelta(minutes=i)) for i, text in enumerate(texts)
+    ]
+
+
+def ids(records: list[MemoryRecord], *indexes: int) -> list[str]:
+    return [records[i].id for i in indexes]
+
+
+def similarity(embedder: Embedder, prop: str, text: str) -> float:
+    """The similarity the generator sees between a property of SCHEMA and a memory's text."""
+    vectors = embedder.embed([_property_text(prop, SCHEMA["properties"][prop]), text])
+    return float(vectors[0] @ vectors[1])
+
+
+@pytest.fixture
+def generator(embedder: Embedder) -> SimilarityProfileGenerator:
+    return SimilarityProfileGenerator(embedder)
+
+
+def test_the_threshold_is_the_measured_one() -> None:
+    assert DEFAULT_THRESHOLD == 0.34
+
+
+def test_each_property_is_filled_from_the_memory_that_answers_it(generator: SimilarityProfileGenerator) -> None:
+    records = memories(
+        "I live in Lisbon",
+        "I work as a nurse",
+        "I'm allergic to peanuts",
+        "I have two cats",
+        "I love hiking and climbing",
+    )
+
+    draft = generator.generate(SCHEMA, None, records)
+
+    assert draft == ProfileDraft(
+        "succeeded",
+        profile={
+            "location": "I live in Lisbon",
+            "occupation": "I work as a nurse",
+            "allergies": ["I'm allergic to peanuts"],
+            "pets": ["I have two cats"],
+            "hobbies": ["I love hiking and climbing"],
+        },  # is_vegetarian and age: no memory states them
+        sources={
+            "location": ids(records, 0),
+            "occupation": ids(records, 1),
+            "allergies": ids(records, 2),
+            "pets": ids(records, 3),
+            "hobbies": ids(records, 4),
+        },
+    )
+
+
+def test_arrays_take_the_best_few_distinct_and_plain_facts_fill_booleans_and_numbers(
+    generator: SimilarityProfileGenerator,
+) -> None:
+    records = memories(
+        "I am vegetarian",
+        "Is 34 years old",
+        "Enjoys playing chess on weekends",
+        "Drinks coffee every morning",
+        "I love hiking and climbing",
+        "Enjoys playing chess on weekends",  # the same fact again, older: one item
+    )
+
+    draft = generator.generate(SCHEMA, None, records)
+
+    assert draft.status == "succeeded"
+    assert draft.profile == {
+        "hobbies": ["Enjoys playing chess on weekends", "I love hiking and climbing"],  # most similar first
+        "is_vegetarian": True,
+        "age": 34,
+    }
+    assert draft.sources == {
+        "hobbies": ids(records, 2, 4),
+        "is_vegetarian": ids(records, 0),
+        "age": ids(records, 1),
+    }
+
+
+def test_max_items_bounds_an_array(embedder: Embedder) -> None:
+    records = memories("I love hiking and climbing", "Enjoys playing chess on weekends", "I live in Lisbon")
+
+    draft = SimilarityProfileGenerator(embedder, max_items=1).generate(SCHEMA, None, records)
+
+    assert draft.profile["hobbies"] == ["Enjoys playing chess on weekends"]
+    assert draft.sources["hobbies"] == ids(records, 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I am vegetarian", True),
+        ("I'm vegetarian but not vegan", True),  # the negation is not before "vegetarian"
+        ("I'm not vegetarian", False),
+        ("I am a non-vegetarian", False),
+        ("I don't eat meat", None),  # true, perhaps, but not plainly stated: no inference
+        ("I used to be vegetarian", None),  # the past: unsure
+        ("I'm not vegetarian anymore", None),  # a change: unsure
+    ],
+)
+def test_a_boolean_is_only_what_a_memory_plainly_states(
+    embedder: Embedder, generator: SimilarityProfileGenerator, text: str, expected: bool | None
+) -> None:
+    assert similarity(embedder, "is_vegetarian", text) >= DEFAULT_THRESHOLD  # the rule decides, not the threshold
+    records = memories(text, "I live in Lisbon")
+
+    draft = generator.generate(SCHEMA, None, records)
+
+    assert draft.profile.get("is_vegetarian") == expected
+    assert draft.sources.get("is_vegetarian") == (None if expected is None else ids(records, 0))
+
+
+def test_the_newest_memory_that_speaks_of_a_boolean_decides(generator: SimilarityProfileGenerator) -> None:
+    records = memories("I'm not vegetarian", "I am vegetarian")
+
+    assert generator.generate(SCHEMA, None, records).profile == {"is_vegetarian": False}
+
+    changed = memories("I stopped being vegetarian", "I am vegetarian")  # the newest is unsure: nothing
+    assert "is_vegetarian" not in generator.generate(SCHEMA, None, changed).profile
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Turned 40 in March",  # a number, but not next to "age" or "years"
+        "Is 34 years old and has 2 kids",  # two numbers: which?
+        "Is thirty-four years old",  # numbers in words are not read
+    ],
+)
+def test_a_number_is_only_one_plainly_stated_next_to_the_property_words(
+    embedder: Embedder, generator: SimilarityProfileGenerator, text: str
+) -> None:
+    assert similarity(embedder, "age", text) >= DEFAULT_THRESHOLD  # the rule decides, not the threshold
+    draft = generator.generate(SCHEMA, None, memories(text, "I live in Lisbon"))
+
+    assert "age" not in draft.profile
+    assert draft.profile == {"location": "I live in Lisbon"}
+
+
+def test_a_value_the_property_schema_rejects_stays_empty(generator: SimilarityProfileGenerator) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "age": {"type": "integer", "minimum": 0, "maximum": 120, "description": "The user's age in years"},
+            "location": {"type": "string", "enum": ["Lisbon", "Porto"], "description": "Where the user lives"},
+            "occupation": {"type": "string", "description": "The user's job or profession"},
+        },
+    }
+
+    draft = generator.generate(schema, None, memories("I'm 340 years old", "I live in Lisbon", "I work as a nurse"))
+
+    assert draft.profile == {"occupation": "I work as a nurse"}
+
+
+def test_objects_and_arrays_of_objects_stay_empty(generator: SimilarityProfileGenerator) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "home": {"type": "object", "description": "Where the user lives"},
+            "jobs": {"type": "array", "items": {"type": "object"}, "description": "The user's job or profession"},
+            "allergies": {"type": "array", "items": True, "description": "Foods the user is allergic to"},
+            "pets": {"type": ["array", "null"], "items": {"type": "string"}, "description": "The user's pets"},
+        },
+    }
+    records = memories("I live in Lisbon", "I work as a nurse", "I have two cats", "I'm allergic to peanuts")
+
+    draft = generator.generate(schema, None, records)
+
+    assert draft.profile == {"pets": ["I have two cats"]}
+    assert draft.sources == {"pets": ids(records, 2)}
+
+
+def test_a_user_whose_memories_match_nothing_has_insufficient_data(generator: SimilarityProfileGenerator) -> None:
+    records = memories(
+        "Prefers dark mode in apps", "The project deadline is Friday", "Asked about the weather tomorrow"
+    )
+
+    draft = generator.generate(SCHEMA, "Write it in French.", records)
+
+    assert draft == ProfileDraft(
+        "insufficient_data",
+        reason="No property could be filled from the memories; empty: "
+        "location, occupation, allergies, pets, hobbies, is_vegetarian, age.",
+    )
+
+
+def test_too_few_memories_is_insufficient_data(embedder: Embedder) -> None:
+    generator = SimilarityProfileGenerator(embedder, min_memories=3)
+
+    draft = generator.generate(SCHEMA, None, memories("I live in Lisbon", "I work as a nurse"))
+
+    assert draft == ProfileDraft("insufficient_data", reason="2 memories; at least 3 needed for a profile.")
+    assert SimilarityProfileGenerator(embedder).generate(SCHEMA, None, []).status == "insufficient_data"
+
+
+def test_only_the_newest_memories_are_considered(embedder: Embedder) -> None:
+    records = memories("Prefers dark mode in apps", "Drinks coffee every morning", "I live in Lisbon")
+
+    assert SimilarityProfileGenerator(embedder, max_memories=2).generate(SCHEMA, None, records).status == (
+        "insufficient_data"
+    )
+    assert SimilarityProfileGenerator(embedder).generate(SCHEMA, None, records).profile == {
+        "location": "I live in Lisbon"
+    }
+
+
+def test_a_schema_without_properties_is_insufficient_data(generator: SimilarityProfileGenerator) -> None:
+    draft = generator.generate({"type": "object"}, None, memories("I live in Lisbon"))
+
+    assert draft == ProfileDraft("insufficient_data", reason="The schema has no properties to fill.")
+
+
+def test_without_an_llm_the_factory_gives_the_similarity_generator(embedder: Embedder) -> None:
+    assert isinstance(profile_generator(None, embedder), SimilarityProfileGenerator)
