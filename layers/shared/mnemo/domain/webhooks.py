@@ -21,7 +21,7 @@ from typing import Any
 
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, new_id, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
-from mnemo.domain.timefmt import iso
+from mnemo.domain.timefmt import from_iso, iso
 
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32
@@ -107,6 +107,28 @@ class OutboundEvent:
     payload: Mapping[str, Any]
     occurred_at: datetime
     position: int = 0  # the outbox's order (an autoincrement, or a sort key); 0 before it is stored
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as a JSON object (how a store keeps it inside a delivery); `from_json` reads it back."""
+        return {
+            "id": self.id,
+            "type": self.type,
+            "namespace": self.namespace,
+            "payload": dict(self.payload),
+            "occurred_at": iso(self.occurred_at),
+            "position": self.position,
+        }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> OutboundEvent:
+        return cls(
+            id=raw["id"],
+            type=raw["type"],
+            namespace=raw["namespace"],
+            payload=raw["payload"],
+            occurred_at=from_iso(raw["occurred_at"]),
+            position=int(raw.get("position", 0)),
+        )
 
     def body(self, project_id: str, sequence: int, webhook_id: str) -> dict[str, Any]:
         """What a receiver gets: Mem0's shape (`event_details`) with ours beside it."""
@@ -226,6 +248,13 @@ class Attempt:
     status_code: int | None  # None: no answer (a refused connection, a timeout, a refused address)
     error: str | None
     latency_ms: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"at": iso(self.at), "status_code": self.status_code, "error": self.error, "latency_ms": self.latency_ms}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Attempt:
+        return cls(from_iso(raw["at"]), raw["status_code"], raw["error"], float(raw["latency_ms"]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -217,33 +217,8 @@ def webhook_of(item: Item) -> Webhook:
     )
 
 
-def event_json(event: OutboundEvent) -> dict[str, Any]:
-    return {
-        "id": event.id,
-        "type": event.type,
-        "namespace": event.namespace,
-        "payload": dict(event.payload),
-        "occurred_at": iso(event.occurred_at),
-        "position": event.position,
-    }
-
-
-def event_from_json(raw: dict[str, Any]) -> OutboundEvent:
-    return OutboundEvent(
-        id=raw["id"],
-        type=raw["type"],
-        namespace=raw["namespace"],
-        payload=raw["payload"],
-        occurred_at=from_iso(raw["occurred_at"]),
-        position=int(raw.get("position", 0)),
-    )
-
-
 def delivery_item(d: Delivery) -> Item:
-    attempts = [
-        {"at": iso(a.at), "status_code": a.status_code, "error": a.error, "latency_ms": a.latency_ms}
-        for a in d.attempts
-    ]
+    attempts = [a.to_json() for a in d.attempts]
     return {
         **delivery_key(d.webhook_id, d.sequence),
         "id": string(d.id),
@@ -253,7 +228,7 @@ def delivery_item(d: Delivery) -> Item:
         "state": string(d.state.value),
         "created_at": moment(d.created_at),
         **optional(next_attempt_at=d.next_attempt_at, finished_at=d.finished_at),
-        **json_attribute("event", event_json(d.event)),
+        **json_attribute("event", d.event.to_json()),
         **json_attribute("attempts", attempts),
     }
 
@@ -264,14 +239,11 @@ def delivery_of(item: Item) -> Delivery:
         webhook_id=item["webhook_id"]["S"],
         project_id=item["project_id"]["S"],
         sequence=int(item["sequence"]["N"]),
-        event=event_from_json(json_value(item, "event")),
+        event=OutboundEvent.from_json(json_value(item, "event")),
         created_at=moment_of(item, "created_at"),
         next_attempt_at=moment_or_none(item, "next_attempt_at"),
         state=DeliveryState(item["state"]["S"]),
-        attempts=tuple(
-            Attempt(from_iso(a["at"]), a["status_code"], a["error"], float(a["latency_ms"]))
-            for a in json_value(item, "attempts")
-        ),
+        attempts=tuple(Attempt.from_json(a) for a in json_value(item, "attempts")),
         finished_at=moment_or_none(item, "finished_at"),
     )
 

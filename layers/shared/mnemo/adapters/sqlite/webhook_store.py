@@ -238,50 +238,12 @@ def _webhook(row: Sequence[Any]) -> Webhook:
     )
 
 
-def _event_json(event: OutboundEvent) -> str:
-    return json.dumps(
-        {
-            "id": event.id,
-            "type": event.type,
-            "namespace": event.namespace,
-            "payload": dict(event.payload),
-            "occurred_at": iso(event.occurred_at),
-            "position": event.position,
-        }
-    )
-
-
-def _event(text: str) -> OutboundEvent:
-    raw = json.loads(text)
-    return OutboundEvent(
-        id=raw["id"],
-        type=raw["type"],
-        namespace=raw["namespace"],
-        payload=raw["payload"],
-        occurred_at=from_iso(raw["occurred_at"]),
-        position=int(raw.get("position", 0)),
-    )
-
-
 def _attempts_json(attempts: Sequence[Attempt]) -> str:
-    return json.dumps(
-        [
-            {"at": iso(a.at), "status_code": a.status_code, "error": a.error, "latency_ms": a.latency_ms}
-            for a in attempts
-        ]
-    )
+    return json.dumps([a.to_json() for a in attempts])
 
 
 def _attempts(text: str) -> tuple[Attempt, ...]:
-    return tuple(
-        Attempt(
-            at=from_iso(a["at"]),
-            status_code=a["status_code"],
-            error=a["error"],
-            latency_ms=float(a["latency_ms"]),
-        )
-        for a in json.loads(text)
-    )
+    return tuple(Attempt.from_json(a) for a in json.loads(text))
 
 
 def _delivery_row(d: Delivery) -> tuple[Any, ...]:
@@ -290,7 +252,7 @@ def _delivery_row(d: Delivery) -> tuple[Any, ...]:
         d.webhook_id,
         d.project_id,
         d.sequence,
-        _event_json(d.event),
+        json.dumps(d.event.to_json()),
         d.state.value,
         _attempts_json(d.attempts),
         _opt(d.next_attempt_at),
@@ -305,7 +267,7 @@ def _delivery(row: Sequence[Any]) -> Delivery:
         webhook_id=row[1],
         project_id=row[2],
         sequence=int(row[3]),
-        event=_event(row[4]),
+        event=OutboundEvent.from_json(json.loads(row[4])),
         state=DeliveryState(row[5]),
         attempts=_attempts(row[6]),
         next_attempt_at=_from_opt(row[7]),

@@ -54,6 +54,30 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, ProviderError) and exc.code in TRANSIENT_PROVIDER_ERRORS
 
 
+def queue_job(
+    events: EventStore,
+    event: PlatformEvent,
+    enqueue: Callable[[], None],
+    clock: Callable[[], datetime],
+    *,
+    failed: str,
+    unavailable: str,
+) -> None:
+    """Store a job's PENDING event, then queue it: acknowledged jobs are never lost. A job that cannot be queued
+    ends FAILED with `failed` (an event nothing will run must not stay PENDING), and the caller gets a 503
+    saying `unavailable`."""
+    events.save_event(event)
+    try:
+        enqueue()
+    except Exception as exc:
+        log.exception("%s event %s of project %s could not be queued", event.event_type, event.id, event.project_id)
+        moment = clock()
+        events.save_event(
+            event.changed(status=EventStatus.FAILED, error=failed, completed_at=moment, updated_at=moment)
+        )
+        raise UnavailableError(unavailable) from exc
+
+
 def with_project_settings(command: AddCommand, project: Project) -> AddCommand:
     """The call's own instructions and categories win; else the project's (categories replace, never merge)."""
     categories = command.custom_categories or tuple(
@@ -115,17 +139,14 @@ class AddJobs:
         """Store the PENDING event (the job itself), then queue it: acknowledged jobs are never lost."""
         command = with_project_settings(command, project)
         event = new_event(project.id, ADD, command.to_json(), self._clock())
-        self._events.save_event(event)
-        try:
-            self.enqueue(project.id, event.id, command.scope.owner())
-        except Exception as exc:  # an event nothing will run must not stay PENDING
-            log.exception("add event %s of project %s could not be queued", event.id, project.id)
-            moment = self._clock()
-            error = "The add could not be queued; nothing was stored. Send it again."
-            self._events.save_event(
-                event.changed(status=EventStatus.FAILED, error=error, completed_at=moment, updated_at=moment)
-            )
-            raise UnavailableError("The job queue is unavailable; nothing was stored. Retry shortly.") from exc
+        queue_job(
+            self._events,
+            event,
+            lambda: self.enqueue(project.id, event.id, command.scope.owner()),
+            self._clock,
+            failed="The add could not be queued; nothing was stored. Send it again.",
+            unavailable="The job queue is unavailable; nothing was stored. Retry shortly.",
+        )
         return event
 
     def run_now(self, project: Project, command: AddCommand) -> PlatformEvent:

@@ -36,12 +36,18 @@ from mnemo.domain.json_shape import json_problem
 from mnemo.domain.memory import Event, Scope, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
 from mnemo.domain.text import keywords
-from mnemo.errors import MnemoError, UnavailableError, ValidationError
+from mnemo.errors import MnemoError, ValidationError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
 from mnemo.services.commands import AddCommand, AddResult, Category, Message
 from mnemo.services.memory_service import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.add_jobs import Enqueue, RetryLaterError, is_transient, with_project_settings
+from mnemo.services.platform.add_jobs import (
+    Enqueue,
+    RetryLaterError,
+    is_transient,
+    queue_job,
+    with_project_settings,
+)
 from mnemo.services.platform.events import IMPORT, job_ref, new_event
 
 log = logging.getLogger("mnemo.platform.imports")
@@ -425,17 +431,14 @@ class ImportJobs:
         items = [replace(item, command=with_project_settings(item.command, project)) for item in request.items]
         payload = import_payload(request.format, request.total, items)
         event = new_event(project.id, IMPORT, payload, self._clock()).changed(results=list(request.refused))
-        self._events.save_event(event)
-        try:
-            self._enqueue(project.id, event.id, owner_of(event.id))
-        except Exception as exc:  # an event nothing will run must not stay PENDING
-            log.exception("import %s of project %s could not be queued", event.id, project.id)
-            moment = self._clock()
-            error = "The import could not be queued; nothing was added. Send it again."
-            self._events.save_event(
-                event.changed(status=EventStatus.FAILED, error=error, completed_at=moment, updated_at=moment)
-            )
-            raise UnavailableError("The job queue is unavailable; nothing was imported. Retry shortly.") from exc
+        queue_job(
+            self._events,
+            event,
+            lambda: self._enqueue(project.id, event.id, owner_of(event.id)),
+            self._clock,
+            failed="The import could not be queued; nothing was added. Send it again.",
+            unavailable="The job queue is unavailable; nothing was imported. Retry shortly.",
+        )
         return event
 
     def process(self, project_id: str, event: PlatformEvent, *, max_attempts: int = 1) -> PlatformEvent | None:
