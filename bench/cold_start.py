@@ -125,15 +125,14 @@ def aws_on_loopback() -> tuple[Any, dict[str, str]]:
 
 
 def function_env(name: str, stack_env: dict[str, str]) -> dict[str, str]:
-    """What template.yaml gives the function: the queue to nobody, the topic to the worker only, and no sign-in
-    secrets to the worker."""
+    """What template.yaml gives the function: the queue to nobody, the events topic to those that publish webhook
+    events (the platform function, the worker, the webhook delivery function's sweep), and no sign-in secrets to
+    the two that serve no HTTP."""
     env = {k: v for k, v in stack_env.items() if k not in ("MNEMO_QUEUE_URL", "MNEMO_TOPIC_ARN")}
-    if name == "ingest_worker":
-        env |= {
-            "MNEMO_TOPIC_ARN": stack_env["MNEMO_TOPIC_ARN"],
-            "MNEMO_JWT_SECRET_PARAMETER": "",
-            "MNEMO_ADMIN_API_KEY_PARAMETER": "",
-        }
+    if name in ("platform", "ingest_worker", "webhook_delivery"):
+        env["MNEMO_TOPIC_ARN"] = stack_env["MNEMO_TOPIC_ARN"]
+    if name in ("ingest_worker", "webhook_delivery"):
+        env |= {"MNEMO_JWT_SECRET_PARAMETER": "", "MNEMO_ADMIN_API_KEY_PARAMETER": ""}
     return env
 
 
