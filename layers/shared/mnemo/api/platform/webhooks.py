@@ -26,7 +26,11 @@ from mnemo.api.routing import FieldErrorsRoute
 from mnemo.domain.webhooks import EVENT_TYPES, MAX_URL, DeliveryState
 from mnemo.services.platform.webhooks import MAX_NAME, WebhookSpec
 
-router = APIRouter(route_class=FieldErrorsRoute, tags=["platform: webhooks"])
+router = APIRouter(
+    route_class=FieldErrorsRoute,
+    tags=["platform: webhooks"],
+    responses=errors(503),  # a backend without webhooks (AWS without the events topic)
+)
 
 MAX_EVENT_TYPES = 20
 PREFIX = "/api/v1/webhooks"
