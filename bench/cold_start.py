@@ -125,12 +125,16 @@ def aws_on_loopback() -> tuple[Any, dict[str, str]]:
 
 
 def function_env(name: str, stack_env: dict[str, str]) -> dict[str, str]:
-    """What template.yaml gives the function: the queue to nobody, the events topic to those that publish webhook
-    events (the platform function, the worker, the webhook delivery function's sweep), and no sign-in secrets to
-    the two that serve no HTTP."""
-    env = {k: v for k, v in stack_env.items() if k not in ("MNEMO_QUEUE_URL", "MNEMO_TOPIC_ARN")}
+    """What template.yaml gives the function: the queue to nobody, the events topic and the profile queue to those
+    that publish webhook events or queue profile generations (the platform function, the worker, the webhook
+    delivery function), and no sign-in secrets to the two that serve no HTTP."""
+    env = {
+        k: v for k, v in stack_env.items() if k not in ("MNEMO_QUEUE_URL", "MNEMO_TOPIC_ARN", "MNEMO_PROFILE_QUEUE_URL")
+    }
     if name in ("platform", "ingest_worker", "webhook_delivery"):
         env["MNEMO_TOPIC_ARN"] = stack_env["MNEMO_TOPIC_ARN"]
+        if "MNEMO_PROFILE_QUEUE_URL" in stack_env:
+            env["MNEMO_PROFILE_QUEUE_URL"] = stack_env["MNEMO_PROFILE_QUEUE_URL"]
     if name in ("ingest_worker", "webhook_delivery"):
         env |= {"MNEMO_JWT_SECRET_PARAMETER": "", "MNEMO_ADMIN_API_KEY_PARAMETER": ""}
     return env

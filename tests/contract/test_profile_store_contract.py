@@ -2,8 +2,9 @@
 
 To add an adapter, write a context manager that builds it on a fresh, empty backend and register it in ADAPTERS.
 What it holds: a project's settings kept whole (a schema of None stays None); one profile per (project, entity),
-replaced on save; jobs kept whole, found only within their project, one per project and Idempotency-Key (the
-second add of a key returns the first job); a project's deletion takes its settings, profiles and jobs.
+replaced on save; a generation claimed once per burst of changes (claim_generation, finish_generation); jobs
+kept whole, found only within their project, one per project and Idempotency-Key (the second add of a key returns
+the first job); a project's deletion takes its settings, profiles and jobs.
 """
 
 from __future__ import annotations
@@ -11,17 +12,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from moto import mock_aws
 
+from mnemo.adapters.dynamodb.accounts_table import create_accounts_table
+from mnemo.adapters.dynamodb.profile_store import DynamoProfileStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.profile_store import SqliteProfileStore
 from mnemo.domain.profiles import JobStatus, Profile, ProfileJob, ProfileSettings, ProfileStatus
 from mnemo.ports.profile_store import ProfileStore
+from tests.support import moto_aws
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
+S = timedelta(seconds=1)
+M = timedelta(minutes=1)
 
 
 @contextmanager
@@ -33,7 +40,19 @@ def sqlite_store(tmp_path: Path) -> Iterator[ProfileStore]:
         database.close()
 
 
-ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[ProfileStore]]] = {"sqlite": sqlite_store}
+@contextmanager
+def dynamodb_store(_tmp_path: Path) -> Iterator[ProfileStore]:
+    """The accounts table under moto (whose backends are not thread-safe: calls take turns)."""
+    with mock_aws():
+        client = moto_aws.OneCallAtATime(moto_aws.client("dynamodb"))
+        create_accounts_table(client, "profiles-accounts")
+        yield DynamoProfileStore(client, "profiles-accounts")
+
+
+ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[ProfileStore]]] = {
+    "sqlite": sqlite_store,
+    "dynamodb": dynamodb_store,
+}
 
 
 @pytest.fixture(params=sorted(ADAPTERS))
@@ -52,16 +71,29 @@ def job(job_id: str = "j1", project_id: str = "p1", key: str | None = "k1", **fi
 def test_settings_are_kept_whole_per_project(store: ProfileStore) -> None:
     assert store.get_settings("p1") is None
     schema = {"type": "object", "properties": {"name": {"type": "string", "description": "The name."}}}
-    store.save_settings(ProfileSettings("p1", True, schema, "Be brief."))
+    store.save_settings(ProfileSettings("p1", True, schema, "Be brief.", min_memories=3))
     store.save_settings(ProfileSettings("p2"))
-    assert store.get_settings("p1") == ProfileSettings("p1", True, schema, "Be brief.")
+    assert store.get_settings("p1") == ProfileSettings("p1", True, schema, "Be brief.", min_memories=3)
     assert store.get_settings("p2") == ProfileSettings("p2", False, None, None)
     store.save_settings(ProfileSettings("p1", False, None, None))
     assert store.get_settings("p1") == ProfileSettings("p1")
 
 
 def test_one_profile_per_project_and_entity(store: ProfileStore) -> None:
-    first = Profile("p1", "user", "alice", ProfileStatus.SUCCEEDED, {"name": "Alice"}, {"name": ["m1"]}, None, T0, 1)
+    first = Profile(
+        "p1",
+        "user",
+        "alice",
+        ProfileStatus.SUCCEEDED,
+        {"name": "Alice"},
+        {"name": ["m1"]},
+        None,
+        T0,
+        1,
+        "s1",
+        changed_at=T0 - S,
+        read_at=T0,
+    )
     store.save_profile(first)
     assert store.get_profile("p1", "user", "alice") == first
     assert store.get_profile("p2", "user", "alice") is None
@@ -104,19 +136,74 @@ def test_deleting_a_project_takes_its_profiles_settings_and_jobs(store: ProfileS
     assert store.get_job("p2", "j-p2") is not None
 
 
-def test_enabled_projects_and_profiled_users(store: ProfileStore) -> None:
-    store.save_settings(ProfileSettings("p2", True))
-    store.save_settings(ProfileSettings("p1", True))
-    store.save_settings(ProfileSettings("p3", False))
-    assert store.enabled_projects() == ["p1", "p2"]
-    for user in ("bob", "alice"):
-        store.save_profile(Profile("p1", "user", user, ProfileStatus.PENDING))
-    store.save_profile(Profile("p2", "user", "carol", ProfileStatus.PENDING))
-    assert store.profiled_users("p1") == ["alice", "bob"]
+def test_job_by_key_within_the_project(store: ProfileStore) -> None:
     assert store.job_by_key("p1", "k1") is None
     made = store.add_job(job())
     assert store.job_by_key("p1", "k1") == made
     assert store.job_by_key("p2", "k1") is None
+
+
+def test_a_claim_makes_a_profile_pending_once(store: ProfileStore) -> None:
+    assert store.claim_generation("p1", "user", "alice", at=T0, reclaim_before=T0 - M, changed_at=T0)
+    made = store.get_profile("p1", "user", "alice")
+    assert made is not None
+    assert (made.status, made.queued_at, made.changed_at, made.profile) == (ProfileStatus.PENDING, T0, T0, {})
+    # A generation is queued: later changes are recorded, and claim nothing.
+    assert not store.claim_generation("p1", "user", "alice", at=T0 + S, reclaim_before=T0 - M, changed_at=T0 + S)
+    assert not store.claim_generation("p1", "user", "alice", at=T0 + S, reclaim_before=T0 - M)
+    again = store.get_profile("p1", "user", "alice")
+    assert again is not None and (again.queued_at, again.changed_at) == (T0, T0 + S)
+    # An older change does not move the recorded one back.
+    store.claim_generation("p1", "user", "alice", at=T0 + S, reclaim_before=T0 - M, changed_at=T0)
+    assert store.get_profile("p1", "user", "alice").changed_at == T0 + S  # type: ignore[union-attr]
+    # A claim older than reclaim_before (its generation was lost) is claimed anew.
+    assert store.claim_generation("p1", "user", "alice", at=T0 + 2 * M, reclaim_before=T0 + M)
+    assert store.get_profile("p1", "user", "alice").queued_at == T0 + 2 * M  # type: ignore[union-attr]
+    assert store.claim_generation("p2", "user", "alice", at=T0, reclaim_before=T0 - M)  # another project
+
+
+def test_a_claim_keeps_the_last_good_profile(store: ProfileStore) -> None:
+    good = Profile("p1", "user", "alice", ProfileStatus.SUCCEEDED, {"name": "Alice"}, {"name": ["m1"]}, None, T0, 2)
+    store.save_profile(good)
+    assert store.claim_generation("p1", "user", "alice", at=T0 + S, reclaim_before=T0, changed_at=T0 + S)
+    pending = store.get_profile("p1", "user", "alice")
+    assert pending == replace(good, status=ProfileStatus.PENDING, queued_at=T0 + S, changed_at=T0 + S)
+
+
+def test_finishing_a_generation_ends_its_claim(store: ProfileStore) -> None:
+    store.claim_generation("p1", "user", "alice", at=T0, reclaim_before=T0 - M, changed_at=T0)
+    made = Profile("p1", "user", "alice", ProfileStatus.SUCCEEDED, {"name": "Alice"}, {"name": ["m1"]}, None, T0 + S, 1)
+    assert not store.finish_generation(made, read_at=T0 + S)
+    stored = store.get_profile("p1", "user", "alice")
+    assert stored == replace(made, changed_at=T0, read_at=T0 + S, queued_at=None)
+    # A change the generation saw (before it read) claims nothing.
+    assert not store.claim_generation("p1", "user", "alice", at=T0 + 2 * S, reclaim_before=T0, changed_at=T0 + S)
+    assert store.get_profile("p1", "user", "alice").status == ProfileStatus.SUCCEEDED  # type: ignore[union-attr]
+    # One it did not see does.
+    assert store.claim_generation("p1", "user", "alice", at=T0 + 3 * S, reclaim_before=T0, changed_at=T0 + 3 * S)
+
+
+def test_a_change_during_a_generation_keeps_the_claim(store: ProfileStore) -> None:
+    store.claim_generation("p1", "user", "alice", at=T0, reclaim_before=T0 - M, changed_at=T0)
+    # The generation reads at T0 + 1 s; a change comes at T0 + 2 s; it finishes at T0 + 3 s.
+    assert not store.claim_generation(
+        "p1", "user", "alice", at=T0 + 2 * S, reclaim_before=T0 - M, changed_at=T0 + 2 * S
+    )
+    made = Profile(
+        "p1", "user", "alice", ProfileStatus.SUCCEEDED, {"name": "Alice"}, {"name": ["m1"]}, None, T0 + 3 * S, 1
+    )
+    assert store.finish_generation(made, read_at=T0 + S)
+    stored = store.get_profile("p1", "user", "alice")
+    assert stored is not None
+    assert (stored.status, stored.profile, stored.generation_count) == (ProfileStatus.PENDING, {"name": "Alice"}, 1)
+    assert (stored.queued_at, stored.changed_at, stored.read_at) == (T0 + 3 * S, T0 + 2 * S, T0 + S)
+
+
+def test_pending_profiles_of_every_project(store: ProfileStore) -> None:
+    store.claim_generation("p1", "user", "alice", at=T0, reclaim_before=T0)
+    store.claim_generation("p2", "user", "bob", at=T0, reclaim_before=T0)
+    store.save_profile(Profile("p1", "user", "carol", ProfileStatus.SUCCEEDED))
+    assert sorted((p.project_id, p.entity_id) for p in store.pending_profiles()) == [("p1", "alice"), ("p2", "bob")]
 
 
 def test_unfinished_jobs_of_every_project(store: ProfileStore) -> None:

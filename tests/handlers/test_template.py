@@ -160,7 +160,7 @@ def test_every_route_has_a_sample_event_that_api_gateway_would_send_its_function
 def test_the_ingest_queue_is_fifo_with_a_dead_letter_queue_and_time_for_the_worker() -> None:
     worker = RESOURCES["IngestWorkerFunction"]["Properties"]
     queue = RESOURCES["IngestQueue"]["Properties"]
-    [source] = worker["Events"].values()
+    source = worker["Events"]["IngestJobs"]
     assert source["Type"] == "SQS"
     assert source["Properties"]["Queue"] == {"Fn::GetAtt": ["IngestQueue", "Arn"]}
     assert source["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
@@ -172,6 +172,26 @@ def test_the_ingest_queue_is_fifo_with_a_dead_letter_queue_and_time_for_the_work
     attempts = int(worker["Environment"]["Variables"]["MNEMO_JOB_ATTEMPTS"])
     assert queue["RedrivePolicy"]["maxReceiveCount"] >= 2 * attempts  # room for receives skipped behind a retry
     assert {"SQSPollerPolicy": {"QueueName": {"Fn::GetAtt": ["IngestQueue", "QueueName"]}}} in worker["Policies"]
+
+
+def test_the_profile_queue_is_standard_read_by_the_worker_and_fed_by_whoever_queues_generations() -> None:
+    worker = RESOURCES["IngestWorkerFunction"]["Properties"]
+    queue = RESOURCES["ProfileQueue"]["Properties"]
+    source = worker["Events"]["ProfileTasks"]
+    assert set(worker["Events"]) == {"IngestJobs", "ProfileTasks"}
+    assert source["Type"] == "SQS" and source["Properties"]["Queue"] == {"Fn::GetAtt": ["ProfileQueue", "Arn"]}
+    assert source["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert "FifoQueue" not in queue  # standard: each generation is delayed by its own debounce
+    assert queue["VisibilityTimeout"] >= 6 * worker["Timeout"]
+    assert queue["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["ProfileDeadLetterQueue", "Arn"]}
+    send = {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ProfileQueue", "QueueName"]}}}
+    # the platform (jobs, stale reads), the delivery function (memory changes) and the worker (a generation put
+    # back) queue generations
+    for name in ("PlatformFunction", "WebhookDeliveryFunction", "IngestWorkerFunction"):
+        function = RESOURCES[name]["Properties"]
+        assert function["Environment"]["Variables"]["MNEMO_PROFILE_QUEUE_URL"] == {"Ref": "ProfileQueue"}, name
+        assert send in function["Policies"], name
+    assert {"SQSPollerPolicy": {"QueueName": {"Fn::GetAtt": ["ProfileQueue", "QueueName"]}}} in worker["Policies"]
 
 
 def test_secrets_reach_the_functions_as_parameter_names_only() -> None:

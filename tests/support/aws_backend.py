@@ -27,6 +27,8 @@ from mnemo.ports.embedder import Embedder
 from mnemo.ports.memory_index import MemoryIndex
 from tests.support import moto_aws
 from tests.support.lambda_aws import (
+    INGEST_QUEUE_ARN,
+    PROFILE_QUEUE_ARN,
     BedrockAsLocalCatalog,
     FakeLambdaContext,
     Stack,
@@ -76,14 +78,17 @@ def one_aws_call_at_a_time() -> Iterator[None]:
 
 
 class QueueDrain:
-    """Lambda's SQS event source for the ingest worker, as a thread: batches of up to 5, failures left on the
-    queue (they come back after the visibility timeout, as on AWS)."""
+    """Lambda's SQS event source for the ingest worker, as a thread: batches of up to 5 of one of its queues (the
+    ingest queue, or with `profiles` the profile queue), failures left on the queue (they come back after the
+    visibility timeout, as on AWS)."""
 
-    def __init__(self, stack: Stack, worker: Any) -> None:
-        self._stack = stack
+    def __init__(self, stack: Stack, worker: Any, *, profiles: bool = False) -> None:
+        self._url = stack.profile_queue_url if profiles else stack.queue_url
+        self._arn = PROFILE_QUEUE_ARN if profiles else INGEST_QUEUE_ARN
         self._worker = worker
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="ingest-queue-drain", daemon=True)
+        name = "profile-queue-drain" if profiles else "ingest-queue-drain"
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self.errors: list[BaseException] = []
 
     def start(self) -> None:
@@ -98,18 +103,18 @@ class QueueDrain:
         while not self._stop.is_set():
             try:
                 reply = sqs.receive_message(
-                    QueueUrl=self._stack.queue_url, MaxNumberOfMessages=5, AttributeNames=["All"], WaitTimeSeconds=0
+                    QueueUrl=self._url, MaxNumberOfMessages=5, AttributeNames=["All"], WaitTimeSeconds=0
                 )
                 messages = reply.get("Messages", [])
                 if not messages:
                     self._stop.wait(0.02)
                     continue
-                records = [sqs_record(message) for message in messages]
+                records = [sqs_record(message, self._arn) for message in messages]
                 response = self._worker.handler({"Records": records}, FakeLambdaContext(function_name="ingest"))
                 failed = {failure["itemIdentifier"] for failure in response["batchItemFailures"]}
                 for message in messages:
                     if message["MessageId"] not in failed:
-                        sqs.delete_message(QueueUrl=self._stack.queue_url, ReceiptHandle=message["ReceiptHandle"])
+                        sqs.delete_message(QueueUrl=self._url, ReceiptHandle=message["ReceiptHandle"])
             except Exception as exc:  # kept for the test to see; the loop goes on
                 self.errors.append(exc)
                 self._stop.wait(0.1)
@@ -135,13 +140,16 @@ def aws_backend(embedder: Embedder, root: Path) -> Iterator[Container]:
             worker = importlib.import_module("functions.ingest_worker.app")
             worker.entry.container.reset(lambda: build(False))
             container = build(True)
-            drain = QueueDrain(stack, worker)
-            drain.start()
+            drains = [QueueDrain(stack, worker), QueueDrain(stack, worker, profiles=True)]
+            for drain in drains:
+                drain.start()
             try:
                 yield container
             finally:
-                drain.stop()
+                for drain in drains:
+                    drain.stop()
                 worker.entry.container.reset()
                 container.close()
                 indexes.close()
-            assert not drain.errors, drain.errors
+            for drain in drains:
+                assert not drain.errors, drain.errors

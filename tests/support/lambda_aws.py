@@ -54,12 +54,14 @@ class Stack:
     dead_letter_url: str = ""
     topic_arn: str = ""
     events_url: str = ""  # a queue subscribed to the topic, to see what was published
+    profile_queue_url: str = ""  # the standard queue of profile tasks
     env: dict[str, str] = field(default_factory=dict)
 
 
 def create_stack(*, ingest_queue: bool = True) -> Stack:
-    """Inside an active mock_aws(): tables, the FIFO ingest queue with its dead-letter queue, the topic (with
-    a queue subscribed to it) and the SSM parameters, as template.yaml declares them."""
+    """Inside an active mock_aws(): tables, the FIFO ingest queue with its dead-letter queue, the standard profile
+    queue with its own, the topic (with a queue subscribed to it) and the SSM parameters, as template.yaml declares
+    them."""
     dynamodb, sqs, sns, ssm = (moto_aws.client(s) for s in ("dynamodb", "sqs", "sns", "ssm"))
     stack = Stack()
     create_memory_table(dynamodb, stack.memories_table)
@@ -87,6 +89,17 @@ def create_stack(*, ingest_queue: bool = True) -> Stack:
                 "RedrivePolicy": json.dumps({"deadLetterTargetArn": dead_arn, "maxReceiveCount": 5}),
             },
         )["QueueUrl"]
+    profile_dead = sqs.create_queue(QueueName="mnemo-test-profiles-dlq")["QueueUrl"]
+    profile_dead_arn = sqs.get_queue_attributes(QueueUrl=profile_dead, AttributeNames=["QueueArn"])["Attributes"][
+        "QueueArn"
+    ]
+    profiles = sqs.create_queue(
+        QueueName="mnemo-test-profiles",
+        Attributes={
+            "VisibilityTimeout": "1800",
+            "RedrivePolicy": json.dumps({"deadLetterTargetArn": profile_dead_arn, "maxReceiveCount": 5}),
+        },
+    )["QueueUrl"]
     topic = sns.create_topic(Name="mnemo-test-events")["TopicArn"]
     events = sqs.create_queue(QueueName="mnemo-test-events-seen")["QueueUrl"]
     events_arn = sqs.get_queue_attributes(QueueUrl=events, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
@@ -108,6 +121,7 @@ def create_stack(*, ingest_queue: bool = True) -> Stack:
         "MNEMO_OPENSEARCH_SERVICE": "aoss",
         "MNEMO_QUEUE_URL": queue,
         "MNEMO_TOPIC_ARN": topic,
+        "MNEMO_PROFILE_QUEUE_URL": profiles,
         "MNEMO_EMBEDDER_PROVIDER": "bedrock",
         "MNEMO_EMBEDDER_CONFIG": '{"model": "amazon.titan-embed-text-v2:0", "embedding_dims": 1024}',
         "MNEMO_JWT_SECRET_PARAMETER": "/mnemo/test/jwt-secret",
@@ -120,7 +134,15 @@ def create_stack(*, ingest_queue: bool = True) -> Stack:
         "POWERTOOLS_METRICS_NAMESPACE": "mnemo-test",
         "POWERTOOLS_SERVICE_NAME": "mnemo-test",
     }
-    return replace(stack, queue_url=queue, dead_letter_url=dead, topic_arn=topic, events_url=events, env=env)
+    return replace(
+        stack,
+        queue_url=queue,
+        dead_letter_url=dead,
+        topic_arn=topic,
+        events_url=events,
+        profile_queue_url=profiles,
+        env=env,
+    )
 
 
 @contextmanager
@@ -140,7 +162,8 @@ def load_event(name: str, **fill: str) -> dict[str, Any]:
     return event
 
 
-INGEST_QUEUE_ARN = "arn:aws:sqs:us-east-1:123456789012:mnemo-test-ingest.fifo"  # the queue create_stack makes
+INGEST_QUEUE_ARN = "arn:aws:sqs:us-east-1:123456789012:mnemo-test-ingest.fifo"  # the queues create_stack makes
+PROFILE_QUEUE_ARN = "arn:aws:sqs:us-east-1:123456789012:mnemo-test-profiles"
 
 
 def sqs_record(message: Mapping[str, Any], queue_arn: str = INGEST_QUEUE_ARN) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,14 +159,17 @@ class PumpThread:
 
 
 @contextmanager
-def aws_webhook_backend(embedder: Embedder, root: Path) -> Iterator[Container]:
-    """The HTTP container of MNEMO_BACKEND=aws with webhooks: the ingest worker draining its queue, and the
-    delivery function pumped from its queue and its schedule."""
+def aws_webhook_backend(
+    embedder: Embedder, root: Path, extra_env: Mapping[str, str] | None = None
+) -> Iterator[Container]:
+    """The HTTP container of MNEMO_BACKEND=aws with webhooks: the ingest worker draining its queues (ingest and
+    profiles), and the delivery function pumped from its queue and its schedule. `extra_env`: more environment
+    for every function."""
     with mock_aws(), one_aws_call_at_a_time():
         stack = create_stack()
         queues = create_webhook_queues(stack, visibility_timeout=5)
         quiet = {"POWERTOOLS_METRICS_DISABLED": "true"}  # the pump sweeps four times a second: no metric lines
-        with environment({**stack.env, **queues.env, **quiet}):
+        with environment({**stack.env, **queues.env, **quiet, **(extra_env or {})}):
             indexes = InProcessIndexes(root, embedder.dimension)
             catalog = BedrockAsLocalCatalog(embedder)
 
@@ -183,18 +186,21 @@ def aws_webhook_backend(embedder: Embedder, root: Path) -> Iterator[Container]:
             function = importlib.import_module("functions.webhook_delivery.app")
             function.entry.runtime.reset(build_aws_webhook_delivery)
             container = build(True)
-            drain = QueueDrain(stack, worker)
+            drains = [QueueDrain(stack, worker), QueueDrain(stack, worker, profiles=True)]
             pump = PumpThread(DeliveryPump(queues, function))
-            drain.start()
+            for drain in drains:
+                drain.start()
             pump.start()
             try:
                 yield container
             finally:
                 pump.stop()
-                drain.stop()
+                for drain in drains:
+                    drain.stop()
                 function.entry.runtime.reset()
                 worker.entry.container.reset()
                 container.close()
                 indexes.close()
-            assert not drain.errors, drain.errors
+            for drain in drains:
+                assert not drain.errors, drain.errors
             assert not pump.errors, pump.errors

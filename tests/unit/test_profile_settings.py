@@ -1,13 +1,16 @@
-"""What makes a profile schema (mnemo.services.platform.profiles.schema_problem) and the job request hash."""
+"""What makes a profile schema (mnemo.services.platform.profile_settings.schema_problem), the job request hash, and
+a profile task as a queue message."""
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from mnemo.domain.profiles import default_user_schema, request_hash
-from mnemo.services.platform.profiles import schema_problem
+from mnemo.domain.profiles import ProfileTask, default_user_schema, request_hash
+from mnemo.services.platform.profile_settings import schema_problem
 
 
 def described(**properties: dict[str, Any]) -> dict[str, Any]:
@@ -44,3 +47,13 @@ def test_a_nested_schema_needs_descriptions_only_at_the_top() -> None:
 def test_the_request_hash_ignores_key_order() -> None:
     assert request_hash({"a": 1, "b": [1, 2]}) == request_hash({"b": [1, 2], "a": 1})
     assert request_hash({"a": 1}) != request_hash({"a": 2})
+
+
+def test_a_profile_task_is_a_message_of_ids_that_reads_back_whole() -> None:
+    claimed = datetime(2026, 11, 25, 9, 0, 0, 123456, tzinfo=UTC)
+    for task in (ProfileTask("generate", "p1", "alice", claimed), ProfileTask("job", "p1", "j1")):
+        message = json.loads(json.dumps(task.to_json()))
+        assert message["kind"] == "platform.profile" and ProfileTask.from_json(message) == task
+    for bad in ({"kind": "platform.add"}, {"kind": "platform.profile", "task": "rebuild", "project_id": "p"}, [1]):
+        with pytest.raises(ValueError, match="profile task"):
+            ProfileTask.from_json(bad)

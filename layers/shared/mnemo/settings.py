@@ -126,6 +126,26 @@ class Settings(BaseSettings):
         "attempt's retry is sent, delayed until it is due (up to 15 minutes; later ones are the schedule's).",
     )
 
+    # ---- profiles (platform) ----
+    profile_debounce_seconds: float = Field(
+        default=2.0,
+        ge=0,
+        le=900,
+        description="A user's profile is regenerated once their memories have not changed for this long (a burst "
+        "of adds costs one generation).",
+    )
+    profile_max_wait_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        le=900,
+        description="...but no later than this after the first change of the burst (a stream that never pauses).",
+    )
+    profile_queue_url: str | None = Field(
+        default=None,
+        description="AWS: the standard SQS queue of profile generations and jobs (the ingest worker reads it); "
+        "without it the profile routes answer 503.",
+    )
+
     @field_validator("webhook_retry_schedule", mode="before")
     @classmethod
     def _schedule(cls, value: Any) -> Any:

@@ -30,7 +30,7 @@ class Victim:
     reader_email: str
     webhook_id: str
     delivery_id: str
-    profile_job_id: str  # "none" on AWS (no profiles there yet)
+    profile_job_id: str
 
 
 @dataclass
@@ -78,15 +78,13 @@ def victim(server: Server) -> Victim:
     assert webhook.status_code == 201, webhook.text
     webhook_id = webhook.json()["webhook_id"]
     delivery_id = http.post(f"/api/v1/webhooks/{webhook_id}/test/").json()["id"]
-    profile_job_id = "none"
-    if server.backend == "local":
-        settings = {"enabled": True, "entities": {"user": {"custom_instructions": SECRET}}}
-        assert http.post("/v2/profiles/settings/", json=settings).status_code == 200
-        trigger = {"operation": "trigger", "entity_type": "user", "entity_id": "alice"}
-        made = http.post("/v2/profiles/jobs/", json=trigger, headers={"Idempotency-Key": "victim"})
-        assert made.status_code == 200, made.text
-        profile_job_id = made.json()["job_id"]
-        wait_for_profile_job(server, owner, profile_job_id)
+    settings = {"enabled": True, "entities": {"user": {"custom_instructions": SECRET}}}
+    assert http.post("/v2/profiles/settings/", json=settings).status_code == 200
+    trigger = {"operation": "trigger", "entity_type": "user", "entity_id": "alice"}
+    made = http.post("/v2/profiles/jobs/", json=trigger, headers={"Idempotency-Key": "victim"})
+    assert made.status_code == 200, made.text
+    profile_job_id = made.json()["job_id"]
+    wait_for_profile_job(server, owner, profile_job_id)
     return Victim(
         owner,
         memory_id,
@@ -106,10 +104,6 @@ def wait_for_profile_job(server: Server, owner: Tenant, job_id: str) -> None:
     while http.get(f"/v2/profiles/jobs/{job_id}/").json()["job"]["status"] != "succeeded":
         assert time.monotonic() < deadline
         time.sleep(0.05)
-
-
-def is_profile_route(template: str) -> bool:
-    return template.startswith("/v2/profiles/") or template.split("?", maxsplit=1)[0].endswith("/profile/")
 
 
 @pytest.fixture(scope="module")
@@ -293,25 +287,17 @@ def test_no_key_from_outside_reaches_changes_or_sees_the_victim(
     before = snapshot(server, victim)
     assert SECRET in str(before["memories"]) and before["keys"]
     victim_ids = [victim.memory_id, victim.event_id, victim.export_id, victim.key_id, victim.owner.project_id]
-    victim_ids += [victim.webhook_id, victim.delivery_id]
-    if server.backend == "local":
-        victim_ids.append(victim.profile_job_id)
+    victim_ids += [victim.webhook_id, victim.delivery_id, victim.profile_job_id]
     for attacker in attackers:
         http = httpx.Client(base_url=server.url, headers=attacker.tenant.headers)
         for method, _route, path, body in requests_naming_the_victim(victim, attacker.tenant):
             response = http.request(method, path, json=body)
             where = (attacker.name, method, path, response.status_code, response.text)
-            if server.backend == "aws" and is_profile_route(path):
-                assert response.status_code in (403, 503), where  # no profiles on AWS yet (a READER: 403 first)
-                continue
             assert response.status_code in (403, 404), where
             assert SECRET not in response.text and victim.reader_email not in response.text, where
         for method, path, body in requests_scoped_by_the_key(victim):
             response = http.request(method, path, json=body, headers={"Idempotency-Key": uuid.uuid4().hex})
             where = (attacker.name, method, path, response.status_code, response.text)
-            if server.backend == "aws" and is_profile_route(path):
-                assert response.status_code in (403, 503), where  # no profiles on AWS yet (a READER: 403 first)
-                continue
             assert response.status_code < 500, where
             assert SECRET not in response.text, where
             assert not any(victim_id in response.text for victim_id in victim_ids), where

@@ -3,11 +3,13 @@
 regeneration after memory changes (debounced), deletion with the user and the project, isolation and roles.
 
 The generator is scripted here (`Scripted`): what a real generator makes is the generators' own tests' business;
-these tests hold the service to what it does with a draft."""
+these tests hold the service to what it does with a draft. test_profiles_aws.py collects the scenarios that are
+not about the local worker thread again, on the AWS backend."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import threading
 import time
 import uuid
@@ -22,6 +24,7 @@ from pydantic import SecretStr
 
 from mnemo.composition.container import Container, build_container
 from mnemo.domain.memory import MemoryRecord
+from mnemo.domain.profiles import ProfileTask
 from mnemo.services.platform.profile_generation import ProfileDraft
 from mnemo.services.platform.profiles import ProfileService
 from mnemo.settings import Settings
@@ -39,17 +42,20 @@ SCHEMA = {
 
 class Scripted:
     """A generator that says what the memories say: none → insufficient_data, a memory "FAIL" → failed, else
-    succeeded with every memory's text under `facts` (newest first). `gate`, when set, holds each generation until
+    succeeded with "My name is X" under `name` (from the newest such memory) and every other memory's text under
+    `facts` (newest first). `gate`, when set, holds each generation until
     it is opened; `calls` counts the generations per user."""
 
     def __init__(self) -> None:
         self.gate: threading.Event | None = None
+        self.entered = threading.Event()  # set as a generation starts (it has read the memories)
         self.calls: dict[str, int] = {}
         self.seen: list[tuple[Mapping[str, Any], str | None]] = []
 
     def generate(
         self, schema: Mapping[str, Any], instructions: str | None, memories: Sequence[MemoryRecord]
     ) -> ProfileDraft:
+        self.entered.set()
         if self.gate is not None:
             self.gate.wait(timeout=30)
         user = memories[0].scope.user_id if memories else "?"
@@ -59,7 +65,20 @@ class Scripted:
             return ProfileDraft("insufficient_data", reason="No memories to read.")
         if any(m.text == "FAIL" for m in memories):
             return ProfileDraft("failed", reason="The scripted generator failed.")
-        return ProfileDraft("succeeded", {"facts": [m.text for m in memories]}, {"facts": [m.id for m in memories]})
+        named = [m for m in memories if m.text.startswith("My name is ")]
+        facts = [m for m in memories if m not in named]
+        profile: dict[str, Any] = {"facts": [m.text for m in facts]} if facts else {}
+        sources = {"facts": [m.id for m in facts]} if facts else {}
+        if named:
+            profile["name"], sources["name"] = named[0].text.removeprefix("My name is "), [named[0].id]
+        return ProfileDraft("succeeded", profile, sources)
+
+
+class Dropped:
+    """A task queue that loses every task (a process stopped before its worker ran them)."""
+
+    def dispatch(self, task: ProfileTask, delay: float = 0.0) -> None:
+        pass
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +90,8 @@ def server(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     )
     try:
         platform = container.platform
-        assert platform is not None and platform.profile_worker is not None
-        platform.profile_worker.debounce = 0.3
+        assert platform is not None and platform.profiles is not None
+        platform.profiles.debounce = 0.3
         with serving(container) as url:
             yield Server(url, container)
     finally:
@@ -82,7 +101,7 @@ def server(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 @pytest.fixture
 def scripted(server: Server) -> Iterator[Scripted]:
     generator = Scripted()
-    profiles = service(server)
+    profiles = generating(server)
     before = profiles.generator
     profiles.generator = lambda: generator
     try:
@@ -96,6 +115,18 @@ def scripted(server: Server) -> Iterator[Scripted]:
 @pytest.fixture
 def tenant(server: Server) -> Tenant:
     return new_tenant(server, "profiles")
+
+
+def generating(server: Server) -> ProfileService:
+    """The profile service that runs the generations: the server's own (its worker thread) on the embedded backend,
+    the ingest worker function's on AWS (tests/support/aws_backend.py builds it in this process)."""
+    if server.backend != "aws":
+        return service(server)
+    worker = importlib.import_module("functions.ingest_worker.app")
+    platform = worker.entry.container.get().platform
+    assert platform is not None and platform.profiles is not None
+    profiles: ProfileService = platform.profiles
+    return profiles
 
 
 def service(server: Server) -> ProfileService:
@@ -165,7 +196,7 @@ def test_the_sync_clients_profile_methods(server: Server, tenant: Tenant, script
     assert all(p["description"] for p in settings["entities"]["user"]["schema"]["properties"].values())
     updated = client.update_profile_settings(enabled=True, schema=SCHEMA, custom_instructions="Be brief.")
     assert updated["enabled"] is True
-    assert updated["entities"]["user"] == {"schema": SCHEMA, "custom_instructions": "Be brief."}
+    assert updated["entities"]["user"] == {"schema": SCHEMA, "custom_instructions": "Be brief.", "min_memories": 1}
     assert client.get_profile_settings() == updated
 
     made = client.generate_profile("alice")
@@ -177,10 +208,10 @@ def test_the_sync_clients_profile_methods(server: Server, tenant: Tenant, script
     assert client.get_profile_job(made["job_id"]) == client.get_profile_job(made["status_url"])
 
     profile = until(lambda: client.get_profile("alice"), lambda p: p["status"] == "succeeded")
-    assert profile["profile"] == {"facts": ["My name is Alice"]}
+    assert profile["profile"] == {"name": "Alice"}
     assert profile["entity_type"] == "user" and profile["entity_id"] == "alice"
     assert profile["generation_count"] >= 1 and profile["updated_at"]
-    assert set(profile["sources"]) == {"facts"}
+    assert set(profile["sources"]) == {"name"}
     assert (SCHEMA, "Be brief.") in scripted.seen
 
     add(server, tenant, "I am Bob", user_id="bob")
@@ -264,14 +295,14 @@ def test_every_status_on_purpose(server: Server, tenant: Tenant, scripted: Scrip
     created = client.post("/v1/users/", json={"user_id": "dave"})
     assert created.status_code in (200, 201), created.text
     empty = settled(server, tenant, "dave")  # known (created), no memories
-    assert empty["status"] == "insufficient_data" and empty["reason"] == "No memories to read."
+    assert empty["status"] == "insufficient_data" and empty["reason"] == "The user has no memories left."
 
     assert client.get("/v2/entities/user/nobody/profile/").status_code == 404
     assert client.get("/v2/entities/agent/alice/profile/").status_code == 400
 
 
 def test_without_a_generator_a_generation_fails_with_the_reason(server: Server, tenant: Tenant) -> None:
-    profiles = service(server)
+    profiles = generating(server)
     before = profiles.generator
     profiles.generator = lambda: None
     try:
@@ -345,6 +376,28 @@ def test_settings_that_cannot_be(server: Server, tenant: Tenant, body: dict[str,
     assert message in str(answer.json()["detail"])
 
 
+def test_min_memories_is_a_setting_and_the_answer_says_what_is_missing(
+    server: Server, tenant: Tenant, scripted: Scripted
+) -> None:
+    client = http(server, tenant)
+    for bad in (0, 1_001, "3", True, 2.5):
+        body = {"entities": {"user": {"min_memories": bad}}}
+        assert client.post("/v2/profiles/settings/", json=body).status_code in (400, 422), bad
+    enable(server, tenant, min_memories=3)
+    assert client.get("/v2/profiles/settings/").json()["entities"]["user"]["min_memories"] == 3
+    add(server, tenant, "Alice likes tea")
+    add(server, tenant, "Alice likes jazz")
+    short = settled(server, tenant)
+    assert short["status"] == "insufficient_data" and short["profile"] == {}
+    assert short["reason"] == "2 of the 3 memories a profile needs (min_memories).", short
+    assert scripted.calls.get("alice") is None  # the generator was not asked
+    add(server, tenant, "Alice likes chess")
+    enough = until(lambda: profile_of(server, tenant), lambda p: p["status"] == "succeeded")
+    assert len(enough["profile"]["facts"]) == 3
+    enable(server, tenant, min_memories=None)  # null: back to the default
+    assert client.get("/v2/profiles/settings/").json()["entities"]["user"]["min_memories"] == 1
+
+
 def test_custom_instructions_are_bounded(server: Server, tenant: Tenant) -> None:
     body = {"entities": {"user": {"custom_instructions": "x" * 20_001}}}
     assert http(server, tenant).post("/v2/profiles/settings/", json=body).status_code == 422
@@ -358,14 +411,13 @@ def test_custom_instructions_are_bounded(server: Server, tenant: Tenant) -> None
 def test_a_burst_of_adds_costs_one_regeneration(
     server: Server, tenant: Tenant, scripted: Scripted, request: pytest.FixtureRequest
 ) -> None:
-    worker = server.container.platform.profile_worker if server.container.platform else None
-    assert worker is not None
-    worker.debounce = 1.0  # wide enough for five adds on a slow machine
-    request.addfinalizer(lambda: setattr(worker, "debounce", 0.3))
+    profiles = service(server)
+    profiles.debounce = 1.0  # wide enough for five adds on a slow machine
+    request.addfinalizer(lambda: setattr(profiles, "debounce", 0.3))
     enable(server, tenant)
     add(server, tenant, "first")
     first = until(lambda: profile_of(server, tenant), lambda p: p["status"] == "succeeded")
-    time.sleep(2.5)  # the sweep after the first add has run
+    time.sleep(2.5)  # the debounced generation the first add queued has come and gone
     count = profile_of(server, tenant)["generation_count"]
     for n in range(5):
         add(server, tenant, f"burst {n}")
@@ -398,6 +450,46 @@ def test_deleting_the_user_or_the_project_deletes_profiles(server: Server, tenan
     client.project.delete()
     assert store.get_profile(tenant.project_id, "user", "bob") is None
     assert store.get_settings(tenant.project_id) is None
+
+
+def test_a_deleted_memory_leaves_the_profile_at_once(server: Server, tenant: Tenant, scripted: Scripted) -> None:
+    """A read never shows a property drawn from a deleted memory, even while the regeneration is still held."""
+    name = add(server, tenant, "My name is Alice Martin")
+    add(server, tenant, "Alice keeps bees")
+    enable(server, tenant)
+    first = until(lambda: profile_of(server, tenant), lambda p: p["status"] == "succeeded")
+    assert first["profile"] == {"name": "Alice Martin", "facts": ["Alice keeps bees"]}
+    scripted.gate = threading.Event()  # the regeneration the delete queues cannot finish
+    assert http(server, tenant).delete(f"/v1/memories/{name}/").status_code in (200, 204)
+    at_once = profile_of(server, tenant)
+    assert "name" not in at_once["profile"] and "name" not in at_once["sources"], at_once
+    assert at_once["profile"] == {"facts": ["Alice keeps bees"]}
+    scripted.gate.set()
+    regenerated = until(
+        lambda: profile_of(server, tenant),
+        lambda p: p["status"] == "succeeded" and p["generation_count"] > first["generation_count"],
+    )
+    assert regenerated["profile"] == {"facts": ["Alice keeps bees"]}
+    stored = service(server)._store.get_profile(tenant.project_id, "user", "alice")
+    assert stored is not None and "Alice Martin" not in str(stored.profile)  # erased in the store too
+
+
+def test_a_change_during_a_generation_is_read_by_one_more(server: Server, tenant: Tenant, scripted: Scripted) -> None:
+    add(server, tenant, "Alice keeps bees")
+    enable(server, tenant)
+    first = until(lambda: profile_of(server, tenant), lambda p: p["status"] == "succeeded")
+    scripted.gate = threading.Event()
+    scripted.entered.clear()
+    add(server, tenant, "Alice sails")  # a regeneration starts, and is held after reading the memories...
+    assert scripted.entered.wait(timeout=20)
+    add(server, tenant, "Alice paints")  # ...while this comes
+    scripted.gate.set()
+    last = until(
+        lambda: profile_of(server, tenant),
+        lambda p: p["status"] == "succeeded" and "Alice paints" in p["profile"].get("facts", []),
+    )
+    assert last["profile"]["facts"] == ["Alice paints", "Alice sails", "Alice keeps bees"]
+    assert last["generation_count"] >= first["generation_count"] + 1
 
 
 # ---- isolation and roles --------------------------------------------------------------------------------
@@ -452,7 +544,7 @@ def test_a_job_a_stop_left_queued_runs_at_the_next_start(server: Server, tenant:
     assert settled(server, tenant)["status"] == "succeeded"
     platform = server.container.platform
     assert platform is not None and platform.profile_worker is not None
-    service(server).run_later = lambda task: None  # the stop came before the worker ran it
+    service(server).tasks = Dropped()  # the stop came before the worker ran it
     made = job(server, tenant, {"operation": "trigger", "entity_type": "user", "entity_id": "alice"}).json()
 
     def read() -> dict[str, Any]:

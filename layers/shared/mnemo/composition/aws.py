@@ -23,6 +23,7 @@ from mnemo.ports.memory_namespaces import NamespaceStorage
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.namespace_memory import open_memory_service
+from mnemo.services.platform.profile_changes import ProfileChanges
 from mnemo.services.request_log import RequestLogService
 from mnemo.settings import Settings
 
@@ -67,7 +68,15 @@ def build_aws(
     request_log = RequestLogService(log_store, settings.request_log_retention_days, background=False)
     index_for = namespace_index or aws.namespace_index
     platform = (
-        build_aws_platform(settings, dynamodb, index_for, configuration.providers, aws.queue, aws.publisher)
+        build_aws_platform(
+            settings,
+            dynamodb,
+            index_for,
+            configuration.providers,
+            aws.queue,
+            publisher=aws.publisher,
+            profile_queue=aws.profile_queue,
+        )
         if index_for is not None
         else None
     )
@@ -91,11 +100,25 @@ class WebhookDeliveryRuntime:
             close()
 
 
+def profile_changes(settings: Settings, dynamodb: Any, sqs: Any) -> ProfileChanges:
+    """The staleness of profiles, as the delivery function notes it: the profile store in the accounts table, and
+    the profile queue (`settings.profile_queue_url`) for the generations."""
+    from mnemo.adapters.aws.profile_tasks import SqsProfileTasks
+    from mnemo.adapters.aws.queue import SqsQueue
+    from mnemo.adapters.dynamodb.profile_store import DynamoProfileStore
+
+    assert settings.profile_queue_url is not None
+    tasks = SqsProfileTasks(SqsQueue(sqs, settings.profile_queue_url))
+    store = DynamoProfileStore(dynamodb, settings.accounts_table)
+    return ProfileChanges(store, tasks.dispatch, settings.profile_debounce_seconds)
+
+
 def build_aws_webhook_delivery(
     settings: Settings | None = None, *, session: Any | None = None
 ) -> WebhookDeliveryRuntime:
     """The webhook store and sender, the outboxes of both tables drained to the SNS topic, and the delivery queue
-    for retries (MNEMO_WEBHOOK_QUEUE_URL; without it the schedule alone retries)."""
+    for retries (MNEMO_WEBHOOK_QUEUE_URL; without it the schedule alone retries). With the profile queue
+    (MNEMO_PROFILE_QUEUE_URL), every memory change received claims a debounced generation of its user's profile."""
     import boto3
     from botocore.config import Config
 
@@ -130,5 +153,8 @@ def build_aws_webhook_delivery(
         webhooks.relay(lambda: outboxes),
         retries,
         margin_seconds=settings.webhook_timeout + MARGIN_SECONDS,
+        listeners=[profile_changes(settings, dynamodb, session.client("sqs", config=config)).note]
+        if settings.profile_queue_url
+        else [],
     )
     return WebhookDeliveryRuntime(delivery, settings, [webhooks.close, delivery.close])

@@ -25,6 +25,7 @@ class AwsAdapters:
     transport: HttpTransport
     namespace_index: Callable[[str], OpenSearchMemoryIndex] | None = None  # a project's own index (`<index>-<id>`)
     publisher: SnsPublisher | None = None  # the events topic, when MNEMO_TOPIC_ARN names one
+    profile_queue: SqsQueue | None = None  # the profile queue, when MNEMO_PROFILE_QUEUE_URL names one
 
     def close(self) -> None:
         self.transport.close()
@@ -61,6 +62,11 @@ def build_aws_adapters(settings: Settings, session: Any | None = None) -> AwsAda
     queue = SqsQueue(session.client("sqs", config=config), settings.queue_url) if settings.queue_url else None
     store = DynamoMemoryStore(session.client("dynamodb", config=config), settings.dynamodb_table)
     publisher = SnsPublisher(session.client("sns", config=config), settings.topic_arn) if settings.topic_arn else None
+    profile_queue = (
+        SqsQueue(session.client("sqs", config=config), settings.profile_queue_url)
+        if settings.profile_queue_url
+        else None
+    )
     return AwsAdapters(
         store=store,
         index=index,
@@ -68,4 +74,5 @@ def build_aws_adapters(settings: Settings, session: Any | None = None) -> AwsAda
         transport=transport,
         namespace_index=lambda namespace: index_named(namespace_index_name(settings.opensearch_index, namespace)),
         publisher=publisher,
+        profile_queue=profile_queue,
     )

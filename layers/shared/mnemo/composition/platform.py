@@ -22,8 +22,9 @@ from mnemo.domain.webhooks import OutboundEvent
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import MemoryNamespaces
+from mnemo.ports.profile_store import ProfileStore
 from mnemo.ports.queue import MessageQueue
-from mnemo.ports.tenancy_store import TenancyStore
+from mnemo.ports.tenancy_store import EntityStore, TenancyStore
 from mnemo.ports.webhook_store import WebhookStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import AddJobs
@@ -46,6 +47,7 @@ from mnemo.settings import Settings
 
 if TYPE_CHECKING:  # the AWS adapters import boto3: only the AWS backend loads them
     from mnemo.adapters.aws.publisher import SnsPublisher
+    from mnemo.adapters.aws.queue import SqsQueue
     from mnemo.adapters.dynamodb.webhook_store import DynamoWebhookStore
 
 
@@ -101,35 +103,49 @@ def webhook_sender(settings: Settings) -> HttpWebhookSender:
     )
 
 
+def profile_service(
+    settings: Settings,
+    store: ProfileStore,
+    platform: PlatformServices,
+    entities: EntityStore,
+    providers: ActiveProviders,
+) -> ProfileService:
+    return ProfileService(
+        store,
+        platform.namespaces,
+        entities,
+        active_profile_generator(providers),
+        debounce=settings.profile_debounce_seconds,
+        max_wait=settings.profile_max_wait_seconds,
+    )
+
+
 def build_local_platform(
     settings: Settings, database: Database, providers: ActiveProviders, *, start_worker: bool = True
 ) -> PlatformServices:
     """Webhooks: every project's memory store and the tenancy store write their outboxes; the webhook worker
     thread drains them into deliveries and sends them, woken by each outbox write. Profiles: settings, profiles and
-    jobs in the main file; the profile worker generates them, and regenerates the stale ones after each burst of
-    outbox writes (memory changes)."""
+    jobs in the main file; the relay tells the profile service of each memory change it drains (which claims a
+    debounced regeneration), and the profile worker thread runs the generations and jobs."""
 
     def wake() -> None:
         if platform.webhook_worker is not None:
             platform.webhook_worker.wake()
-        if platform.profile_worker is not None:
-            platform.profile_worker.wake()
 
     store = SqliteTenancyStore(database, on_outbox=wake)
     namespaces = SqliteMemoryNamespaces(settings.data_dir / "namespaces", outbox=True, on_outbox=wake)
     webhook_store = SqliteWebhookStore(database)
     platform = platform_services(settings, namespaces, store, providers, webhook_store)
+    profiles = profile_service(settings, SqliteProfileStore(database), platform, store, providers)
     sender = webhook_sender(settings)
     dispatcher = WebhookDispatcher(webhook_store, sender, settings.webhook_retry_schedule)
-    relay = WebhookRelay(webhook_store, lambda: [*namespaces.outboxes(), store])
+    relay = WebhookRelay(webhook_store, lambda: [*namespaces.outboxes(), store], listeners=[profiles.note_changes])
     platform.webhooks = WebhookService(webhook_store, sender, dispatcher.attempt)
     platform.webhook_worker = WebhookWorker(relay, dispatcher)
     platform.closers.append(sender.close)
     platform.worker = AddWorker(platform.adds, store, InProcessQueue())
-    platform.profiles = ProfileService(
-        SqliteProfileStore(database), platform.namespaces, store, active_profile_generator(providers)
-    )
-    platform.profile_worker = ProfileWorker(platform.profiles)
+    platform.profiles = profiles
+    platform.profile_worker = ProfileWorker(profiles)
     if start_worker:
         platform.start_workers()
     return platform
@@ -173,7 +189,9 @@ def build_aws_platform(
     index_for: Callable[[str], MemoryIndex],
     providers: ActiveProviders,
     queue: MessageQueue | None,
+    *,
     publisher: SnsPublisher | None = None,
+    profile_queue: SqsQueue | None = None,
 ) -> PlatformServices:
     """No worker thread (Lambda freezes between calls): an asynchronous add is queued to SQS and the ingest
     worker runs it (mnemo.services.platform.jobs). Without a queue it runs as it is submitted.
@@ -183,7 +201,12 @@ def build_aws_platform(
     transaction of the change; right after each such write (post-commit) the writing process drains that outbox
     to the SNS topic, whose subscription brings each event to the webhook delivery function (the sweep of that
     function drains what a process killed in between left). Without a publisher, no outbox is written and the
-    webhook routes answer 503."""
+    webhook routes answer 503.
+
+    Profiles, with a profile queue (MNEMO_PROFILE_QUEUE_URL): settings, profiles and jobs in the accounts table;
+    generations and jobs are messages of that queue, which the ingest worker runs; the delivery function tells the
+    profiles of memory changes (mnemo.composition.aws.build_aws_webhook_delivery). Without it, the profile routes
+    answer 503."""
     from mnemo.adapters.aws.namespaces import AwsMemoryNamespaces
     from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
 
@@ -208,6 +231,13 @@ def build_aws_platform(
         relays["tenancy"] = webhooks.relay(lambda: [store])
         platform.webhooks = WebhookService(webhooks.store, webhooks.sender, webhooks.dispatcher.attempt)
         platform.closers.append(webhooks.close)
+    if profile_queue is not None:
+        from mnemo.adapters.aws.profile_tasks import SqsProfileTasks
+        from mnemo.adapters.dynamodb.profile_store import DynamoProfileStore
+
+        profiles_store = DynamoProfileStore(dynamodb, settings.accounts_table)
+        platform.profiles = profile_service(settings, profiles_store, platform, store, providers)
+        platform.profiles.tasks = SqsProfileTasks(profile_queue)
     return platform
 
 

@@ -10,7 +10,11 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from mnemo.domain.timefmt import from_iso, iso
+
 ENTITY_USER = "user"
+DEFAULT_MIN_MEMORIES = 1  # fewer memories than this: insufficient_data (a setting: entities.user.min_memories)
+MAX_MIN_MEMORIES = 1_000
 
 
 class ProfileStatus(StrEnum):
@@ -61,6 +65,7 @@ class ProfileSettings:
     enabled: bool = False
     schema: dict[str, Any] | None = None
     custom_instructions: str | None = None
+    min_memories: int = DEFAULT_MIN_MEMORIES
 
     @property
     def effective_schema(self) -> dict[str, Any]:
@@ -81,6 +86,9 @@ class Profile:
     updated_at: datetime | None = None
     generation_count: int = 0
     stamp: str | None = None  # what the last generation read (its memories' ids and update times)
+    changed_at: datetime | None = None  # the last change of the user's memories the store was told of
+    read_at: datetime | None = None  # when the last generation read the memories
+    queued_at: datetime | None = None  # while pending: when the generation was queued (claimed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,3 +119,45 @@ def request_hash(body: Any) -> str:
     """The hash of a job request's body (canonical JSON), kept with its Idempotency-Key."""
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+PROFILE_TASK_KIND = "platform.profile"
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileTask:
+    """A unit of profile work for a worker: `generate` one user's profile (`target`: the user id) when it is still
+    pending under the claim that queued it (`claimed_at`, the claim's `queued_at`; None: whatever the claim), or run
+    a profile `job` (`target`: the job id). As a queue message it carries ids only:
+
+        {"kind": "platform.profile", "version": 1, "task": "generate", "project_id": "...", "target": "...",
+         "claimed_at": "2026-11-25T09:00:00.000000+00:00"}
+    """
+
+    task: str  # "generate" or "job"
+    project_id: str
+    target: str
+    claimed_at: datetime | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": PROFILE_TASK_KIND,
+            "version": 1,
+            "task": self.task,
+            "project_id": self.project_id,
+            "target": self.target,
+        }
+        if self.claimed_at is not None:
+            out["claimed_at"] = iso(self.claimed_at)
+        return out
+
+    @classmethod
+    def from_json(cls, raw: Any) -> ProfileTask:
+        """The task of a queue message; ValueError when it is none."""
+        if not isinstance(raw, dict) or raw.get("kind") != PROFILE_TASK_KIND:
+            raise ValueError("Not a profile task: expected kind platform.profile.")
+        task, project_id, target = raw.get("task"), raw.get("project_id"), raw.get("target")
+        if task not in ("generate", "job") or not isinstance(project_id, str) or not isinstance(target, str):
+            raise ValueError("A profile task needs task (generate or job), project_id and target.")
+        claimed_at = raw.get("claimed_at")
+        return cls(task, project_id, target, from_iso(claimed_at) if isinstance(claimed_at, str) else None)

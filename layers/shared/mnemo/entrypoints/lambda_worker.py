@@ -1,4 +1,5 @@
-"""The ingest worker as a Lambda function: batches of queued platform add jobs from the SQS FIFO queue.
+"""The ingest worker as a Lambda function: batches of queued platform add jobs from the SQS FIFO ingest queue, and
+of profile tasks (generations and jobs, mnemo.services.platform.profiles) from the standard profile queue.
 
 Each job (kind `platform.add`, mnemo.services.platform.jobs) runs its project's stored PENDING add event. A job
 that fails is reported alone (a partial batch response), and only the later jobs of its message group wait for its
@@ -7,8 +8,12 @@ retry; after the queue's maxReceiveCount it goes to the dead-letter queue. A fai
 (mnemo.adapters.aws.queue.retry_soon). A platform add failing for a reason that passes (its provider throttled or
 down) is retried that way until its `job_attempts`-th attempt, counted in its event, which ends the event FAILED.
 A job already done (a redelivered message) returns the result recorded in the jobs table (Powertools
-idempotency, expiring by TTL) instead of running again. `functions/ingest_worker/app.py` is one call of
-`worker_entry`.
+idempotency, expiring by TTL) instead of running again.
+
+A profile task (kind `platform.profile`) needs no such record: running one twice is harmless (a generation runs
+only while its profile is pending, a finished job is skipped). A batch of the profile queue goes through the
+standard batch processor (a failed task is reported alone and comes back after the same backoff).
+`functions/ingest_worker/app.py` is one call of `worker_entry`.
 """
 
 from __future__ import annotations
@@ -21,7 +26,12 @@ from typing import Any
 import boto3
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.batch import SqsFifoPartialProcessor, process_partial_response
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    SqsFifoPartialProcessor,
+    process_partial_response,
+)
 from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.idempotency import (
@@ -33,7 +43,9 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from mnemo.adapters.aws.queue import FailedMessage, retry_soon
 from mnemo.composition.container import Container, LazyContainer, build_container
+from mnemo.domain.profiles import PROFILE_TASK_KIND, ProfileTask
 from mnemo.errors import ServerMisconfiguredError
+from mnemo.services.platform.profiles import ProfileService
 from mnemo.services.platform.services import PlatformServices
 from mnemo.settings import Settings
 
@@ -77,10 +89,11 @@ def worker_entry() -> WorkerEntry:
     tracer = Tracer(patch_modules=["botocore", "httpx"])
     metrics = Metrics()
     container = LazyContainer(lambda: build_container(serves_http=False))
-    processor = SqsFifoPartialProcessor(skip_group_on_error=True)
+    fifo = SqsFifoPartialProcessor(skip_group_on_error=True)
     # A batch whose every job failed is answered as a partial response too (not an error of the whole invocation),
     # so that its messages can come back after the backoff.
-    processor.raise_on_entire_batch_failure = False
+    fifo.raise_on_entire_batch_failure = False
+    standard = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
     idempotency = IdempotencyConfig(
         event_key_jmespath="job_id", raise_on_no_idempotency_key=True, expires_after_seconds=JOB_RECORD_DAYS * 86400
     )
@@ -100,7 +113,13 @@ def worker_entry() -> WorkerEntry:
 
     @tracer.capture_method(capture_response=False)
     def record_handler(record: SQSRecord) -> dict[str, Any]:
-        summary = recorded_run(json.loads(record.body))
+        message = json.loads(record.body)
+        if isinstance(message, dict) and message.get("kind") == PROFILE_TASK_KIND:
+            task = ProfileTask.from_json(message)
+            _profiles(container.get()).run_task(task)
+            metrics.add_metric(name="ProfileTasks", unit=MetricUnit.Count, value=1)
+            return {"task": task.task, "project_id": task.project_id}
+        summary = recorded_run(message)
         metrics.add_metric(name="JobsStored", unit=MetricUnit.Count, value=1)
         return summary
 
@@ -111,10 +130,12 @@ def worker_entry() -> WorkerEntry:
         idempotency.register_lambda_context(context)
         if container.built:
             container.get().configuration.refresh()  # follow a provider change made elsewhere
+        records = event.get("Records", [])
+        from_fifo = bool(records) and str(records[0].get("eventSourceARN", "")).endswith(".fifo")
         response = process_partial_response(
-            event=event, record_handler=record_handler, processor=processor, context=context
+            event=event, record_handler=record_handler, processor=fifo if from_fifo else standard, context=context
         )
-        failed = failed_messages(event.get("Records", []), response)
+        failed = failed_messages(records, response)
         if failed:
             metrics.add_metric(name="JobsRetried", unit=MetricUnit.Count, value=len(failed))
             retry_soon(boto3.client("sqs"), failed, _retry_seconds(container))
@@ -136,3 +157,10 @@ def _platform(container: Container) -> PlatformServices:
     if container.platform is None:
         raise ServerMisconfiguredError("A platform add job reached a worker without the platform services.")
     return container.platform
+
+
+def _profiles(container: Container) -> ProfileService:
+    platform = _platform(container)
+    if platform.profiles is None:
+        raise ServerMisconfiguredError("A profile task reached a worker without the profile queue configured.")
+    return platform.profiles

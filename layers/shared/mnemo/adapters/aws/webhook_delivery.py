@@ -5,6 +5,7 @@ of its SQS queue and with its schedule, over the services' rules (mnemo.services
   subscription, raw or wrapped): `fan_out` makes its deliveries (one per subscribed, active webhook of its
   project; idempotent per delivery id, so a message received twice makes them once), then each affected
   webhook's due deliveries are sent, head first, in sequence order (`send_heads`).
+  The event is also told to the `listeners` (the profiles: a memory change makes its user's profile stale).
 - **A retry** (`{"kind": "webhook.retry", "webhook_id", "delivery_id", "attempts"}`): whoever makes a failed attempt
   whose next attempt is due within 15 minutes sends one, delayed until then (SQS's longest delay); a later one is
   left to the schedule. On receipt, the webhook's head is sent if it is still that delivery after that many
@@ -26,7 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,7 +35,7 @@ from typing import Any, Protocol
 
 from mnemo.adapters.aws.publisher import delivered_event, outbound_event
 from mnemo.domain.memory import now
-from mnemo.domain.webhooks import Delivery, DeliveryState
+from mnemo.domain.webhooks import Delivery, DeliveryState, OutboundEvent
 from mnemo.ports.webhook_store import WebhookStore
 from mnemo.services.platform.webhook_delivery import WebhookDispatcher, WebhookRelay, fan_out
 
@@ -91,9 +92,13 @@ class WebhookDelivery:
         margin_seconds: float,
         parallel: int = 8,
         clock: Callable[[], datetime] = now,
+        listeners: Sequence[Callable[[Sequence[OutboundEvent]], object]] = (),
     ) -> None:
-        """`retries`: the delivery queue itself, where retries are sent (None: the schedule alone retries)."""
+        """`retries`: the delivery queue itself, where retries are sent (None: the schedule alone retries).
+        `listeners` are told of each topic event received (the profiles' staleness); one that fails is logged, and
+        the event is delivered all the same."""
         self._store = store
+        self._listeners = tuple(listeners)
         self._dispatcher = dispatcher
         self._relay = relay
         self._retries = retries
@@ -111,11 +116,19 @@ class WebhookDelivery:
             return self._retry(message, time_left)
         event = outbound_event(delivered_event(message))
         made = fan_out(self._store, [event], self._clock())
+        self._tell(event)
         webhook_ids = list(dict.fromkeys(d.webhook_id for d in made))
         if not made:  # a repeat (its deliveries were made by the first): send what may still wait
             wanted = self._store.webhooks_of_project(event.namespace)
             webhook_ids = [w.id for w in wanted if w.is_active and event.type in w.event_types]
         return sum(self.send_heads(webhook_id, time_left) for webhook_id in webhook_ids)
+
+    def _tell(self, event: OutboundEvent) -> None:
+        for listener in self._listeners:
+            try:
+                listener([event])
+            except Exception:
+                log.exception("a listener of topic events failed")
 
     def _retry(self, message: Mapping[str, Any], time_left: TimeLeft) -> int:
         webhook_id = str(message["webhook_id"])

@@ -16,7 +16,9 @@ from mnemo.api.platform.responses.profiles import ProfileJobCreatedOut, ProfileJ
 from mnemo.api.platform.security import Caller, Owner
 from mnemo.api.responses import errors
 from mnemo.api.routing import TypedRoute
-from mnemo.services.platform.profiles import MAX_INSTRUCTIONS, MAX_SAMPLE
+from mnemo.domain.profiles import MAX_MIN_MEMORIES
+from mnemo.services.platform.profile_settings import MAX_INSTRUCTIONS
+from mnemo.services.platform.profiles import MAX_SAMPLE
 
 router = APIRouter(route_class=TypedRoute, tags=["platform: profiles"])
 
@@ -46,6 +48,13 @@ class UserProfileSettingsBody(BaseModel):
     custom_instructions: str | None = Field(
         default=None, max_length=MAX_INSTRUCTIONS, description="Extra guidance for the generation (null clears)."
     )
+    min_memories: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_MIN_MEMORIES,
+        strict=True,
+        description="Ours: a user with fewer memories is insufficient_data (default 1; null: back to 1).",
+    )
 
 
 class ProfileEntitiesBody(BaseModel):
@@ -54,8 +63,8 @@ class ProfileEntitiesBody(BaseModel):
 
 
 class ProfileSettingsBody(BaseModel):
-    """What is sent is written; an explicit null clears. `schema` and `custom_instructions` go under
-    `entities.user`: anything else (a flat shape) is a 400 "Unsupported settings"."""
+    """What is sent is written; an explicit null clears. `schema`, `custom_instructions` and `min_memories` go
+    under `entities.user`: anything else (a flat shape) is a 400 "Unsupported settings"."""
 
     model_config = ConfigDict(extra="allow")
     enabled: bool | None = Field(default=None, description="Turn profiles on or off for the project.")

@@ -1,83 +1,81 @@
-"""The local worker of profiles: one thread that runs the generations and jobs in the order they were queued (the
-profile service's `run_later`), and one that regenerates stale profiles after memory changes. Every memory change
-wakes it (`wake`, called by the namespaces' outbox writes); once the changes have been quiet for `debounce` seconds
-it asks the profile service to queue the regenerations (`refresh_stale`), so a burst of adds costs one generation
-per user. Stopping it drops what was still queued: at the next start the jobs left queued or running run again
-from the start, and a profile left `pending` is queued again by the first sweep (or a read)."""
+"""The local worker of profiles: one thread that runs the profile service's tasks (generations and jobs) one at a
+time, each when it is due — the profile service's ProfileTaskQueue on the embedded backend (on AWS, the profile
+SQS queue and the ingest worker play this part).
+
+A generation is queued `debounce` seconds after a change, and put back while changes keep coming
+(mnemo.services.platform.profiles), so a burst of adds costs one generation. Stopping the worker drops what was
+still queued: at the next start the jobs left queued or running, and the profiles left pending, are queued again
+(`ProfileService.resume`)."""
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
 import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+import time
 
+from mnemo.domain.profiles import ProfileTask
 from mnemo.services.platform.profiles import ProfileService
 
 logger = logging.getLogger(__name__)
 
-DEBOUNCE_SECONDS = 2.0
-
 
 class ProfileWorker:
-    def __init__(self, profiles: ProfileService, debounce: float = DEBOUNCE_SECONDS) -> None:
+    def __init__(self, profiles: ProfileService) -> None:
         self._profiles = profiles
-        self.debounce = debounce
-        self._executor: ThreadPoolExecutor | None = None
-        self._changed = threading.Event()
-        self._stopped = threading.Event()
-        self._sweeper: threading.Thread | None = None
+        self._due: list[tuple[float, int, ProfileTask]] = []  # (when due, order, task): a heap
+        self._order = itertools.count()
+        self._changed = threading.Condition()
+        self._stopped = True
+        self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self._stopped.clear()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mnemo-profile-worker")
-        self._profiles.run_later = self.submit
-        self._profiles.resume_jobs()  # what a stop left queued or running
-        self._sweeper = threading.Thread(target=self._sweep, name="mnemo-profile-sweeper", daemon=True)
-        self._sweeper.start()
-        self._changed.set()  # a first sweep: what changed while the server was down
+        with self._changed:
+            self._stopped = False
+        self._profiles.tasks = self
+        self._thread = threading.Thread(target=self._run, name="mnemo-profile-worker", daemon=True)
+        self._thread.start()
+        self._profiles.resume()  # what a stop left queued, running or pending
 
-    def wake(self) -> None:
-        """Memories changed somewhere."""
-        self._changed.set()
-
-    def submit(self, task: Callable[[], None]) -> None:
-        executor = self._executor
-        if executor is None:
-            task()
-            return
-        try:
-            executor.submit(self._run, task)
-        except RuntimeError:  # shut down meanwhile: the next sweep or read queues it again
-            logger.info("profile worker stopped; a task was dropped")
-
-    @staticmethod
-    def _run(task: Callable[[], None]) -> None:
-        try:
-            task()
-        except Exception:
-            logger.exception("a profile task failed")
-
-    def _sweep(self) -> None:
-        while not self._stopped.is_set():
-            if not self._changed.wait(timeout=1.0):
-                continue
-            # The debounce: wait until no change came for `debounce` seconds.
-            self._changed.clear()
-            while not self._stopped.wait(self.debounce) and self._changed.is_set():
-                self._changed.clear()
-            if self._stopped.is_set():
+    def dispatch(self, task: ProfileTask, delay: float = 0.0) -> None:
+        with self._changed:
+            if self._stopped:  # the next start queues it again (it is pending, or an unfinished job)
+                logger.info("profile worker stopped; a %s task was dropped", task.task)
                 return
+            heapq.heappush(self._due, (time.monotonic() + max(0.0, delay), next(self._order), task))
+            self._changed.notify()
+
+    def idle(self) -> bool:
+        """Whether no task is waiting."""
+        with self._changed:
+            return not self._due
+
+    def _next(self) -> ProfileTask | None:
+        """The next due task, waiting for it; None once stopped."""
+        with self._changed:
+            while not self._stopped:
+                if self._due:
+                    wait = self._due[0][0] - time.monotonic()
+                    if wait <= 0:
+                        return heapq.heappop(self._due)[2]
+                    self._changed.wait(wait)
+                else:
+                    self._changed.wait()
+            return None
+
+    def _run(self) -> None:
+        while (task := self._next()) is not None:
             try:
-                self._profiles.refresh_stale()
+                self._profiles.run_task(task)
             except Exception:
-                logger.exception("the sweep of stale profiles failed")
+                logger.exception("a profile %s task failed", task.task)
 
     def stop(self) -> None:
-        self._stopped.set()
-        if self._sweeper is not None:
-            self._sweeper.join(timeout=5)
-            self._sweeper = None
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        with self._changed:
+            self._stopped = True
+            self._due.clear()
+            self._changed.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None

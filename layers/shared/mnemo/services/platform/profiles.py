@@ -3,16 +3,25 @@ the profile jobs that (re)generate them.
 
 A profile is generated from the user's memories (newest first) by a ProfileGenerator
 (mnemo.services.platform.profile_generation), following the project's schema and custom instructions; `generator`
-gives the generator of the providers active now. Generations run in the background (`run_later`: locally the
-profile worker's thread; without one, at once).
+gives the generator of the providers active now. Generations and jobs are ProfileTasks on a ProfileTaskQueue
+(`tasks`: locally the profile worker's thread, on AWS the profile SQS queue that the ingest worker reads; without
+one, a task runs at once).
 
-A profile goes stale when its user's memories change: each generation keeps a stamp of the memories it read (their
-ids and update times). `refresh_stale` (the profile worker calls it once the memory changes have been quiet for a
-moment: the debounce) queues one regeneration per user of an enabled project whose memories no longer match the
-stamp; a read of a stale profile does the same. Meanwhile the answer is `pending` with the last good profile, and
-no second generation is queued for the user — so a burst of adds costs one generation. A profile whose user has
-no memories and no entity record left (the user was deleted) is deleted by the next sweep or read (a 404); the
-profiles of a deleted project go with it (`drop_project`).
+**Staleness.** A profile goes stale when its user's memories change. `note_changes` takes the outbound events of
+memory changes (locally from the webhook relay, on AWS from the delivery function that receives every event of the
+topic) and, per user of an enabled project, claims a generation in the store (ProfileStore.claim_generation): the
+profile becomes `pending` (reads keep serving the last good profile) and one generation is queued, `debounce`
+seconds later. Further changes meanwhile only record their time: the generation, when due, waits until the
+changes have been quiet for `debounce` seconds (at most `max_wait` after it was queued), then reads the memories
+once; a change that came after that read keeps the profile claimed for one more generation. So a burst of adds
+costs one generation, from any number of processes. A read compares what the last generation read (a stamp of
+the memories' ids and update times) with the memories now, and queues a generation on a mismatch (a change whose
+event has not arrived yet, profiles just turned on).
+
+**Erasure.** A profile never shows what its user's deleted memories said: a read drops every property drawn from
+a memory that is gone (at once, before the regeneration that the delete queued), a generation of a user
+with no memories left erases the profile's content, and a user who is gone (no memory, no entity record) loses
+the profile (a 404). The profiles of a deleted project go with it (`drop_project`).
 """
 
 from __future__ import annotations
@@ -20,17 +29,12 @@ from __future__ import annotations
 import hashlib
 import logging
 import random
-import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
-from mnemo.domain.json_shape import json_problem
 from mnemo.domain.memory import MemoryRecord, checked_entity_id, now
 from mnemo.domain.profiles import (
     ENTITY_USER,
@@ -39,31 +43,32 @@ from mnemo.domain.profiles import (
     ProfileJob,
     ProfileSettings,
     ProfileStatus,
+    ProfileTask,
     request_hash,
 )
 from mnemo.domain.timefmt import iso
+from mnemo.domain.webhooks import OutboundEvent
 from mnemo.errors import ConflictError, NotFoundError, ValidationError
 from mnemo.ports.profile_store import ProfileStore
+from mnemo.ports.profile_tasks import ProfileTaskQueue
 from mnemo.ports.tenancy_store import EntityStore
-from mnemo.services.commands import json_size
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.entities import entity_condition
+from mnemo.services.platform.profile_changes import RECLAIM_AFTER, ProfileChanges, claim
 from mnemo.services.platform.profile_generation import ProfileDraft, ProfileGenerator
+from mnemo.services.platform.profile_settings import updated_settings
 
 logger = logging.getLogger(__name__)
 
-MAX_INSTRUCTIONS = 20_000  # characters of custom instructions
-MAX_SCHEMA_BYTES = 64_000  # of a profile schema, as JSON
-MAX_SCHEMA_PROPERTIES = 100  # top-level properties of a profile schema
 MAX_SAMPLE = 10  # users of one sample job
 DEFAULT_SAMPLE = 5
 MAX_MEMORIES = 1_000  # the newest memories a generation reads
 JOBS_PATH = "/v2/profiles/jobs/"
-UNSUPPORTED = "Unsupported settings"
 NOT_ENABLED = "Profiles are not enabled for this project: turn them on with POST /v2/profiles/settings/."
 PROFILE_NOT_FOUND = "Entity not found."
 JOB_NOT_FOUND = "Profile job not found."
 NO_GENERATOR = "No profile generator is configured on this server."
+NO_MEMORIES = "The user has no memories left."
 CAPABILITIES = {"jobs": True, "estimates": False, "samples": True, "full_rebuild": False}
 
 
@@ -75,40 +80,6 @@ class JobAnswer:
     replayed: bool
 
 
-def schema_problem(schema: Any) -> str | None:
-    """Why `schema` cannot be a profile schema (a JSON Schema object whose every property has a description), or
-    None."""
-    if not isinstance(schema, Mapping):
-        return "The schema must be a JSON Schema object."
-    problem = _shape_problem(schema)
-    if problem is not None:
-        return problem
-    properties = schema.get("properties")
-    if schema.get("type", "object") != "object" or not isinstance(properties, Mapping) or not properties:
-        return 'The schema must be of type "object", with properties.'
-    if len(properties) > MAX_SCHEMA_PROPERTIES:
-        return f"The schema has {len(properties):,} properties; at most {MAX_SCHEMA_PROPERTIES}."
-    for name, prop in properties.items():
-        description = prop.get("description") if isinstance(prop, Mapping) else None
-        if not isinstance(description, str) or not description.strip():
-            return f"The schema property {name!r} has no description: every property needs one."
-    return None
-
-
-def _shape_problem(schema: Mapping[str, Any]) -> str | None:
-    """The size, the bounds of free-form JSON, and what the JSON Schema validator says of it."""
-    if json_size(schema) > MAX_SCHEMA_BYTES:
-        return f"The schema is larger than {MAX_SCHEMA_BYTES:,} bytes."
-    shape = json_problem(schema, "the schema")
-    if shape is not None:
-        return f"Invalid schema: {shape}."
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as error:
-        return f"Invalid schema: {error.message}"
-    return None
-
-
 def _stamp(records: Sequence[MemoryRecord]) -> str:
     """What a generation read: the memories' ids and update times."""
     digest = hashlib.sha256()
@@ -117,25 +88,19 @@ def _stamp(records: Sequence[MemoryRecord]) -> str:
     return digest.hexdigest()
 
 
-def _user_settings(entities: Any, schema: Any, instructions: Any) -> tuple[Any, Any]:
-    """The schema and custom instructions after `entities` (`{user: {schema?, custom_instructions?}}`)."""
-    if not isinstance(entities, Mapping) or set(entities) - {ENTITY_USER}:
-        raise ValidationError(f"{UNSUPPORTED}: entities holds only user.")
-    user = entities.get(ENTITY_USER, {})
-    if not isinstance(user, Mapping) or set(user) - {"schema", "custom_instructions"}:
-        raise ValidationError(f"{UNSUPPORTED}: entities.user holds only schema and custom_instructions.")
-    if "schema" in user:
-        schema = user["schema"]
-        problem = schema_problem(schema) if schema is not None else None
-        if problem is not None:
-            raise ValidationError(problem)
-    if "custom_instructions" in user:
-        instructions = user["custom_instructions"]
-        if instructions is not None and not isinstance(instructions, str):
-            raise ValidationError("custom_instructions must be a string or null.")
-        if instructions is not None and len(instructions) > MAX_INSTRUCTIONS:
-            raise ValidationError(f"custom_instructions is longer than {MAX_INSTRUCTIONS:,} characters.")
-    return schema, instructions
+def served(profile: Profile, records: Sequence[MemoryRecord]) -> Profile:
+    """The profile as a read shows it: without the properties drawn from a memory that is gone (a value made of
+    several memories may quote the deleted one; the regeneration the delete queued brings back what the others
+    say)."""
+    alive = {r.id for r in records}
+    erased = {name for name, ids in profile.sources.items() if any(i not in alive for i in ids)}
+    if not erased:
+        return profile
+    return replace(
+        profile,
+        profile={k: v for k, v in profile.profile.items() if k not in erased},
+        sources={k: v for k, v in profile.sources.items() if k not in erased},
+    )
 
 
 def _sample_limit(body: Mapping[str, Any]) -> int:
@@ -147,6 +112,16 @@ def _sample_limit(body: Mapping[str, Any]) -> int:
     return limit
 
 
+class RunAtOnce:
+    """The task queue of a service without a worker: each task runs as it is dispatched (its delay ignored)."""
+
+    def __init__(self, run: Callable[[ProfileTask], None]) -> None:
+        self._run = run
+
+    def dispatch(self, task: ProfileTask, delay: float = 0.0) -> None:
+        self._run(task)
+
+
 class ProfileService:
     def __init__(
         self,
@@ -155,15 +130,21 @@ class ProfileService:
         entities: EntityStore,
         generator: Callable[[], ProfileGenerator | None],
         clock: Callable[[], datetime] = now,
+        *,
+        debounce: float = 2.0,
+        max_wait: float = 30.0,
     ) -> None:
         self._store = store
         self._namespaces = namespaces
         self._entities = entities
         self.generator = generator
         self._clock = clock
-        self.run_later: Callable[[Callable[[], None]], None] = lambda task: task()
-        self._queued: set[tuple[str, str]] = set()  # the users of a queued or running generation
-        self._lock = threading.Lock()
+        self.max_wait = max_wait
+        self.tasks: ProfileTaskQueue = RunAtOnce(self.run_task)
+        self.changes = ProfileChanges(store, self._dispatch, debounce, clock)
+
+    def _dispatch(self, task: ProfileTask, delay: float) -> None:
+        self.tasks.dispatch(task, delay)  # the queue of now: a worker's start replaces it
 
     # ---- settings ----
 
@@ -171,21 +152,9 @@ class ProfileService:
         return self._store.get_settings(project_id) or ProfileSettings(project_id)
 
     def update_settings(self, project_id: str, body: Mapping[str, Any]) -> ProfileSettings:
-        """POST semantics: `{enabled?, entities: {user: {schema?, custom_instructions?}}}`; what is not sent is
-        kept, an explicit null clears."""
-        unknown = sorted(set(body) - {"enabled", "entities"})
-        if unknown:
-            raise ValidationError(
-                f"{UNSUPPORTED}: {', '.join(unknown)} (schema and custom_instructions go under entities.user)."
-            )
-        current = self.settings(project_id)
-        enabled = body.get("enabled", current.enabled)
-        if not isinstance(enabled, bool):
-            raise ValidationError("enabled must be true or false.")
-        schema, instructions = current.schema, current.custom_instructions
-        if "entities" in body:
-            schema, instructions = _user_settings(body["entities"], schema, instructions)
-        updated = ProfileSettings(project_id, enabled, dict(schema) if schema is not None else None, instructions)
+        """POST semantics: `{enabled?, entities: {user: {schema?, custom_instructions?, min_memories?}}}`; what is
+        not sent is kept, an explicit null clears (mnemo.services.platform.profile_settings)."""
+        updated = updated_settings(self.settings(project_id), body)
         self._store.save_settings(updated)
         return updated
 
@@ -210,101 +179,104 @@ class ProfileService:
                 generation_count=stored.generation_count if stored else 0,
                 reason=NOT_ENABLED,
             )
-        stale = stored is None or stored.stamp != _stamp(records) or stored.status == ProfileStatus.PENDING
-        if stale and self._queue_generation(project_id, user_id, stored):
+        if stored is None or stored.status == ProfileStatus.PENDING or stored.stamp != _stamp(records):
+            # Never generated, stale, or pending (a generation lost long ago is claimed anew).
+            at = self._clock()
+            if claim(self._store, project_id, user_id, at):
+                self.tasks.dispatch(ProfileTask("generate", project_id, user_id, at))
             stored = self._store.get_profile(project_id, ENTITY_USER, user_id)
         assert stored is not None
-        return stored
+        return served(stored, records)
 
-    def refresh_stale(self) -> int:
-        """Queue a regeneration of every profile of an enabled project whose user's memories changed since it was
-        generated (and a first generation for each user who has memories but no profile), and delete the profiles
-        of users who are gone (no memories, no entity record); how many generations were queued."""
-        queued = 0
-        for project_id in self._store.enabled_projects():
-            users = self._users(project_id)
-            for gone in set(self._store.profiled_users(project_id)) - set(users):
-                self._store.delete_profile(project_id, ENTITY_USER, gone)  # the user was deleted
-            for user_id in users:
-                records = self._memories(project_id, user_id)
-                if not records:
-                    continue
-                stored = self._store.get_profile(project_id, ENTITY_USER, user_id)
-                if stored is not None and stored.stamp == _stamp(records) and stored.status != ProfileStatus.PENDING:
-                    continue
-                queued += self._queue_generation(project_id, user_id, stored)
-        return queued
+    def note_changes(self, events: Sequence[OutboundEvent]) -> int:
+        """Memory changes happened (their outbound events): a debounced generation of each changed user's profile
+        in an enabled project (mnemo.services.platform.profile_changes); how many were queued."""
+        return self.changes.note(events)
 
-    def _queue_generation(self, project_id: str, user_id: str, stored: Profile | None) -> bool:
-        """Queue one generation of the user's profile, unless one is queued or running already (the debounce);
-        whether one was queued."""
-        with self._lock:
-            if (project_id, user_id) in self._queued:
-                return False
-            self._queued.add((project_id, user_id))
-        self._mark_pending(project_id, user_id, stored)
-        self.run_later(lambda: self._generate_logged(project_id, user_id))
-        return True
+    @property
+    def debounce(self) -> float:
+        return self.changes.debounce
 
-    def _generate_logged(self, project_id: str, user_id: str) -> None:
-        try:
-            self.generate(project_id, user_id)
-        except Exception:
-            logger.exception("profile generation of %s in %s failed", user_id, project_id)
+    @debounce.setter
+    def debounce(self, seconds: float) -> None:
+        self.changes.debounce = seconds
 
-    def _mark_pending(self, project_id: str, user_id: str, stored: Profile | None) -> None:
-        if stored is None:
-            stored = Profile(project_id, ENTITY_USER, user_id, ProfileStatus.PENDING)
-        self._store.save_profile(replace(stored, status=ProfileStatus.PENDING))
+    def run_task(self, task: ProfileTask) -> None:
+        """What a worker does with a task: run the job, or generate the profile if it is still pending (once the
+        changes have been quiet for `debounce` seconds, or `max_wait` after the generation was queued)."""
+        if task.task == "job":
+            self.run_job(task.project_id, task.target)
+            return
+        stored = self._store.get_profile(task.project_id, ENTITY_USER, task.target)
+        if stored is None or stored.status != ProfileStatus.PENDING:
+            return  # generated meanwhile (a job, another task) or deleted
+        if task.claimed_at is not None and stored.queued_at != task.claimed_at:
+            return  # claimed again since (a job generates it, or the claim was lost and made anew)
+        wait = self._wait(stored)
+        if wait > 0:
+            self.tasks.dispatch(task, delay=wait)
+            return
+        self.generate(task.project_id, task.target)
+
+    def _wait(self, stored: Profile) -> float:
+        """Seconds until a pending profile's generation is due: `debounce` after its last change, and at most
+        `max_wait` after it was queued."""
+        if stored.changed_at is None or stored.queued_at is None:
+            return 0.0
+        moment = self._clock()
+        quiet = self.debounce - (moment - stored.changed_at).total_seconds()
+        latest = self.max_wait - (moment - stored.queued_at).total_seconds()
+        return max(0.0, min(quiet, latest))
 
     def generate(self, project_id: str, user_id: str) -> ProfileStatus:
-        """One generation of the user's profile, stored; its status (`not_enabled`: nothing done)."""
-        with self._lock:
-            self._queued.add((project_id, user_id))
-        try:
-            return self._generate(project_id, user_id)
-        finally:
-            with self._lock:
-                self._queued.discard((project_id, user_id))
-
-    def _generate(self, project_id: str, user_id: str) -> ProfileStatus:
+        """One generation of the user's profile, stored; its status (`not_enabled`: nothing done). A change that
+        came after it read the memories queues the next one."""
         settings = self.settings(project_id)
         stored = self._store.get_profile(project_id, ENTITY_USER, user_id)
         if not settings.enabled:
             if stored is not None and stored.status == ProfileStatus.PENDING:  # regenerated when turned on again
-                self._store.save_profile(replace(stored, status=ProfileStatus.NOT_ENABLED, stamp=None))
+                self._store.save_profile(replace(stored, status=ProfileStatus.NOT_ENABLED, stamp=None, queued_at=None))
             return ProfileStatus.NOT_ENABLED
+        read_at = self._clock()
         records = self._memories(project_id, user_id)
+        if not records and not self._known(project_id, user_id):
+            self._store.delete_profile(project_id, ENTITY_USER, user_id)  # the user is gone
+            return ProfileStatus.INSUFFICIENT_DATA
+        draft = self._draft(settings, records)
+        status = ProfileStatus(draft.status)
+        succeeded = status == ProfileStatus.SUCCEEDED
+        made = Profile(
+            project_id,
+            ENTITY_USER,
+            user_id,
+            status,
+            dict(draft.profile) if succeeded else {},
+            {k: list(v) for k, v in draft.sources.items()} if succeeded else {},
+            draft.reason,
+            self._clock(),
+            (stored.generation_count if stored else 0) + 1,
+            _stamp(records),
+        )
+        if self._store.finish_generation(made, read_at):  # claimed anew at made.updated_at
+            self.tasks.dispatch(ProfileTask("generate", project_id, user_id, made.updated_at), delay=self.debounce)
+        return status
+
+    def _draft(self, settings: ProfileSettings, records: Sequence[MemoryRecord]) -> ProfileDraft:
+        if not records:
+            return ProfileDraft("insufficient_data", reason=NO_MEMORIES)
+        if len(records) < settings.min_memories:
+            return ProfileDraft(
+                "insufficient_data",
+                reason=f"{len(records)} of the {settings.min_memories} memories a profile needs (min_memories).",
+            )
         generator = self.generator()
         if generator is None:
-            draft = ProfileDraft("failed", reason=NO_GENERATOR)
-        else:
-            try:
-                newest = records[:MAX_MEMORIES]
-                draft = generator.generate(settings.effective_schema, settings.custom_instructions, newest)
-            except Exception as error:  # a provider that is down: this generation failed, the next may not
-                draft = ProfileDraft("failed", reason=f"The profile generator failed: {error}")
-        status = ProfileStatus(draft.status)
-        count = (stored.generation_count if stored else 0) + 1
-        if status == ProfileStatus.SUCCEEDED:
-            profile, sources = dict(draft.profile), {k: list(v) for k, v in draft.sources.items()}
-        else:
-            profile, sources = {}, {}
-        self._store.save_profile(
-            Profile(
-                project_id,
-                ENTITY_USER,
-                user_id,
-                status,
-                profile,
-                sources,
-                draft.reason,
-                self._clock(),
-                count,
-                _stamp(records),
-            )
-        )
-        return status
+            return ProfileDraft("failed", reason=NO_GENERATOR)
+        try:
+            return generator.generate(settings.effective_schema, settings.custom_instructions, records[:MAX_MEMORIES])
+        except Exception as error:  # a provider that is down: this generation failed, the next may not
+            logger.warning("profile generation failed: %s", type(error).__name__)
+            return ProfileDraft("failed", reason=f"The profile generator failed: {error}")
 
     # ---- jobs ----
 
@@ -347,11 +319,10 @@ class ProfileService:
         stored = self._store.add_job(job)
         if stored.id != job.id:  # another request of this key was stored meanwhile
             return self._replay(stored, digest)
-        with self._lock:
-            self._queued.update((project_id, user_id) for user_id in users)
-        for user_id in users:
-            self._mark_pending(project_id, user_id, self._store.get_profile(project_id, ENTITY_USER, user_id))
-        self.run_later(lambda: self.run_job(project_id, job_id))
+        at = self._clock()
+        for user_id in users:  # pending until the job has generated them (a claim of now: a job always generates)
+            self._store.claim_generation(project_id, ENTITY_USER, user_id, at=at, reclaim_before=at + RECLAIM_AFTER)
+        self.tasks.dispatch(ProfileTask("job", project_id, job_id))
         return JobAnswer(answer, False)
 
     def _job_users(self, project_id: str, body: Mapping[str, Any]) -> list[str]:
@@ -415,12 +386,16 @@ class ProfileService:
             self._store.save_job(job)
         self._store.save_job(replace(job, status=JobStatus.SUCCEEDED, updated_at=self._clock()))
 
-    def resume_jobs(self) -> int:
-        """Queue every job a stop left queued or running again (at the worker's start); how many."""
-        unfinished = self._store.unfinished_jobs()
-        for job in unfinished:
-            self.run_later(lambda job=job: self.run_job(job.project_id, job.id))  # type: ignore[misc]
-        return len(unfinished)
+    def resume(self) -> int:
+        """Queue again what a stop left: every job queued or running, every pending profile (the local worker's
+        start; on AWS the queue keeps them). How many tasks were queued."""
+        tasks = [ProfileTask("job", j.project_id, j.id) for j in self._store.unfinished_jobs()]
+        tasks += [
+            ProfileTask("generate", p.project_id, p.entity_id, p.queued_at) for p in self._store.pending_profiles()
+        ]
+        for task in tasks:
+            self.tasks.dispatch(task)
+        return len(tasks)
 
     def job(self, project_id: str, job_id: str) -> ProfileJob:
         job = self._store.get_job(project_id, job_id)

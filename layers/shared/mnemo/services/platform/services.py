@@ -33,7 +33,7 @@ class PlatformServices:
     webhooks: WebhookService | None = None  # None: a backend without webhooks
     worker: AddWorker | None = None  # the local worker of asynchronous adds (None where a queue service runs them)
     webhook_worker: WebhookWorker | None = None  # the local relay and dispatcher of webhook deliveries
-    profiles: ProfileService | None = None  # None: a backend without profiles (AWS, for now)
+    profiles: ProfileService | None = None  # None: a backend without profiles (AWS without the profile queue)
     profile_worker: ProfileWorker | None = None  # the local worker of profile generations and jobs
     closers: list[Callable[[], None]] = field(default_factory=list)
 

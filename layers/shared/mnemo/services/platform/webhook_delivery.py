@@ -53,7 +53,9 @@ def fan_out(store: WebhookStore, events: Sequence[OutboundEvent], at: datetime) 
 
 
 class WebhookRelay:
-    """Drains outboxes into deliveries (locally) or onto a topic (on AWS: `publish` given)."""
+    """Drains outboxes into deliveries (locally) or onto a topic (on AWS: `publish` given). `listeners` are told of
+    each batch of events relayed (locally: the profiles' staleness); one that fails is logged, and the events are
+    relayed all the same."""
 
     def __init__(
         self,
@@ -61,11 +63,13 @@ class WebhookRelay:
         outboxes: Callable[[], Sequence[ChangeOutbox]],
         publish: Callable[[Sequence[OutboundEvent]], None] | None = None,
         clock: Callable[[], datetime] = now,
+        listeners: Sequence[Callable[[Sequence[OutboundEvent]], object]] = (),
     ) -> None:
         self._store = store
         self._outboxes = outboxes
         self._publish = publish
         self._clock = clock
+        self._listeners = tuple(listeners)
 
     def drain(self) -> int:
         """Every pending event of every outbox; returns how many were relayed."""
@@ -79,11 +83,19 @@ class WebhookRelay:
                     self._publish(events)
                 else:
                     fan_out(self._store, events, self._clock())
+                self._tell(events)
                 outbox.published([e.id for e in events])
                 relayed += len(events)
                 if len(events) < DRAIN_BATCH:
                     break
         return relayed
+
+    def _tell(self, events: Sequence[OutboundEvent]) -> None:
+        for listener in self._listeners:
+            try:
+                listener(events)
+            except Exception:
+                log.exception("a listener of relayed events failed")
 
 
 class WebhookDispatcher:

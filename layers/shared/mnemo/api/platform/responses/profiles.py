@@ -55,6 +55,7 @@ class UserProfileSettingsOut(BaseModel):
         alias="schema", description="The JSON Schema of a user's profile (the default one when none was set)."
     )
     custom_instructions: str | None = Field(description="Extra guidance for the generation.")
+    min_memories: int = Field(description="Ours: a user with fewer memories is insufficient_data.", examples=[1])
 
 
 class ProfileEntitiesOut(BaseModel):
@@ -81,7 +82,9 @@ class ProfileSettingsOut(BaseModel):
             enabled=settings.enabled,
             entities=ProfileEntitiesOut(
                 user=UserProfileSettingsOut(
-                    schema=settings.effective_schema, custom_instructions=settings.custom_instructions
+                    schema=settings.effective_schema,
+                    custom_instructions=settings.custom_instructions,
+                    min_memories=settings.min_memories,
                 )
             ),
             capabilities=ProfileCapabilitiesOut(**CAPABILITIES),

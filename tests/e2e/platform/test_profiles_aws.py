@@ -1,0 +1,195 @@
+"""Per-user profiles end to end on the AWS backend, under moto: settings, profiles and jobs in the accounts table
+(DynamoProfileStore); generations and jobs as messages of the standard profile queue, run by the ingest worker's
+Lambda handler; memory changes reaching the profiles through the events topic and the webhook delivery function,
+which claims a debounced generation (tests/support/webhook_aws.py pumps both functions).
+
+The scenarios of test_profiles.py that are not about the local worker thread are collected here again with this
+module's fixtures (their scripted generator is put into the ingest worker's container, where generations run). The
+tests of this module's own run the real LLM generator, the OpenAI LLM on a loopback server with scripted replies:
+a profile with its sources, an invalid reply sent back once then failed, and a burst of adds that costs one
+generation."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mnemo.adapters.dynamodb.profile_store import DynamoProfileStore
+from tests.e2e.platform import test_profiles as embedded
+from tests.e2e.platform.conftest import Server, Tenant, new_tenant, serving
+from tests.e2e.platform.test_profiles import add, enable, http, job, profile_of, settled, until
+from tests.support import moto_aws
+from tests.support.openai_server import OpenAIServer
+from tests.support.webhook_aws import aws_webhook_backend
+
+# The embedded backend's scenarios, collected again here with this module's fixtures (the AWS backend).
+test_the_sync_clients_profile_methods = embedded.test_the_sync_clients_profile_methods
+test_the_async_clients_profile_methods = embedded.test_the_async_clients_profile_methods
+test_every_status_on_purpose = embedded.test_every_status_on_purpose
+test_without_a_generator_a_generation_fails_with_the_reason = (
+    embedded.test_without_a_generator_a_generation_fails_with_the_reason
+)
+test_an_idempotency_key_replays_or_conflicts = embedded.test_an_idempotency_key_replays_or_conflicts
+test_bad_job_requests = embedded.test_bad_job_requests
+test_settings_that_cannot_be = embedded.test_settings_that_cannot_be
+test_min_memories_is_a_setting_and_the_answer_says_what_is_missing = (
+    embedded.test_min_memories_is_a_setting_and_the_answer_says_what_is_missing
+)
+test_deleting_the_user_or_the_project_deletes_profiles = embedded.test_deleting_the_user_or_the_project_deletes_profiles
+test_a_deleted_memory_leaves_the_profile_at_once = embedded.test_a_deleted_memory_leaves_the_profile_at_once
+test_a_change_during_a_generation_is_read_by_one_more = embedded.test_a_change_during_a_generation_is_read_by_one_more
+test_another_projects_key_never_reaches_a_profile_job_or_setting = (
+    embedded.test_another_projects_key_never_reaches_a_profile_job_or_setting
+)
+test_a_reader_reads_profiles_and_settings_but_changes_nothing = (
+    embedded.test_a_reader_reads_profiles_and_settings_but_changes_nothing
+)
+scripted = embedded.scripted
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "location": {"type": "string", "description": "Where the user lives"},
+        "occupation": {"type": "string", "description": "The user's job"},
+        "hobbies": {"type": "array", "items": {"type": "string"}, "description": "What the user does for fun"},
+        "age": {"type": "integer", "minimum": 0, "description": "The user's age in years"},
+    },
+    "additionalProperties": False,
+}
+_LISTED = re.compile(r'^(\d+): (".*")$', re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def server(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    root = tmp_path_factory.mktemp("profiles-aws")
+    quick = {"MNEMO_PROFILE_DEBOUNCE_SECONDS": "1", "MNEMO_PROFILE_MAX_WAIT_SECONDS": "5"}
+    with aws_webhook_backend(embedder, root, quick) as container, serving(container) as url:
+        yield Server(url, container, "aws")
+
+
+@pytest.fixture
+def tenant(server: Server) -> Tenant:
+    return new_tenant(server, "profiles")
+
+
+@pytest.fixture(scope="module")
+def deployed_llm(server: Server) -> Iterator[OpenAIServer]:
+    """The LLM of the deployment (the worker follows the provider settings at each invocation)."""
+    with OpenAIServer(embedding_dims=64) as fake:
+        config = {"provider": "openai", "config": {"base_url": fake.base_url, "api_key": "sk-test", "model": "m"}}
+        server.container.configuration.update({"llm": config})
+        yield fake
+
+
+@pytest.fixture
+def llm(deployed_llm: OpenAIServer) -> Iterator[OpenAIServer]:
+    """The deployment's LLM, with no reply left over from another test."""
+    deployed_llm.forget_replies()
+    yield deployed_llm
+    deployed_llm.forget_replies()
+
+
+def listed(body: dict[str, Any]) -> dict[int, str]:
+    """The memories a profile prompt lists: number → text."""
+    content = body["messages"][0]["content"]
+    return {int(n): json.loads(text) for n, text in _LISTED.findall(content)}
+
+
+def reads_the_memories(body: dict[str, Any]) -> str:
+    """A scripted LLM that fills the schema as a good one would: "Lives in X" → location, "Works as X" →
+    occupation, anything else → hobbies; each value with the numbers of its memories."""
+    profile: dict[str, Any] = {}
+    sources: dict[str, list[int]] = {}
+    for number, text in sorted(listed(body).items()):
+        if text.startswith("Lives in "):
+            profile.setdefault("location", text.removeprefix("Lives in "))
+            sources.setdefault("location", [number])
+        elif text.startswith("Works as "):
+            profile.setdefault("occupation", text.removeprefix("Works as "))
+            sources.setdefault("occupation", [number])
+        else:
+            profile.setdefault("hobbies", []).append(text)
+            sources.setdefault("hobbies", []).append(number)
+    return json.dumps({"profile": profile, "sources": sources})
+
+
+def store() -> DynamoProfileStore:
+    return DynamoProfileStore(moto_aws.client("dynamodb"), os.environ["MNEMO_ACCOUNTS_TABLE"])
+
+
+def test_a_memory_change_generates_the_profile_with_the_llm_and_its_sources(
+    server: Server, tenant: Tenant, llm: OpenAIServer
+) -> None:
+    enable(server, tenant, schema=SCHEMA, custom_instructions="Keep the user's words.")
+    llm.reply(*[reads_the_memories] * 4)
+    ids = {
+        text: add(server, tenant, text)
+        for text in ("Lives in Lisbon", "Works as a nurse", "Loves hiking", "Moved here in 2019")
+    }
+    # no read meanwhile: the delivery function notes the changes, the worker generates once they are quiet
+    stored = until(
+        lambda: {"p": store().get_profile(tenant.project_id, "user", "alice")},
+        lambda got: got["p"] is not None and got["p"].status.value == "succeeded",
+    )["p"]
+    assert stored.profile["location"] == "Lisbon" and stored.profile["occupation"] == "a nurse"
+    assert sorted(stored.profile["hobbies"]) == ["Loves hiking", "Moved here in 2019"]
+    assert stored.sources["location"] == [ids["Lives in Lisbon"]]
+    assert stored.sources["occupation"] == [ids["Works as a nurse"]]
+    assert sorted(stored.sources["hobbies"]) == sorted([ids["Loves hiking"], ids["Moved here in 2019"]])
+    prompt = llm.chat_requests[-1].body["messages"][0]["content"]
+    assert "Keep the user's words." in prompt and '"Where the user lives"' in prompt
+    answer = profile_of(server, tenant)
+    assert answer["status"] == "succeeded" and answer["profile"] == stored.profile
+    assert answer["sources"] == stored.sources
+
+
+def test_an_invalid_llm_reply_is_sent_back_once_then_the_profile_fails(
+    server: Server, tenant: Tenant, llm: OpenAIServer
+) -> None:
+    enable(server, tenant, schema=SCHEMA)
+    add(server, tenant, "Lives in Porto")
+    invalid = json.dumps({"profile": {"age": "thirty"}, "sources": {"age": [0]}})
+    before = len(llm.chat_requests)
+    llm.reply(invalid, invalid)
+    made = job(server, tenant, {"operation": "trigger", "entity_type": "user", "entity_id": "alice"})
+    assert made.status_code == 200, made.text
+    failed = settled(server, tenant)
+    assert failed["status"] == "failed" and failed["profile"] == {}
+    assert "rejected twice" in failed["reason"] and "thirty" in failed["reason"], failed
+    retried = llm.chat_requests[before:]
+    assert len(retried) == 2
+    assert "could not be used" in retried[1].body["messages"][-1]["content"]
+
+    llm.reply(invalid, json.dumps({"profile": {"location": "Porto"}, "sources": {"location": [0]}}))
+    again = job(server, tenant, {"operation": "trigger", "entity_type": "user", "entity_id": "alice"})
+    done = until(
+        lambda: http(server, tenant).get(again.json()["status_url"]).json()["job"], lambda j: j["status"] == "succeeded"
+    )
+    assert done["succeeded"] == 1 and done["total"] == 1
+    assert settled(server, tenant)["profile"] == {"location": "Porto"}
+
+
+def test_a_burst_of_adds_costs_one_generation(server: Server, tenant: Tenant, llm: OpenAIServer) -> None:
+    enable(server, tenant, schema=SCHEMA)
+    llm.reply(*[reads_the_memories] * 10)
+    before = len(llm.chat_requests)
+    for n in range(5):
+        add(server, tenant, f"Plays game {n}")
+    final = until(
+        lambda: {"p": store().get_profile(tenant.project_id, "user", "alice")},
+        lambda got: (
+            got["p"] is not None
+            and got["p"].status.value == "succeeded"
+            and len(got["p"].profile.get("hobbies", [])) == 5
+        ),
+    )["p"]
+    time.sleep(3.0)  # nothing more comes
+    assert len(llm.chat_requests) - before == 1, [listed(r.body) for r in llm.chat_requests[before:]]
+    assert store().get_profile(tenant.project_id, "user", "alice") == final
+    assert final.generation_count == 1
