@@ -1,5 +1,5 @@
 """Run the benchmarks and record them:
-`python -m bench.run [--quick] [--only engine,http,http-platform,locomo,lambda,webhooks]`.
+`python -m bench.run [--quick] [--only engine,http,http-platform,locomo,lambda,webhooks,categories,merge]`.
 
 Writes bench/results/<name>.json (machine, date, commit, every figure) and bench/results/search_latency.png.
 bench/report.py turns the JSON into the table in bench/README.md.
@@ -102,12 +102,24 @@ def run_webhooks(quick: bool) -> dict[str, Any]:
     return webhooks.run(events=1_000 if quick else 10_000, outage_seconds=20.0 if quick else 300.0)
 
 
+def run_categories(_quick: bool) -> dict[str, Any]:
+    from bench import categories
+
+    return categories.run()
+
+
+def run_merge(_quick: bool) -> dict[str, Any]:
+    from bench import merge_threshold
+
+    return merge_threshold.run()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run")
     parser.add_argument("--quick", action="store_true", help="Small sizes and short runs, for a smoke test.")
     parser.add_argument(
         "--only",
-        default="engine,http,http-platform,locomo,lambda,webhooks",
+        default="engine,http,http-platform,locomo,lambda,webhooks,categories,merge",
         help="Comma-separated parts to run.",
     )
     args = parser.parse_args(argv)
@@ -119,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         "locomo": run_locomo,
         "lambda": run_lambda,
         "webhooks": run_webhooks,
+        "categories": run_categories,
+        "merge": run_merge,
     }
     for name in args.only.split(","):
         figures = parts[name](args.quick)

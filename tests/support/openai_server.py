@@ -186,11 +186,6 @@ class OpenAIServer:
         with self._lock:
             self._overrides.append(RawResponse(status, body, content_type, tuple((headers or {}).items())))
 
-    def forget_replies(self) -> None:
-        """Drop the scripted replies no call has used yet."""
-        with self._lock:
-            self._replies.clear()
-
     @property
     def pending_replies(self) -> int:
         with self._lock:

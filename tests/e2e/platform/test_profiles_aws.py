@@ -15,7 +15,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -78,21 +78,38 @@ def tenant(server: Server) -> Tenant:
     return new_tenant(server, "profiles")
 
 
+class Scripted:
+    """The deployment's LLM, answering by what each prompt lists (so that a generation still on its way from an
+    earlier test gets its own answer and takes nothing from this one): `answer(body)`, by default
+    `reads_the_memories`; `calls(marker)` are the requests whose memories include `marker`."""
+
+    def __init__(self, server: OpenAIServer) -> None:
+        self.server = server
+        self.answer: Callable[[dict[str, Any]], str] = reads_the_memories
+
+    def reply(self, body: dict[str, Any]) -> str:
+        return self.answer(body)
+
+    def calls(self, marker: str) -> list[dict[str, Any]]:
+        return [r.body for r in self.server.chat_requests if any(marker in t for t in listed(r.body).values())]
+
+
 @pytest.fixture(scope="module")
-def deployed_llm(server: Server) -> Iterator[OpenAIServer]:
+def deployed_llm(server: Server) -> Iterator[Scripted]:
     """The LLM of the deployment (the worker follows the provider settings at each invocation)."""
     with OpenAIServer(embedding_dims=64) as fake:
         config = {"provider": "openai", "config": {"base_url": fake.base_url, "api_key": "sk-test", "model": "m"}}
         server.container.configuration.update({"llm": config})
-        yield fake
+        scripted_llm = Scripted(fake)
+        fake.reply(*[scripted_llm.reply] * 1_000)
+        yield scripted_llm
 
 
 @pytest.fixture
-def llm(deployed_llm: OpenAIServer) -> Iterator[OpenAIServer]:
-    """The deployment's LLM, with no reply left over from another test."""
-    deployed_llm.forget_replies()
+def llm(deployed_llm: Scripted) -> Iterator[Scripted]:
+    deployed_llm.answer = reads_the_memories
     yield deployed_llm
-    deployed_llm.forget_replies()
+    deployed_llm.answer = reads_the_memories
 
 
 def listed(body: dict[str, Any]) -> dict[int, str]:
@@ -124,10 +141,9 @@ def store() -> DynamoProfileStore:
 
 
 def test_a_memory_change_generates_the_profile_with_the_llm_and_its_sources(
-    server: Server, tenant: Tenant, llm: OpenAIServer
+    server: Server, tenant: Tenant, llm: Scripted
 ) -> None:
     enable(server, tenant, schema=SCHEMA, custom_instructions="Keep the user's words.")
-    llm.reply(*[reads_the_memories] * 4)
     ids = {
         text: add(server, tenant, text)
         for text in ("Lives in Lisbon", "Works as a nurse", "Loves hiking", "Moved here in 2019")
@@ -142,7 +158,7 @@ def test_a_memory_change_generates_the_profile_with_the_llm_and_its_sources(
     assert stored.sources["location"] == [ids["Lives in Lisbon"]]
     assert stored.sources["occupation"] == [ids["Works as a nurse"]]
     assert sorted(stored.sources["hobbies"]) == sorted([ids["Loves hiking"], ids["Moved here in 2019"]])
-    prompt = llm.chat_requests[-1].body["messages"][0]["content"]
+    prompt = llm.calls("Works as a nurse")[-1]["messages"][0]["content"]
     assert "Keep the user's words." in prompt and '"Where the user lives"' in prompt
     answer = profile_of(server, tenant)
     assert answer["status"] == "succeeded" and answer["profile"] == stored.profile
@@ -150,24 +166,30 @@ def test_a_memory_change_generates_the_profile_with_the_llm_and_its_sources(
 
 
 def test_an_invalid_llm_reply_is_sent_back_once_then_the_profile_fails(
-    server: Server, tenant: Tenant, llm: OpenAIServer
+    server: Server, tenant: Tenant, llm: Scripted
 ) -> None:
+    invalid = json.dumps({"profile": {"age": "thirty"}, "sources": {"age": [0]}})
+    valid = json.dumps({"profile": {"location": "Porto"}, "sources": {"location": [0]}})
+    fixed = {"second try": False}
+
+    def never_valid_then_valid_on_retry(body: dict[str, Any]) -> str:
+        if not any("Porto" in t for t in listed(body).values()):
+            return reads_the_memories(body)  # another test's generation
+        retry = "could not be used" in body["messages"][-1]["content"]
+        return valid if retry and fixed["second try"] else invalid
+
+    llm.answer = never_valid_then_valid_on_retry
     enable(server, tenant, schema=SCHEMA)
     add(server, tenant, "Lives in Porto")
-    invalid = json.dumps({"profile": {"age": "thirty"}, "sources": {"age": [0]}})
-    before = len(llm.chat_requests)
-    llm.reply(invalid, invalid)
-    made = job(server, tenant, {"operation": "trigger", "entity_type": "user", "entity_id": "alice"})
-    assert made.status_code == 200, made.text
-    failed = settled(server, tenant)
-    assert failed["status"] == "failed" and failed["profile"] == {}
+    failed = until(lambda: profile_of(server, tenant), lambda p: p["status"] == "failed")
+    assert failed["profile"] == {}
     assert "rejected twice" in failed["reason"] and "thirty" in failed["reason"], failed
-    retried = llm.chat_requests[before:]
-    assert len(retried) == 2
-    assert "could not be used" in retried[1].body["messages"][-1]["content"]
+    first, retried = llm.calls("Porto")[:2]
+    assert len(first["messages"]) == 1 and "could not be used" in retried["messages"][-1]["content"]
 
-    llm.reply(invalid, json.dumps({"profile": {"location": "Porto"}, "sources": {"location": [0]}}))
+    fixed["second try"] = True
     again = job(server, tenant, {"operation": "trigger", "entity_type": "user", "entity_id": "alice"})
+    assert again.status_code == 200, again.text
     done = until(
         lambda: http(server, tenant).get(again.json()["status_url"]).json()["job"], lambda j: j["status"] == "succeeded"
     )
@@ -175,10 +197,8 @@ def test_an_invalid_llm_reply_is_sent_back_once_then_the_profile_fails(
     assert settled(server, tenant)["profile"] == {"location": "Porto"}
 
 
-def test_a_burst_of_adds_costs_one_generation(server: Server, tenant: Tenant, llm: OpenAIServer) -> None:
+def test_a_burst_of_adds_costs_one_generation(server: Server, tenant: Tenant, llm: Scripted) -> None:
     enable(server, tenant, schema=SCHEMA)
-    llm.reply(*[reads_the_memories] * 10)
-    before = len(llm.chat_requests)
     for n in range(5):
         add(server, tenant, f"Plays game {n}")
     final = until(
@@ -190,6 +210,6 @@ def test_a_burst_of_adds_costs_one_generation(server: Server, tenant: Tenant, ll
         ),
     )["p"]
     time.sleep(3.0)  # nothing more comes
-    assert len(llm.chat_requests) - before == 1, [listed(r.body) for r in llm.chat_requests[before:]]
+    assert len(llm.calls("Plays game")) == 1, [listed(body) for body in llm.calls("Plays game")]
     assert store().get_profile(tenant.project_id, "user", "alice") == final
     assert final.generation_count == 1

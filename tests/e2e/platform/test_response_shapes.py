@@ -93,7 +93,7 @@ def test_the_memory_object_sends_every_key_in_order_nulls_included(api: Api) -> 
     assert [got[k] for k in ("agent_id", "app_id", "session_id", "metadata", "expiration_date", "replaced_by")] == [
         None
     ] * 6
-    assert (got["categories"], got["synthesized"], got["lifecycle_state"]) == ([], False, "active")
+    assert (got["categories"], got["synthesized"], got["lifecycle_state"]) == (["hobbies"], False, "active")
     assert ISO_UTC.match(got["created_at"]) and ISO_UTC.match(got["updated_at"])
     assert list(got["structured_attributes"]) == [
         "year",

@@ -54,7 +54,8 @@ def test_project_settings_reach_the_extraction_prompt(server: Server, llm: OpenA
     queued = other.add("I had soup.", user_id="alice")
     assert wait_for_event(server, plain, queued["event_id"])["status"] == "SUCCEEDED"
     untouched = extraction_prompt(llm)
-    assert "Only remember what the user eats." not in untouched and "cuisine" not in untouched
+    assert "Only remember what the user eats." not in untouched
+    assert "- cuisine: dishes and restaurants" not in untouched and "\n- food: " in untouched  # the default set
     assert "Write each fact in English." in untouched
 
 

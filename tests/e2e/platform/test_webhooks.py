@@ -188,8 +188,9 @@ def events_of(receiver: Receiver, secret: str, count: int) -> list[dict[str, Any
 
 
 def test_every_memory_event_from_every_path_reaches_the_receiver_signed(server: Server, tenant: Tenant) -> None:
-    with receiving() as receiver:
-        hook = create(server, tenant, receiver.url, MEMORY_TYPES)
+    with receiving() as receiver, receiving() as filing:
+        hook = create(server, tenant, receiver.url, ["memory_add", "memory_update", "memory_delete"])
+        filed = create(server, tenant, filing.url, ["memory_categorize"])
         secret = hook["secret"]
         base, h = server.url, tenant.headers
         tea = add_verbatim(server, tenant, "I drink green tea.")
@@ -231,10 +232,19 @@ def test_every_memory_event_from_every_path_reaches_the_receiver_signed(server: 
 
         categories = [{"hobbies": "hobbies, gardening, sports, chess"}]
         garden = add_verbatim(server, tenant, "I love gardening on weekends.", custom_categories=categories)
-        got = events_of(receiver, secret, 14)
-        assert [e["event_type"] for e in got[12:]] == ["memory_add", "memory_categorize"]
-        assert got[13]["event_details"] == {"event": "CATEGORIZE", "memory_id": garden, "categories": ["hobbies"]}
-        assert [e["sequence"] for e in got] == list(range(1, 15))  # in order, each once
+        got = events_of(receiver, secret, 13)
+        assert got[12]["event_type"] == "memory_add"
+        assert [e["sequence"] for e in got] == list(range(1, 14))  # in order, each once
+        # every add files its memory under a category (the defaults, or the add's own): a categorize event each
+        assert filing.wait_for(
+            lambda g: any(verify(r, filed["secret"])["event_details"]["memory_id"] == garden for r in g)
+        )
+        categorized = {
+            e["event_details"]["memory_id"]: e["event_details"]["categories"]
+            for e in (verify(r, filed["secret"]) for r in filing.received)
+        }
+        assert categorized[garden] == ["hobbies"] and set(categorized) >= {tea, garden, bob, *ids}
+        assert {e["event_type"] for e in (verify(r, filed["secret"]) for r in filing.received)} == {"memory_categorize"}
 
 
 def test_an_asynchronous_add_is_an_ingest_job(server: Server, tenant: Tenant) -> None:

@@ -58,6 +58,7 @@ class AddCommand:
     expiration_date: date | None = None
     instructions: str | None = None  # replaces the configured custom instructions for this call
     custom_categories: tuple[Category, ...] = ()  # the categories a memory may be filed under
+    categories: tuple[str, ...] | None = None  # exactly these categories for every memory (an import's)
     procedural: bool = False
     timestamp: datetime | None = None  # backdates created_at
     multilingual: bool = False
@@ -85,6 +86,8 @@ class AddCommand:
         }
         if self.procedural:
             out["procedural"] = True
+        if self.categories is not None:
+            out["categories"] = list(self.categories)
         return out
 
     @classmethod
@@ -104,6 +107,7 @@ class AddCommand:
             instructions=parsed.custom_instructions,
             custom_categories=tuple((name, text) for entry in parsed.custom_categories for name, text in entry.items()),
             procedural=parsed.procedural,
+            categories=tuple(parsed.categories) if parsed.categories is not None else None,
             timestamp=datetime.fromtimestamp(parsed.timestamp, tz=UTC) if parsed.timestamp else None,  # 0: none
             multilingual=parsed.multilingual,
         )
@@ -128,6 +132,7 @@ class _AddJson(BaseModel):
     expiration_date: date | None = None
     custom_instructions: str | None = None
     custom_categories: list[dict[str, str]] = Field(default_factory=list)
+    categories: list[str] | None = None
     procedural: bool = False
     timestamp: int | None = None
     multilingual: bool = False

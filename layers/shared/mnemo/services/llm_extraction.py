@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -12,6 +13,7 @@ from mnemo.domain.memory import Event
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.services import prompts
+from mnemo.services.commands import Category
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
@@ -39,6 +41,15 @@ def parse_json_reply(reply: str) -> dict[str, Any]:
     return parsed
 
 
+@dataclass(frozen=True, slots=True)
+class ExtractedFact:
+    """A fact the LLM extracted, with the categories it filed it under (only names of the categories it was
+    given; empty when it gave none)."""
+
+    text: str
+    categories: tuple[str, ...] = ()
+
+
 def extract_facts(
     llm: LLM,
     conversation: list[ChatMessage],
@@ -46,11 +57,16 @@ def extract_facts(
     instructions: str | None,
     multilingual: bool,
     today: date,
-) -> list[str]:
+    categories: Sequence[Category] = (),
+) -> list[ExtractedFact]:
+    """The facts of the conversation; with `categories`, the LLM files each fact under them too (a reply of plain
+    strings is still read: its facts then have no categories)."""
+    listed = "\n".join(f"- {name}: {description}" if description else f"- {name}" for name, description in categories)
     system = prompts.FACT_EXTRACTION.format(
         language_rule=prompts.LANGUAGE_SAME if multilingual else prompts.LANGUAGE_ENGLISH,
         custom_instructions=f"\nAdditional instructions from the operator:\n{instructions}\n" if instructions else "",
         today=today.isoformat(),
+        reply_format=prompts.CATEGORIZED_REPLY.format(categories=listed) if categories else prompts.PLAIN_REPLY,
     )
     transcript = "\n".join(f"{m['role']}: {m['content']}" for m in conversation)
     reply = parse_json_reply(
@@ -59,7 +75,15 @@ def extract_facts(
     facts = reply.get("facts", [])
     if not isinstance(facts, list):
         raise ProviderError("The LLM's 'facts' is not a list.", code="provider_bad_response")
-    return [f.strip() for f in facts if isinstance(f, str) and f.strip()]
+    known = {name for name, _ in categories}
+    out: list[ExtractedFact] = []
+    for fact in facts:
+        text, filed = (fact.get("text"), fact.get("categories")) if isinstance(fact, dict) else (fact, None)
+        if not isinstance(text, str) or not text.strip():
+            continue
+        names = [c for c in filed if isinstance(c, str) and c in known] if isinstance(filed, list) else []
+        out.append(ExtractedFact(text.strip(), tuple(dict.fromkeys(names))))
+    return out
 
 
 def decide(llm: LLM, existing: dict[str, str], facts: list[str]) -> list[Decision]:

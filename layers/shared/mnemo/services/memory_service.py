@@ -28,10 +28,12 @@ from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_store import DuplicateMemoryError, MemoryStore, active_batches
 from mnemo.services import llm_extraction, prompts
 from mnemo.services.categories import categorize, with_categories
+from mnemo.services.category_classifier import DEFAULT_CATEGORIES, EmbeddingCategorizer, Rule
 from mnemo.services.commands import (
     UNSET,
     AddCommand,
     AddResult,
+    Category,
     SearchCommand,
     SearchResult,
     UpdateCommand,
@@ -42,16 +44,30 @@ from mnemo.services.llm_extraction import Decision
 from mnemo.services.providers import ActiveProviders
 from mnemo.services.ranking import RankingWeights, fuse
 
+# Every memory of a categorized add gets a category: `misc` (of the default set) when none reaches the threshold.
+FILING_RULE = Rule(fallback=True)
 NEAR_DUPLICATE = 0.9  # cosine at or above which a heuristic statement repeats an existing memory
 RELATED_PER_FACT = 5  # existing memories shown to the LLM for each new fact
 
 
 @dataclass(frozen=True, slots=True)
+class AddPolicy:
+    """What an add does beyond storing: `categorize`, file every memory under the add's custom categories, else the
+    15 default ones (the LLM's choice on the LLM path, else zero-shot by embedding similarity:
+    mnemo.services.category_classifier) — the platform's projects; off, only an add's custom categories are
+    matched by keyword (the self-hosted surface)."""
+
+    categorize: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class _Add:
-    """An add being made: the command, and the categories its memories are filed under."""
+    """An add being made: the command, the categories its memories are filed by keyword (without the policy), and
+    the category set its memories are filed under (with it)."""
 
     command: AddCommand
     categories: tuple[str, ...]
+    category_set: tuple[Category, ...] = ()
 
     @property
     def scope(self) -> Scope:
@@ -65,12 +81,15 @@ class MemoryService:
         index: MemoryIndex,
         providers: ActiveProviders,
         weights: RankingWeights | None = None,
+        policy: AddPolicy | None = None,
     ) -> None:
         self.store = store
         self.index = index
         self.providers = providers
         self.weights = weights or RankingWeights()
+        self.policy = policy or AddPolicy()
         self._write_lock = threading.Lock()
+        self._categorizer: EmbeddingCategorizer | None = None
 
     # ---- add ----------------------------------------------------------------------------------------
 
@@ -80,7 +99,14 @@ class MemoryService:
         if command.scope.is_empty():
             raise ValidationError("At least one identifier (user_id, agent_id, run_id) is required.")
         command = replace(command, metadata=strip_identity(command.metadata))
-        add = _Add(command, categorize(_said(command), command.custom_categories) if command.custom_categories else ())
+        if command.categories is not None:  # exactly these (an import's)
+            add = _Add(command, command.categories)
+        elif self.policy.categorize:
+            add = _Add(command, (), tuple(command.custom_categories) or DEFAULT_CATEGORIES)
+        else:
+            add = _Add(
+                command, categorize(_said(command), command.custom_categories) if command.custom_categories else ()
+            )
         if command.procedural:
             return self._add_procedural(add)
         if not command.infer:
@@ -102,7 +128,7 @@ class MemoryService:
             for i, m in enumerate(add.command.messages)
             if m.role != "system" and m.content.strip()
         ]
-        return self._store_new(candidates, add.scope)
+        return self._store_new(candidates, add)
 
     def _add_statements(self, add: _Add) -> list[AddResult]:
         messages = add.command.messages
@@ -123,40 +149,46 @@ class MemoryService:
             source = SourceMessage(message.role, message.content, statement.message_index, message.name)
             kept.append(self._new_record(statement.text, add, sources=(source,), attributed_to=message.role))
             kept_vectors.append(vector)
-        return self._store_new(kept, add.scope, np.stack(kept_vectors) if kept_vectors else None)
+        return self._store_new(kept, add, np.stack(kept_vectors) if kept_vectors else None)
 
     def _add_inferred(self, add: _Add, llm: LLM) -> list[AddResult]:
         command = add.command
         conversation: list[ChatMessage] = [
             {"role": m.role, "content": m.content} for m in command.messages if m.content.strip()
         ]
-        facts = llm_extraction.extract_facts(
+        extracted = llm_extraction.extract_facts(
             llm,
             conversation,
             instructions=self._instructions(command),
             multilingual=command.multilingual,
             today=now().date(),
+            categories=add.category_set,
         )
-        if not facts:
+        if not extracted:
             return []
+        facts = [f.text for f in extracted]
+        filed = {f.text: f.categories for f in extracted if f.categories}
         refs = {str(i): record for i, record in enumerate(self._related(self._embed(facts), add.scope))}
         decisions = llm_extraction.decide(llm, {k: r.text for k, r in refs.items()}, facts)
         embedded = self._embed_decided(decisions, refs)
         all_sources = tuple(SourceMessage(m.role, m.content, i, m.name) for i, m in enumerate(command.messages))
         added = self._store_new(
             [
-                self._new_record(d.text, add, sources=all_sources, attributed_to="user")
+                self._new_record(d.text, add, sources=all_sources, attributed_to="user", categories=filed.get(d.text))
                 for d in decisions
                 if d.event is Event.ADD
             ],
-            add.scope,
+            add,
         )
         fresh = [r for r in added if r.event is Event.ADD]
         return [*added, *self._apply_decisions(decisions, refs, fresh, embedded)]
 
     def _instructions(self, command: AddCommand) -> str | None:
         """The extraction's instructions: the add's own, else the configured ones; an add with custom categories
-        (a platform project's) uses its own only, followed by its categories."""
+        (a platform project's) uses its own only, followed by its categories (unless the policy files memories:
+        the extraction then lists the categories itself)."""
+        if command.custom_categories and self.policy.categorize:
+            return command.instructions
         if command.custom_categories:
             return with_categories(command.instructions, command.custom_categories)
         return command.instructions or self.providers.get().custom_instructions
@@ -247,9 +279,11 @@ class MemoryService:
         sources = tuple(SourceMessage(m.role, m.content, i, m.name) for i, m in enumerate(command.messages))
         metadata = {**command.metadata, "memory_type": "procedural_memory"}
         record = self._new_record(summary, replace(add, command=replace(command, metadata=metadata)), sources=sources)
-        return self._store_new([record], command.scope)
+        return self._store_new([record], add)
 
-    def _new_record(self, text: str, add: _Add, **fields: Any) -> MemoryRecord:
+    def _new_record(
+        self, text: str, add: _Add, categories: tuple[str, ...] | None = None, **fields: Any
+    ) -> MemoryRecord:
         command = add.command
         return MemoryRecord.create(
             text,
@@ -257,16 +291,18 @@ class MemoryService:
             at=command.timestamp,
             metadata=dict(command.metadata),
             expiration_date=command.expiration_date,
-            categories=add.categories,
+            categories=categories or add.categories,
             **fields,
         )
 
-    def _store_new(self, records: list[MemoryRecord], scope: Scope, vectors: Vectors | None = None) -> list[AddResult]:
+    def _store_new(self, records: list[MemoryRecord], add: _Add, vectors: Vectors | None = None) -> list[AddResult]:
         """Store new records, skipping exact duplicates (same scope and text) already stored or in the batch."""
         if not records:
             return []
+        scope = add.scope
         if vectors is None:
             vectors = self._embed([r.text for r in records])
+        records = self._filed(records, vectors, add.category_set)
         results: list[AddResult] = []
         with self._write_lock:
             fresh: list[int] = []
@@ -284,6 +320,22 @@ class MemoryService:
                 for i, outcome in zip(fresh, outcomes, strict=True):
                     results[i] = outcome
         return results
+
+    def _filed(
+        self, records: list[MemoryRecord], vectors: Vectors, category_set: tuple[Category, ...]
+    ) -> list[MemoryRecord]:
+        """The records, each one without categories filed under `category_set` by embedding similarity."""
+        unfiled = [i for i, r in enumerate(records) if not r.categories]
+        if not category_set or not unfiled:
+            return records
+        embedder = self.providers.get().embedder
+        if self._categorizer is None or self._categorizer.embedder is not embedder:
+            self._categorizer = EmbeddingCategorizer(embedder, FILING_RULE)
+        chosen = self._categorizer.categorize_vectors(vectors[unfiled], category_set)
+        out = list(records)
+        for i, names in zip(unfiled, chosen, strict=True):
+            out[i] = replace(records[i], categories=names)
+        return out
 
     def _insert_new(self, records: list[MemoryRecord], vectors: Vectors, scope: Scope) -> list[AddResult]:
         history = [HistoryEntry.of(Event.ADD, r, None, r.text) for r in records]

@@ -7,19 +7,26 @@ import logging
 import threading
 
 from mnemo.ports.memory_namespaces import MemoryNamespaces, NamespaceStorage
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory_service import AddPolicy, MemoryService
 from mnemo.services.providers import ActiveProviders
 from mnemo.services.ranking import RankingWeights
 
 log = logging.getLogger("mnemo.namespaces")
 
+PLATFORM_POLICY = AddPolicy(categorize=True)  # a platform project files every memory under a category
+
 
 def open_memory_service(
-    storage: NamespaceStorage, providers: ActiveProviders, weights: RankingWeights | None = None, *, name: str = ""
+    storage: NamespaceStorage,
+    providers: ActiveProviders,
+    weights: RankingWeights | None = None,
+    *,
+    name: str = "",
+    policy: AddPolicy | None = None,
 ) -> MemoryService:
     """The MemoryService over `storage`. Embeddings of another width than the current embedder's (the embedder
     changed while this storage was closed) are made again first: a search must compare like with like."""
-    service = MemoryService(storage.store, storage.index, providers, weights)
+    service = MemoryService(storage.store, storage.index, providers, weights, policy)
     embedder = providers.get().embedder
     if storage.stored_dimension not in (None, embedder.dimension):
         log.warning(
@@ -45,7 +52,9 @@ class NamespaceMemoryServices:
             service = self._services.get(namespace)
             if service is None:
                 storage = self._namespaces.open(namespace)
-                service = open_memory_service(storage, self._providers, self._weights, name=f"namespace {namespace}")
+                service = open_memory_service(
+                    storage, self._providers, self._weights, name=f"namespace {namespace}", policy=PLATFORM_POLICY
+                )
                 self._services[namespace] = service
             return service
 

@@ -15,7 +15,15 @@ Rules:
 {custom_instructions}
 Today's date is {today}.
 
-Reply with a JSON object only: {{"facts": ["...", "..."]}}"""
+{reply_format}"""
+
+PLAIN_REPLY = """Reply with a JSON object only: {"facts": ["...", "..."]}"""
+
+CATEGORIZED_REPLY = """File each fact under one or two of these categories (their names exactly; the closest one \
+when none fits well):
+{categories}
+
+Reply with a JSON object only: {{"facts": [{{"text": "...", "categories": ["..."]}}]}}"""
 
 LANGUAGE_SAME = "Write each fact in the language the speaker used."
 LANGUAGE_ENGLISH = "Write each fact in English."

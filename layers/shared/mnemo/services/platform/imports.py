@@ -35,10 +35,9 @@ from mnemo.domain.filters import parse_datetime
 from mnemo.domain.json_shape import json_problem
 from mnemo.domain.memory import Event, Scope, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
-from mnemo.domain.text import keywords
 from mnemo.errors import MnemoError, ValidationError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
-from mnemo.services.commands import AddCommand, AddResult, Category, Message
+from mnemo.services.commands import AddCommand, AddResult, Message
 from mnemo.services.memory_service import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import (
@@ -172,9 +171,7 @@ def item_command(entry: Any, defaults: Mapping[str, str], infer: bool) -> AddCom
     }
     if text is not None:
         categories = _categories(entry.get("categories"))
-        command = AddCommand(
-            [Message("user", text)], infer=False, custom_categories=filed_under(categories, text), **common
-        )
+        command = AddCommand([Message("user", text)], infer=False, categories=categories, **common)
     else:
         command = AddCommand(messages_of(entry["messages"]), infer=_infer(entry.get("infer"), infer), **common)
     command.check_size()
@@ -218,14 +215,6 @@ def messages_of(raw: Any) -> list[Message]:
     if not out:
         raise ValidationError("messages must not be empty.")
     return out
-
-
-def filed_under(categories: Sequence[str], text: str) -> tuple[Category, ...]:
-    """The categories a memory keeps, as the add's custom categories: an add files a memory under each category
-    that shares a content word with its text, so each is described by one of the text's words. (A text without a
-    content word, only stop words, keeps none of them.)"""
-    words = keywords(text)
-    return tuple((name, words[0] if words else "") for name in categories)
 
 
 def _scope_ids(raw: Mapping[str, Any], where: str) -> dict[str, str]:
@@ -371,8 +360,9 @@ def _index(result: Mapping[str, Any]) -> int:
 
 def _compact(add: dict[str, Any]) -> dict[str, Any]:
     """An add's JSON without the keys left empty (AddCommand.from_json reads them as their defaults): an import
-    holds up to a thousand of them."""
-    out = {k: v for k, v in add.items() if v is not None and v not in ([], {})}
+    holds up to a thousand of them. `categories` stays even when empty: a memory imported without categories keeps
+    none (absent, the add would file it)."""
+    out = {k: v for k, v in add.items() if (v is not None and v not in ([], {})) or k == "categories"}
     out["messages"] = [{k: v for k, v in m.items() if v is not None} for m in add["messages"]]
     return out
 
