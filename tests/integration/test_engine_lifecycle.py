@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -41,20 +42,24 @@ def test_delete_all_refuses_a_filter_that_does_not_pin_an_entity(container) -> N
     assert container.memory_service.count(f.parse({"user_id": "bob"})) == 1
 
 
-def test_superseded_memories_stay_out_of_the_index_after_a_restart(data_dir: Path, registry) -> None:
+def test_superseded_memories_are_found_only_when_asked_for_after_a_restart(data_dir: Path, registry) -> None:
     first = build_container(Settings(data_dir=data_dir), registry)
     remember(first, "ann", "Ann lives in Lisbon", "Ann works as a nurse")
     lisbon = first.memory_service.get_all(f.parse({"user_id": "ann"}), top_k=None)[-1]
     superseded = lisbon.changed(state=LifecycleState.SUPERSEDED, replaced_by="someone-else")
     first.memory_service.store.replace(superseded, None, HistoryEntry.of(Event.DELETE, superseded, lisbon.text, None))
-    first.memory_service.index.remove([lisbon.id])
     first.close()
 
     second = build_container(Settings(data_dir=data_dir), registry)
     try:
-        assert second.memory_service.index.count() == 1
-        found = second.memory_service.search(SearchCommand("Where does Ann live?", f.parse({"user_id": "ann"})))
-        assert lisbon.id not in [r.record.id for r in found]
+        assert second.memory_service.index.count() == 2  # loaded from the store: every memory, any state
+        question = SearchCommand("Where does Ann live?", f.parse({"user_id": "ann"}))
+        found = second.memory_service.search(question)
+        assert lisbon.id not in [r.record.id for r in found]  # active only, by default
+        states = (LifecycleState.ACTIVE, LifecycleState.SUPERSEDED)
+        asked = second.memory_service.search(replace(question, states=states))
+        assert lisbon.id in [r.record.id for r in asked]
+        assert [r.record.state for r in asked if r.record.id == lisbon.id] == [LifecycleState.SUPERSEDED]
     finally:
         second.close()
 

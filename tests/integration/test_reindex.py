@@ -87,7 +87,7 @@ def local_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 # ---- local ---------------------------------------------------------------------------------------------
 
 
-def test_given_a_keyword_table_that_drifted_when_reindexed_locally_then_it_holds_exactly_the_active_memories(
+def test_given_a_keyword_table_that_drifted_when_reindexed_locally_then_it_holds_exactly_the_stored_memories(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ):
     memories = corpus()
@@ -104,14 +104,14 @@ def test_given_a_keyword_table_that_drifted_when_reindexed_locally_then_it_holds
 
     captured = capsys.readouterr()
     assert code == 0
-    assert captured.out == "4 memories indexed (local backend).\n"
-    assert captured.err.startswith("\rreindex [..............................] 0/4")
-    assert captured.err.endswith("\rreindex [##############################] 4/4\n")
+    # every memory, the superseded one too (reads filter by state)
+    assert captured.out == "5 memories indexed (local backend).\n"
+    assert captured.err.startswith("\rreindex [..............................] 0/5")
+    assert captured.err.endswith("\rreindex [##############################] 5/5\n")
     db = Database(tmp_path / "mnemo.sqlite3")
     try:
         rows = db.read().execute("SELECT memory_id, text FROM memory_fts").fetchall()
-        active = [m for m in memories if m.state is LifecycleState.ACTIVE]
-        assert sorted(rows) == sorted((m.id, m.text) for m in active)
+        assert sorted(rows) == sorted((m.id, m.text) for m in memories)
     finally:
         db.close()
 
@@ -142,7 +142,7 @@ def dynamodb() -> Iterator[Any]:
         yield client
 
 
-def test_given_memories_in_dynamodb_when_reindexed_then_the_index_is_cleared_and_gets_every_active_one_in_batches(
+def test_given_memories_in_dynamodb_when_reindexed_then_the_index_is_cleared_and_gets_every_one_in_batches(
     dynamodb: Any,
 ):
     store = DynamoMemoryStore(dynamodb, "mnemo-memories", page_size=2)
@@ -154,15 +154,15 @@ def test_given_memories_in_dynamodb_when_reindexed_then_the_index_is_cleared_and
 
     count = rebuild_index(store, index, batch_size=2, progress=lambda done, total: seen.append((done, total)))
 
-    assert count == 4
+    assert count == 5  # the superseded memory too: reads filter by state
     assert index.calls[0] == ("clear", [])
     batches = [ids for call, ids in index.calls[1:] if call == "upsert"]
     assert all(1 <= len(ids) <= 2 for ids in batches) and len(batches) == len(index.calls) - 1
-    active = {m.id: v for m, v in zip(memories, vectors, strict=True) if m.state is LifecycleState.ACTIVE}
-    assert sorted(id_ for ids in batches for id_ in ids) == sorted(active)
-    for memory_id, vector in active.items():
+    stored = {m.id: v for m, v in zip(memories, vectors, strict=True)}
+    assert sorted(id_ for ids in batches for id_ in ids) == sorted(stored)
+    for memory_id, vector in stored.items():
         np.testing.assert_array_equal(index.vectors[memory_id], vector)
-    assert seen[0] == (0, 4) and seen[-1] == (4, 4)
+    assert seen[0] == (0, 5) and seen[-1] == (5, 5)
     assert [done for done, _ in seen] == sorted(done for done, _ in seen)
 
 
@@ -184,6 +184,6 @@ def test_given_the_aws_backend_when_reindexing_from_the_cli_then_dynamodb_feeds_
 
     assert main(["reindex"]) == 0
 
-    assert capsys.readouterr().out == "4 memories indexed (aws backend); 3 entity counts recomputed.\n"
+    assert capsys.readouterr().out == "5 memories indexed (aws backend); 3 entity counts recomputed.\n"
     assert built[0].backend == "aws"
-    assert index.count() == 4
+    assert index.count() == 5

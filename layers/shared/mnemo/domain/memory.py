@@ -25,7 +25,11 @@ class Event(StrEnum):
 
 class LifecycleState(StrEnum):
     ACTIVE = "active"
-    SUPERSEDED = "superseded"
+    SUPERSEDED = "superseded"  # made false by a newer memory (`replaced_by`)
+    MERGED = "merged"  # said the same as an earlier memory (`replaced_by`), kept hidden
+
+
+ACTIVE_ONLY: tuple[LifecycleState, ...] = (LifecycleState.ACTIVE,)
 
 
 def now() -> datetime:

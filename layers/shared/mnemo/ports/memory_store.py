@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from mnemo.domain.entities import EntityCount
 from mnemo.domain.filters import Expr
-from mnemo.domain.memory import HistoryEntry, LifecycleState, MemoryRecord, Scope
+from mnemo.domain.memory import HistoryEntry, MemoryRecord, Scope
 from mnemo.errors import ConflictError
 from mnemo.ports.embedder import Vectors
 
@@ -77,14 +77,14 @@ class MemoryStore(Protocol):
     def put_setting(self, key: str, value: Any) -> None: ...
 
 
-def active_batches(
+def indexed_batches(
     batches: Iterable[tuple[list[MemoryRecord], Vectors]],
 ) -> Iterator[tuple[list[MemoryRecord], Vectors]]:
-    """The active memories of a store scan, with their embeddings: what a search index holds."""
+    """The memories of a store scan, with their embeddings: what a search index holds — every memory, in any
+    lifecycle state (a read filters by state: active only, unless it asks for superseded or merged ones too)."""
     for records, vectors in batches:
-        keep = [i for i, r in enumerate(records) if r.state is LifecycleState.ACTIVE]
-        if keep:
-            yield [records[i] for i in keep], vectors[keep]
+        if records:
+            yield records, vectors
 
 
 def stored_dimension(store: MemoryStore) -> int | None:

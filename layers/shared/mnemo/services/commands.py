@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from mnemo.domain.filters import Expr
-from mnemo.domain.memory import Event, MemoryRecord, Scope
+from mnemo.domain.memory import ACTIVE_ONLY, Event, LifecycleState, MemoryRecord, Scope
 from mnemo.errors import PayloadTooLargeError, ValidationError
 
 UNSET: Any = object()
@@ -163,6 +163,7 @@ class SearchCommand:
     threshold: float = 0.1
     explain: bool = False
     show_expired: bool = False
+    states: tuple[LifecycleState, ...] = ACTIVE_ONLY  # the lifecycle states it finds
 
 
 @dataclass(frozen=True, slots=True)

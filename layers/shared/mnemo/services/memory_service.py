@@ -12,6 +12,7 @@ import numpy as np
 from mnemo.domain import filters as f
 from mnemo.domain.entities import EntityCount
 from mnemo.domain.memory import (
+    ACTIVE_ONLY,
     IDENTITY_FIELDS,
     Event,
     HistoryEntry,
@@ -25,7 +26,7 @@ from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.ports.memory_index import MemoryIndex
-from mnemo.ports.memory_store import DuplicateMemoryError, MemoryStore, active_batches
+from mnemo.ports.memory_store import DuplicateMemoryError, MemoryStore, indexed_batches
 from mnemo.services import llm_extraction, prompts
 from mnemo.services.categories import categorize, with_categories
 from mnemo.services.category_classifier import DEFAULT_CATEGORIES, EmbeddingCategorizer, Rule
@@ -41,11 +42,13 @@ from mnemo.services.commands import (
 )
 from mnemo.services.heuristic_extraction import informative_statements
 from mnemo.services.llm_extraction import Decision
+from mnemo.services.paraphrase import MERGE_THRESHOLD, same_fact
 from mnemo.services.providers import ActiveProviders
 from mnemo.services.ranking import RankingWeights, fuse
 
 # Every memory of a categorized add gets a category: `misc` (of the default set) when none reaches the threshold.
 FILING_RULE = Rule(fallback=True)
+MERGE_CANDIDATES = 3  # the closest active memories of the scope a new memory is compared with
 NEAR_DUPLICATE = 0.9  # cosine at or above which a heuristic statement repeats an existing memory
 RELATED_PER_FACT = 5  # existing memories shown to the LLM for each new fact
 
@@ -55,9 +58,12 @@ class AddPolicy:
     """What an add does beyond storing: `categorize`, file every memory under the add's custom categories, else the
     15 default ones (the LLM's choice on the LLM path, else zero-shot by embedding similarity:
     mnemo.services.category_classifier) — the platform's projects; off, only an add's custom categories are
-    matched by keyword (the self-hosted surface)."""
+    matched by keyword (the self-hosted surface). `merge`: a new memory that states the same fact as an active
+    memory of its scope (mnemo.services.paraphrase.same_fact) is stored MERGED into it (`replaced_by`), hidden
+    from reads that do not ask for merged memories; the add answers it with the event NONE."""
 
     categorize: bool = False
+    merge: bool = False  # a memory that says what an active one of its scope says is kept merged into it
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +142,7 @@ class MemoryService:
         if not statements:
             return []
         vectors = self._embed([s.text for s in statements])
-        scope_filter = _scope_expr(add.scope)
+        scope_filter = f.conjoin(_scope_expr(add.scope), _ACTIVE)
         kept: list[MemoryRecord] = []
         kept_vectors: list[Vectors] = []
         for statement, vector in zip(statements, vectors, strict=True):
@@ -257,7 +263,7 @@ class MemoryService:
         closest = replacements[int(np.argmax([embedded[r.record.text] @ target for r in replacements]))].record
         superseded = record.changed(state=LifecycleState.SUPERSEDED, replaced_by=closest.id)
         self.store.replace(superseded, None, history)
-        self.index.remove([record.id])
+        self.index.upsert([superseded], target[None, :])  # still found by a read that asks for superseded ones
         return AddResult(superseded, Event.DELETE)
 
     def _add_procedural(self, add: _Add) -> list[AddResult]:
@@ -315,11 +321,36 @@ class MemoryService:
                 seen[record.hash] = record
                 fresh.append(i)
                 results.append(AddResult(record, Event.ADD))
+            if fresh and self.policy.merge:
+                merged = self._merged([records[i] for i in fresh], vectors[fresh], scope)
+                for i, record in zip(fresh, merged, strict=True):
+                    records[i] = record
             if fresh:
                 outcomes = self._insert_new([records[i] for i in fresh], vectors[fresh], scope)
                 for i, outcome in zip(fresh, outcomes, strict=True):
                     results[i] = outcome
         return results
+
+    def _merged(self, records: list[MemoryRecord], vectors: Vectors, scope: Scope) -> list[MemoryRecord]:
+        """The records, each one that states the same fact as an active memory of the scope (stored, or earlier
+        in this batch) marked MERGED into it."""
+        out: list[MemoryRecord] = []
+        scope_filter = f.conjoin(_scope_expr(scope), _ACTIVE)
+        for k, (record, vector) in enumerate(zip(records, vectors, strict=True)):
+            candidates = [
+                (float(vector @ vectors[j]), out[j]) for j in range(k) if out[j].state is LifecycleState.ACTIVE
+            ]
+            hits = [h for h in self.index.search(vector, "", scope_filter, MERGE_CANDIDATES) if h.semantic > 0]
+            stored = self.store.get_many([h.memory_id for h in hits if h.semantic >= MERGE_THRESHOLD])
+            candidates += [(h.semantic, stored[h.memory_id]) for h in hits if h.memory_id in stored]
+            same = [
+                (similarity, other)
+                for similarity, other in candidates
+                if other.state is LifecycleState.ACTIVE and same_fact(record.text, other.text, similarity)
+            ]
+            survivor = max(same, key=lambda pair: pair[0])[1] if same else None
+            out.append(replace(record, state=LifecycleState.MERGED, replaced_by=survivor.id) if survivor else record)
+        return out
 
     def _filed(
         self, records: list[MemoryRecord], vectors: Vectors, category_set: tuple[Category, ...]
@@ -338,7 +369,7 @@ class MemoryService:
         return out
 
     def _insert_new(self, records: list[MemoryRecord], vectors: Vectors, scope: Scope) -> list[AddResult]:
-        history = [HistoryEntry.of(Event.ADD, r, None, r.text) for r in records]
+        history = [HistoryEntry.of(_stored_as(r), r, None, r.text) for r in records]
         try:
             self.store.insert(records, vectors, history)
         except DuplicateMemoryError:
@@ -346,7 +377,7 @@ class MemoryService:
             # by many processes, such as DynamoDB): settle them one by one; the one that lost is already known.
             return [self._insert_one(record, vectors[k : k + 1], scope) for k, record in enumerate(records)]
         self.index.upsert(records, vectors)
-        return [AddResult(r, Event.ADD) for r in records]
+        return [AddResult(r, _stored_as(r)) for r in records]
 
     def _insert_one(self, record: MemoryRecord, vector: Vectors, scope: Scope) -> AddResult:
         if self.store.get(record.id) is None:  # not stored by a part of the batch that went through
@@ -354,14 +385,14 @@ class MemoryService:
             if known is not None:
                 return AddResult(known, Event.NONE)
             try:
-                self.store.insert([record], vector, [HistoryEntry.of(Event.ADD, record, None, record.text)])
+                self.store.insert([record], vector, [HistoryEntry.of(_stored_as(record), record, None, record.text)])
             except DuplicateMemoryError as lost:
                 winner = self.store.get(lost.memory_id) or self.store.find_by_hash(scope, record.hash)
                 if winner is None:
                     raise
                 return AddResult(winner, Event.NONE)
         self.index.upsert([record], vector)
-        return AddResult(record, Event.ADD)
+        return AddResult(record, _stored_as(record))
 
     # ---- read ---------------------------------------------------------------------------------------
 
@@ -372,12 +403,21 @@ class MemoryService:
         return record
 
     def get_all(
-        self, filters: f.Expr, *, top_k: int | None = 20, show_expired: bool = False, offset: int = 0
+        self,
+        filters: f.Expr,
+        *,
+        top_k: int | None = 20,
+        show_expired: bool = False,
+        offset: int = 0,
+        states: Sequence[LifecycleState] = ACTIVE_ONLY,
     ) -> list[MemoryRecord]:
-        return self.store.find(_visible(filters, show_expired), limit=top_k, offset=offset)
+        """The memories `filters` match, in the lifecycle `states` asked for (active only by default)."""
+        return self.store.find(_visible(filters, show_expired, states), limit=top_k, offset=offset)
 
-    def count(self, filters: f.Expr, *, show_expired: bool = False) -> int:
-        return self.store.count(_visible(filters, show_expired))
+    def count(
+        self, filters: f.Expr, *, show_expired: bool = False, states: Sequence[LifecycleState] = ACTIVE_ONLY
+    ) -> int:
+        return self.store.count(_visible(filters, show_expired, states))
 
     def entity_counts(self) -> list[EntityCount]:
         """Every user, agent and run that has active memories, with their count."""
@@ -395,11 +435,15 @@ class MemoryService:
             return []
         vector = self._embed([query])[0]
         candidates = self.index.search(
-            vector, query, _visible(command.filters, command.show_expired), max(command.top_k * 3, 30)
+            vector, query, _visible(command.filters, command.show_expired, command.states), max(command.top_k * 3, 30)
         )
-        ranked = fuse(candidates, threshold=command.threshold, top_k=command.top_k, weights=self.weights)
+        pool = command.top_k if tuple(command.states) == ACTIVE_ONLY else max(command.top_k * 3, 30)
+        ranked = fuse(candidates, threshold=command.threshold, top_k=pool, weights=self.weights)
         records = self.store.get_many([r.memory_id for r in ranked])
-        return [SearchResult(records[r.memory_id], r.score, r.details) for r in ranked if r.memory_id in records]
+        found = [SearchResult(records[r.memory_id], r.score, r.details) for r in ranked if r.memory_id in records]
+        if tuple(command.states) != ACTIVE_ONLY:  # a current fact ranks above the ones it replaced
+            found = _below_their_successors([replace(r, score=r.score * _weight(r.record)) for r in found])
+        return found[: command.top_k]
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
         entries = self.store.history(memory_id)
@@ -436,8 +480,7 @@ class MemoryService:
                 vector = self._embed([updated.text])
             history = HistoryEntry.of(Event.UPDATE, updated, current.text, updated.text)
             self.store.replace(updated, None if vector is None else vector[0], history)
-            if updated.state is LifecycleState.ACTIVE:
-                self.index.upsert([updated], vector if vector is not None else self._embed([updated.text]))
+            self.index.upsert([updated], vector if vector is not None else self._embed([updated.text]))
             return updated
 
     def delete(self, memory_id: str) -> None:
@@ -475,7 +518,7 @@ class MemoryService:
             for records, vectors in fresh:
                 self.store.set_vectors([r.id for r in records], vectors)
                 count += len(records)
-            for records, vectors in active_batches(fresh):
+            for records, vectors in indexed_batches(fresh):
                 self.index.upsert(records, vectors)
         return count
 
@@ -484,16 +527,52 @@ class MemoryService:
 
 
 _ACTIVE = f.Condition("state", "eq", LifecycleState.ACTIVE.value)
+# A superseded or merged memory's score, when a search asks for them too: below the current fact it gave way to.
+REPLACED_WEIGHT = 0.5
 
 
-def _visible(filters: f.Expr, show_expired: bool) -> f.Expr:
+def _below_their_successors(found: list[SearchResult]) -> list[SearchResult]:
+    """Best first, except that a superseded or merged memory comes right after the memory that replaced it when
+    both are found (with at most its score): the current fact always ranks first."""
+    found = sorted(found, key=lambda r: r.score, reverse=True)
+    ids = {r.record.id for r in found}
+
+    def follows(r: SearchResult) -> bool:
+        return r.record.state is not LifecycleState.ACTIVE and r.record.replaced_by in ids
+
+    out = [r for r in found if not follows(r)]
+    for moved in (r for r in found if follows(r)):
+        at = next((i for i, r in enumerate(out) if r.record.id == moved.record.replaced_by), None)
+        if at is None:
+            out.append(moved)
+            continue
+        out.insert(at + 1, replace(moved, score=min(moved.score, out[at].score)))
+    return out
+
+
+def _stored_as(record: MemoryRecord) -> Event:
+    """A new memory's event: ADD, or NONE for one merged into a memory already there (no webhook event)."""
+    return Event.NONE if record.state is LifecycleState.MERGED else Event.ADD
+
+
+def _weight(record: MemoryRecord) -> float:
+    return 1.0 if record.state is LifecycleState.ACTIVE else REPLACED_WEIGHT
+
+
+def _in_states(states: Sequence[LifecycleState]) -> f.Expr:
+    if tuple(states) == ACTIVE_ONLY:
+        return _ACTIVE
+    return f.Condition("state", "in", [s.value for s in states])
+
+
+def _visible(filters: f.Expr, show_expired: bool, states: Sequence[LifecycleState] = ACTIVE_ONLY) -> f.Expr:
     if show_expired:
-        return f.conjoin(filters, _ACTIVE)
+        return f.conjoin(filters, _in_states(states))
     today = now().date()
     not_expired = f.Or(
         (f.Not(f.Condition("expiration_date", "exists", None)), f.Condition("expiration_date", "gte", today))
     )
-    return f.conjoin(filters, _ACTIVE, not_expired)
+    return f.conjoin(filters, _in_states(states), not_expired)
 
 
 def _scope_expr(scope: Scope) -> f.Expr:

@@ -13,7 +13,8 @@ from mnemo.services.ranking import RankingWeights
 
 log = logging.getLogger("mnemo.namespaces")
 
-PLATFORM_POLICY = AddPolicy(categorize=True)  # a platform project files every memory under a category
+# A platform project files every memory under a category, and merges a memory that says what one already does.
+PLATFORM_POLICY = AddPolicy(categorize=True, merge=True)
 
 
 def open_memory_service(

@@ -8,7 +8,7 @@ from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
 from mnemo.ports.memory_namespaces import NamespaceStorage
-from mnemo.ports.memory_store import active_batches, stored_dimension
+from mnemo.ports.memory_store import indexed_batches, stored_dimension
 
 DEFAULT_DIMENSION = 384  # an empty store: the index takes its width from the first upsert anyway
 
@@ -22,5 +22,5 @@ def open_storage(
     store = SqliteMemoryStore(database, outbox_namespace=outbox_namespace, on_outbox=on_outbox)
     dimension = stored_dimension(store)
     index = LocalMemoryIndex(database, dimension or DEFAULT_DIMENSION)
-    index.load(active_batches(store.scan()), dimension)
+    index.load(indexed_batches(store.scan()), dimension)
     return NamespaceStorage(store, index, dimension, outbox=store if outbox_namespace is not None else None)

@@ -27,7 +27,7 @@ from mnemo.api.limits import (
 )
 from mnemo.api.parsing import clean_id, parse_expiration
 from mnemo.domain import filters as f
-from mnemo.domain.memory import Scope
+from mnemo.domain.memory import LifecycleState, Scope
 from mnemo.errors import ValidationError
 from mnemo.services.categories import parse_categories
 from mnemo.services.commands import AddCommand, Category, Message
@@ -74,7 +74,28 @@ class AddBody(Lenient):
     output_format: str | None = Field(default=None, max_length=MAX_SHORT)
 
 
-class SearchBody(Lenient):
+class ReadsLifecycle(Lenient):
+    """The Dream read options of search and list."""
+
+    latest_only: bool = Field(
+        default=False, description="Dream: only current memories (no superseded ones, which are shown by default)."
+    )
+    include_merged: bool = Field(
+        default=False, description="Dream: also the memories merged into another one (hidden by default)."
+    )
+
+    def states(self) -> tuple[LifecycleState, ...]:
+        """The lifecycle states asked for: active and superseded by default; `latest_only` drops superseded,
+        `include_merged` adds merged."""
+        states = [LifecycleState.ACTIVE]
+        if not self.latest_only:
+            states.append(LifecycleState.SUPERSEDED)
+        if self.include_merged:
+            states.append(LifecycleState.MERGED)
+        return tuple(states)
+
+
+class SearchBody(ReadsLifecycle):
     query: str = Field(max_length=MAX_QUERY, description="What to look for (at most 4,000 characters).")
     filters: dict[str, Any] | None = None
     user_id: str | None = Field(default=None, description=ID)
@@ -90,7 +111,7 @@ class SearchBody(Lenient):
     output_format: str | None = Field(default=None, max_length=MAX_SHORT)
 
 
-class ListBody(Lenient):
+class ListBody(ReadsLifecycle):
     filters: dict[str, Any] | None = None
     user_id: str | None = Field(default=None, description=ID)
     agent_id: str | None = Field(default=None, description=ID)

@@ -107,6 +107,7 @@ def _search(
         top_k=10 if body.top_k is None else body.top_k,
         threshold=0.1 if body.threshold is None else body.threshold,
         show_expired=body.show_expired,
+        states=body.states(),
     )
     hits = project_memory.search(caller.project_id, command)
     return [select(SearchHitOut.of(r), body.fields, SearchHitFieldsOut) for r in hits]
@@ -169,7 +170,13 @@ def _list(
     size = page_size or body.page_size or 100
     first = offset(number, size) if paginate else 0
     found = project_memory.find(
-        caller.project_id, expr, limit=size, offset=first, show_expired=body.show_expired, total=paginate
+        caller.project_id,
+        expr,
+        limit=size,
+        offset=first,
+        show_expired=body.show_expired,
+        total=paginate,
+        states=body.states(),
     )
     items: list[MemoryItem] = [select(MemoryOut.of(r), body.fields, MemoryFieldsOut) for r in found.records]
     if found.total is None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.domain import filters as f
-from mnemo.domain.memory import HistoryEntry, MemoryRecord
+from mnemo.domain.memory import ACTIVE_ONLY, HistoryEntry, LifecycleState, MemoryRecord
 from mnemo.domain.tenancy import PlatformEvent, Project
 from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ports.tenancy_store import ProjectRecordStore
@@ -77,12 +77,21 @@ class ProjectMemoryService:
         return results
 
     def find(
-        self, project_id: str, expr: f.Expr, *, limit: int, offset: int = 0, show_expired: bool = False, total: bool
+        self,
+        project_id: str,
+        expr: f.Expr,
+        *,
+        limit: int,
+        offset: int = 0,
+        show_expired: bool = False,
+        total: bool,
+        states: Sequence[LifecycleState] = ACTIVE_ONLY,
     ) -> MemoryPage:
-        """Newest first; `total`: count every match too (a paginated answer)."""
+        """Newest first, in the lifecycle `states` asked for; `total`: count every match too (a paginated
+        answer)."""
         service = self.memory_service(project_id)
-        records = service.get_all(expr, top_k=limit, offset=offset, show_expired=show_expired)
-        counted = service.count(expr, show_expired=show_expired) if total else None
+        records = service.get_all(expr, top_k=limit, offset=offset, show_expired=show_expired, states=states)
+        counted = service.count(expr, show_expired=show_expired, states=states) if total else None
         self._records.bump_counter(project_id, "get_events")
         return MemoryPage(records, counted)
 

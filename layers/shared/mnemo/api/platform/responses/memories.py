@@ -74,7 +74,9 @@ class MemoryOut(BaseModel):
     structured_attributes: StructuredAttributes
     replaced_by: str | None = Field(description="The id of the memory that superseded it, or null.", examples=[None])
     synthesized: bool = Field(description="Whether it was synthesized from others (never, here).", examples=[False])
-    lifecycle_state: LifecycleState = Field(description="Active, or superseded by `replaced_by`.")
+    lifecycle_state: LifecycleState = Field(
+        description="active; superseded (made false by `replaced_by`); or merged (said what `replaced_by` says)."
+    )
 
     @classmethod
     def of(cls, record: MemoryRecord) -> MemoryOut:
