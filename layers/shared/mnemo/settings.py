@@ -126,6 +126,14 @@ class Settings(BaseSettings):
         "attempt's retry is sent, delayed until it is due (up to 15 minutes; later ones are the schedule's).",
     )
 
+    # ---- Dream (platform): what the deployment offers its projects, as the entitlements of /dream/config/ ----
+    plan: str = Field(
+        default="self-hosted", min_length=1, max_length=64, description="The plan name the entitlements show."
+    )
+    reflection_interval_days: int = Field(
+        default=7, ge=1, le=365, description="Synthesis runs at most once per this many days per user."
+    )
+
     # ---- profiles (platform) ----
     profile_debounce_seconds: float = Field(
         default=2.0,

@@ -113,3 +113,21 @@ def test_with_an_llm_the_extraction_files_each_fact(server: Server, llm: OpenAIS
     assert by_text["Plays tennis on Sundays"] == ["sports"]  # a name it was not given: filed by similarity
     prompt = llm.chat_requests[0].body["messages"][0]["content"]
     assert "- health: " in prompt and '"categories"' in prompt
+
+
+def test_a_new_text_is_filed_anew(server: Server) -> None:
+    tenant = new_tenant(server, "refile")
+    (tennis,) = add(server, tenant, "I play tennis every Sunday morning")
+    assert memory(server, tenant, tennis["id"])["categories"] == ["sports"]
+    url = f"{server.url}/v1/memories/{tennis['id']}/"
+    changed = httpx.put(url, json={"text": "I am allergic to peanuts and take antihistamines"}, headers=tenant.headers)
+    assert changed.status_code == 200, changed.text
+    assert memory(server, tenant, tennis["id"])["categories"] == ["health"]
+    kept = httpx.put(url, json={"metadata": {"checked": True}}, headers=tenant.headers)  # the text is the same
+    assert kept.status_code == 200 and memory(server, tenant, tennis["id"])["categories"] == ["health"]
+    project = f"{server.url}/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
+    custom = [{"pets": "Animals the user owns or cares for: dogs, cats"}]
+    assert httpx.patch(project, json={"custom_categories": custom}, headers=tenant.headers).status_code == 200
+    batch = {"memories": [{"memory_id": tennis["id"], "text": "Adopted a black cat from the shelter"}]}
+    assert httpx.put(f"{server.url}/v1/batch/", json=batch, headers=tenant.headers).status_code == 200
+    assert memory(server, tenant, tennis["id"])["categories"] == ["pets"]

@@ -14,6 +14,7 @@ from mnemo.services.authentication import Authenticator
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.entities import EntityService
 from mnemo.services.memory_service import MemoryService
+from mnemo.services.platform.dream import DreamService
 from mnemo.services.platform.entities import ProjectEntityService
 from mnemo.services.platform.events import EventService
 from mnemo.services.platform.profiles import ProfileService
@@ -110,6 +111,10 @@ def webhook_service(request: Request) -> WebhookService:
     return webhooks
 
 
+def dream_service(request: Request) -> DreamService:
+    return platform_services(request).dream
+
+
 def profile_service(request: Request) -> ProfileService:
     profiles = platform_services(request).profiles
     if profiles is None:
@@ -132,3 +137,4 @@ ProjectEntityServiceDep = Annotated[ProjectEntityService, Depends(project_entity
 ReportServiceDep = Annotated[ReportService, Depends(report_service)]
 WebhookServiceDep = Annotated[WebhookService, Depends(webhook_service)]
 ProfileServiceDep = Annotated[ProfileService, Depends(profile_service)]
+DreamServiceDep = Annotated[DreamService, Depends(dream_service)]

@@ -29,6 +29,7 @@ from mnemo.ports.webhook_store import WebhookStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import AddJobs
 from mnemo.services.platform.add_worker import AddWorker
+from mnemo.services.platform.dream import DreamService, Entitlements
 from mnemo.services.platform.entities import ProjectEntityService
 from mnemo.services.platform.events import EventService
 from mnemo.services.platform.jobs import JobService, queue_enqueuer
@@ -71,8 +72,9 @@ def platform_services(
         if platform.profiles is not None:
             platform.profiles.drop_project(project_id)
 
+    tenancy = TenancyService(store, drop_project)
     platform = PlatformServices(
-        tenancy=TenancyService(store, drop_project),
+        tenancy=tenancy,
         project_memory=ProjectMemoryService(namespaces, adds, events, store),
         events=events,
         entities=ProjectEntityService(namespaces, store, events),
@@ -80,6 +82,7 @@ def platform_services(
         adds=adds,
         jobs=JobService(adds, max_attempts=settings.job_attempts),
         namespaces=namespaces,
+        dream=DreamService(tenancy, Entitlements(settings.plan, settings.reflection_interval_days)),
     )
     return platform
 

@@ -103,6 +103,9 @@ class Project:
     multilingual: bool = False
     decay: bool = False
     is_default: bool = False
+    reflection_enabled: bool = False  # Dream's synthesis (reflection) turned on
+    reflection_enabled_at: datetime | None = None  # when it was last turned on
+    reflection_mode: str = "batch"
 
     def changed(self, **fields: Any) -> Project:
         return replace(self, **fields)

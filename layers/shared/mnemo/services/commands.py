@@ -180,6 +180,7 @@ class UpdateCommand:
     metadata: dict[str, Any] | None = None
     expiration_date: Any = UNSET  # a date, None to clear, or UNSET to keep
     created_at: datetime | None = None  # when what the memory says happened (the platform's `timestamp`)
+    custom_categories: tuple[Category, ...] = ()  # a new text is filed under these (a platform project's)
 
     def __post_init__(self) -> None:
         check_size(

@@ -478,6 +478,9 @@ class MemoryService:
             if command.text is not None and command.text.strip() != current.text:
                 updated = updated.with_text(command.text.strip())
                 vector = self._embed([updated.text])
+                if self.policy.categorize:  # a new text is filed anew
+                    category_set = tuple(command.custom_categories) or DEFAULT_CATEGORIES
+                    (updated,) = self._filed([replace(updated, categories=())], vector, category_set)
             history = HistoryEntry.of(Event.UPDATE, updated, current.text, updated.text)
             self.store.replace(updated, None if vector is None else vector[0], history)
             self.index.upsert([updated], vector if vector is not None else self._embed([updated.text]))

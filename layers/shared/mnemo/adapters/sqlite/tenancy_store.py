@@ -47,7 +47,9 @@ CREATE TABLE IF NOT EXISTS platform_projects (
     id TEXT PRIMARY KEY, org_id TEXT NOT NULL, name TEXT NOT NULL, description TEXT NOT NULL DEFAULT '',
     custom_instructions TEXT, custom_categories TEXT NOT NULL DEFAULT '[]', multilingual INTEGER NOT NULL DEFAULT 0,
     decay INTEGER NOT NULL DEFAULT 0, is_default INTEGER NOT NULL DEFAULT 0,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+    reflection_enabled INTEGER NOT NULL DEFAULT 0, reflection_enabled_at TEXT,
+    reflection_mode TEXT NOT NULL DEFAULT 'batch'
 );
 CREATE INDEX IF NOT EXISTS platform_projects_org ON platform_projects(org_id);
 CREATE TABLE IF NOT EXISTS platform_project_members (
@@ -93,7 +95,12 @@ CREATE TABLE IF NOT EXISTS platform_outbox (
 
 _PROJECT = (
     "id, org_id, name, description, custom_instructions, custom_categories, multilingual, decay, is_default, "
-    "created_at, updated_at"
+    "created_at, updated_at, reflection_enabled, reflection_enabled_at, reflection_mode"
+)
+_DREAM_COLUMNS = (
+    ("reflection_enabled", "INTEGER NOT NULL DEFAULT 0"),
+    ("reflection_enabled_at", "TEXT"),
+    ("reflection_mode", "TEXT NOT NULL DEFAULT 'batch'"),
 )
 _KEY = "id, project_id, user_id, label, key_prefix, key_hash, created_at, last_used_at, revoked_at"
 _EVENT = (
@@ -125,6 +132,11 @@ class SqliteTenancyStore:
         if "attempts" not in columns:  # a data dir from before events counted their attempts
             with db.write() as conn:
                 conn.execute("ALTER TABLE platform_events ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0")
+        projects = {row[1] for row in db.read().execute("PRAGMA table_info(platform_projects)")}
+        with db.write() as conn:  # a data dir from before Dream's configuration
+            for column, declaration in _DREAM_COLUMNS:
+                if column not in projects:
+                    conn.execute(f"ALTER TABLE platform_projects ADD COLUMN {column} {declaration}")
 
     # ---- users ----
 
@@ -189,7 +201,7 @@ class SqliteTenancyStore:
 
     def add_project(self, project: Project, owner: PlatformUser) -> None:
         with self._db.write() as conn:
-            conn.execute(f"INSERT INTO platform_projects ({_PROJECT}) VALUES ({', '.join('?' * 11)})", _row(project))
+            conn.execute(f"INSERT INTO platform_projects ({_PROJECT}) VALUES ({', '.join('?' * 14)})", _row(project))
             self.set_project_member(project.id, owner, Role.OWNER)
 
     def get_project(self, project_id: str) -> Project | None:
@@ -531,6 +543,9 @@ def _row(p: Project) -> tuple[Any, ...]:
         int(p.is_default),
         iso(p.created_at),
         iso(p.updated_at),
+        int(p.reflection_enabled),
+        iso(p.reflection_enabled_at) if p.reflection_enabled_at else None,
+        p.reflection_mode,
     )
 
 
@@ -549,6 +564,9 @@ def _project(row: Sequence[Any] | None) -> Project | None:
         is_default=bool(row[8]),
         created_at=from_iso(row[9]),
         updated_at=from_iso(row[10]),
+        reflection_enabled=bool(row[11]),
+        reflection_enabled_at=from_iso(row[12]) if row[12] else None,
+        reflection_mode=row[13],
     )
 
 

@@ -53,6 +53,7 @@ from mnemo.domain.tenancy import EventStatus
 from mnemo.errors import ValidationError
 from mnemo.services.commands import UNSET, SearchCommand, UpdateCommand
 from mnemo.services.platform import filters as pf
+from mnemo.services.platform.add_jobs import project_categories
 from mnemo.services.platform.project_memory import ProjectMemoryService
 from mnemo.services.platform.tenancy import PlatformCaller
 
@@ -299,6 +300,7 @@ def update_memory(
         metadata=body.metadata,
         expiration_date=expiration,
         created_at=timestamp_of(body.timestamp),
+        custom_categories=project_categories(caller.project),
     )
     return MemoryOut.of(project_memory.update(caller.project_id, command))
 
@@ -420,7 +422,11 @@ def delete_memories(
 
 @router.put("/v1/batch/", summary="Update up to 1000 memories", responses=errors(400, 401, 403, 404, 502))
 def batch_update(body: BatchBody, caller: Owner, project_memory: ProjectMemoryServiceDep) -> MessageOut:
-    commands = [UpdateCommand(item.memory_id, text=item.text, metadata=item.metadata) for item in body.memories]
+    categories = project_categories(caller.project)
+    commands = [
+        UpdateCommand(item.memory_id, text=item.text, metadata=item.metadata, custom_categories=categories)
+        for item in body.memories
+    ]
     count = project_memory.update_many(caller.project_id, commands)
     return MessageOut(message=f"Successfully updated {count} memories")
 

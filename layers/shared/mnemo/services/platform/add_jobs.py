@@ -24,7 +24,7 @@ from mnemo.domain.memory import now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
 from mnemo.errors import MnemoError, ProviderError, UnavailableError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
-from mnemo.services.commands import AddCommand, AddResult
+from mnemo.services.commands import AddCommand, AddResult, Category
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.events import ADD, IMPORT, event_id_of, new_event
 
@@ -78,11 +78,14 @@ def queue_job(
         raise UnavailableError(unavailable) from exc
 
 
+def project_categories(project: Project) -> tuple[Category, ...]:
+    """The project's custom categories, as (name, description) pairs."""
+    return tuple((name, description) for entry in project.custom_categories for name, description in entry.items())
+
+
 def with_project_settings(command: AddCommand, project: Project) -> AddCommand:
     """The call's own instructions and categories win; else the project's (categories replace, never merge)."""
-    categories = command.custom_categories or tuple(
-        (name, description) for entry in project.custom_categories for name, description in entry.items()
-    )
+    categories = command.custom_categories or project_categories(project)
     return replace(
         command,
         instructions=command.instructions or project.custom_instructions,

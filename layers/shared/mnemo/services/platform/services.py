@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import AddJobs
 from mnemo.services.platform.add_worker import AddWorker
+from mnemo.services.platform.dream import DreamService
 from mnemo.services.platform.entities import ProjectEntityService
 from mnemo.services.platform.events import EventService
 from mnemo.services.platform.jobs import JobService
@@ -30,6 +31,7 @@ class PlatformServices:
     adds: AddJobs
     jobs: JobService
     namespaces: NamespaceMemoryServices
+    dream: DreamService
     webhooks: WebhookService | None = None  # None: a backend without webhooks
     worker: AddWorker | None = None  # the local worker of asynchronous adds (None where a queue service runs them)
     webhook_worker: WebhookWorker | None = None  # the local relay and dispatcher of webhook deliveries

@@ -273,6 +273,15 @@ class TenancyService:
         member = self._member_user(self._store.project_members(project.id), email)
         self._store.remove_project_member(project.id, member.id)
 
+    def authorized_project(self, org_id: str, project_id: str, user: PlatformUser, needed: Role) -> Project:
+        """The project, for a caller with at least the `needed` role in it (404 for anyone without a role; 403
+        for a READER asking for an OWNER's action)."""
+        project, _role = self._project_for(org_id, project_id, user, needed)
+        return project
+
+    def save_project(self, project: Project) -> None:
+        self._store.save_project(project)
+
     # ---- internals ----
 
     def _user(self, email: str) -> PlatformUser:

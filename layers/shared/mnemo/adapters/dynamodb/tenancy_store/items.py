@@ -97,7 +97,9 @@ def project_item(p: Project) -> Item:
         "is_default": {"BOOL": p.is_default},
         "created_at": moment(p.created_at),
         "updated_at": moment(p.updated_at),
-        **optional(custom_instructions=p.custom_instructions),
+        "reflection_enabled": {"BOOL": p.reflection_enabled},
+        "reflection_mode": string(p.reflection_mode),
+        **optional(custom_instructions=p.custom_instructions, reflection_enabled_at=p.reflection_enabled_at),
     }
 
 
@@ -114,6 +116,10 @@ def project_of(item: Item) -> Project:
         is_default=bool(item["is_default"]["BOOL"]),
         created_at=moment_of(item, "created_at"),
         updated_at=moment_of(item, "updated_at"),
+        # absent on a project stored before Dream's configuration
+        reflection_enabled=bool(item.get("reflection_enabled", {}).get("BOOL", False)),
+        reflection_enabled_at=moment_or_none(item, "reflection_enabled_at"),
+        reflection_mode=item.get("reflection_mode", {}).get("S", "batch"),
     )
 
 

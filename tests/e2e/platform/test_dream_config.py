@@ -1,0 +1,91 @@
+"""Dream's configuration routes (issue 15), on both backends: the project's config beside the deployment's
+entitlements; PATCH by an OWNER, read by any member; Synthesis cannot be turned on where the entitlements do not
+offer it (a 400 that says so, never a silent no-op); an unknown mode is a 400 listing the known ones."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from mem0 import MemoryClient
+
+from mnemo.services.platform.dream import Entitlements
+from tests.e2e.platform.conftest import Server, Tenant, new_tenant
+
+
+def dream_url(server: Server, tenant: Tenant) -> str:
+    return f"{server.url}/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/dream/config/"
+
+
+@pytest.fixture
+def offering_synthesis(server: Server) -> Iterator[None]:
+    dream = server.platform.dream
+    before = dream.entitlements
+    dream.entitlements = Entitlements(before.plan, before.reflection_interval_days, synthesis=True)
+    try:
+        yield
+    finally:
+        dream.entitlements = before
+
+
+def test_the_config_and_the_entitlements(server: Server) -> None:
+    tenant = new_tenant(server, "dream")
+    got = httpx.get(dream_url(server, tenant), headers=tenant.headers)
+    assert got.status_code == 200, got.text
+    assert got.json() == {
+        "config": {"reflection_enabled": False, "reflection_enabled_at": None, "reflection_mode": "batch"},
+        "entitlements": {
+            "plan": "self-hosted",
+            "reflection_interval_days": 7,
+            "features": {"supersede": True, "merge": True, "synthesis": False, "reflection_modes": ["batch"]},
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ({"reflection_enabled": True}, 400, "Synthesis (reflection) is not available on this deployment"),
+        ({"reflection_mode": "stream"}, 400, "one of batch"),
+        ({}, 400, "at least one of"),
+        ({"reflection_enabled": "maybe"}, 422, "reflection_enabled"),
+        ({"reflection_mode": "batch", "schedule": "daily"}, 400, "schedule"),  # an option it does not take
+    ],
+)
+def test_what_cannot_be_set(server: Server, body: dict[str, object], status: int, message: str) -> None:
+    tenant = new_tenant(server, "dream-bad")
+    answer = httpx.patch(dream_url(server, tenant), json=body, headers=tenant.headers)
+    assert answer.status_code == status, answer.text
+    assert message in answer.text
+    assert httpx.get(dream_url(server, tenant), headers=tenant.headers).json()["config"]["reflection_enabled"] is False
+
+
+def test_turned_on_where_offered_it_says_since_when(server: Server, offering_synthesis: None) -> None:
+    tenant = new_tenant(server, "dream-on")
+    url = dream_url(server, tenant)
+    on = httpx.patch(url, json={"reflection_enabled": True, "reflection_mode": "batch"}, headers=tenant.headers)
+    assert on.status_code == 200, on.text
+    config = on.json()["config"]
+    assert config["reflection_enabled"] is True and config["reflection_enabled_at"]
+    assert on.json()["entitlements"]["features"]["synthesis"] is True
+    assert httpx.get(url, headers=tenant.headers).json()["config"] == config  # stored
+    again = httpx.patch(url, json={"reflection_enabled": True}, headers=tenant.headers).json()["config"]
+    assert again["reflection_enabled_at"] == config["reflection_enabled_at"]  # already on: the same moment
+    off = httpx.patch(url, json={"reflection_enabled": False}, headers=tenant.headers).json()["config"]
+    assert off["reflection_enabled"] is False and off["reflection_enabled_at"] == config["reflection_enabled_at"]
+
+
+def test_a_reader_reads_it_and_another_organization_never_finds_it(server: Server) -> None:
+    owner = new_tenant(server, "dream-owner")
+    MemoryClient(api_key=owner.key, host=server.url).project.add_member("dream-reader@example.com", "READER")
+    keys = f"{server.url}/api/v1/orgs/organizations/{owner.org_id}/projects/{owner.project_id}/api-keys/"
+    made = httpx.post(keys, json={"email": "dream-reader@example.com", "label": "reader"}, headers=owner.headers)
+    assert made.status_code == 201, made.text
+    reader = {"Authorization": f"Token {made.json()['api_key']}"}
+    url = dream_url(server, owner)
+    assert httpx.get(url, headers=reader).status_code == 200
+    assert httpx.patch(url, json={"reflection_mode": "batch"}, headers=reader).status_code == 403
+    stranger = new_tenant(server, "dream-stranger")
+    assert httpx.get(url, headers=stranger.headers).status_code == 404
+    assert httpx.patch(url, json={"reflection_mode": "batch"}, headers=stranger.headers).status_code == 404
