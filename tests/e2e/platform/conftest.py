@@ -33,6 +33,7 @@ from mnemo.services.platform.services import PlatformServices
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.support.aws_backend import aws_backend
+from tests.support.openai_server import OpenAIServer
 
 
 @dataclass
@@ -129,3 +130,16 @@ def wait_for_event(server: Server | str, tenant: Tenant, event_id: str, timeout:
             return body
         assert time.monotonic() < deadline, f"event {event_id} still {body['status']}"
         time.sleep(0.05)
+
+
+@pytest.fixture
+def llm(server: Server) -> Iterator[OpenAIServer]:
+    """The deployment's LLM for one test: the OpenAI LLM on a loopback server with scripted replies (the worker
+    follows the provider settings at each invocation); no LLM again afterwards."""
+    with OpenAIServer(embedding_dims=64) as fake:
+        config = {"provider": "openai", "config": {"base_url": fake.base_url, "api_key": "sk-test", "model": "m"}}
+        server.container.configuration.update({"llm": config})
+        try:
+            yield fake
+        finally:
+            server.container.configuration.update({"llm": None})

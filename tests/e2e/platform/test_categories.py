@@ -5,11 +5,9 @@ filters then find them. Both backends."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
 from tests.support.openai_server import OpenAIServer
@@ -78,17 +76,6 @@ def test_a_memory_that_fits_no_category_is_misc_and_custom_categories_replace_th
     assert httpx.patch(project, json={"custom_categories": custom}, headers=tenant.headers).status_code == 200
     (cat,) = add(server, tenant, "Adopted a black cat from the shelter")
     assert memory(server, tenant, cat["id"])["categories"] == ["pets"]
-
-
-@pytest.fixture
-def llm(server: Server) -> Iterator[OpenAIServer]:
-    with OpenAIServer(embedding_dims=64) as fake:
-        config = {"provider": "openai", "config": {"base_url": fake.base_url, "api_key": "sk-test", "model": "m"}}
-        server.container.configuration.update({"llm": config})
-        try:
-            yield fake
-        finally:
-            server.container.configuration.update({"llm": None})
 
 
 def test_with_an_llm_the_extraction_files_each_fact(server: Server, llm: OpenAIServer) -> None:

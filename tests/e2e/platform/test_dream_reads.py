@@ -5,11 +5,9 @@ search and list."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant
 from tests.e2e.platform.test_categories import add, memory
@@ -55,17 +53,6 @@ def test_a_memory_that_says_what_one_already_says_is_merged_and_hidden(server: S
         with_merged = searched(server, tenant, "Where does the user live in Lisbon?", version, include_merged=True)
         ids = [h["id"] for h in with_merged]
         assert again["id"] in ids and ids.index(first["id"]) < ids.index(again["id"])  # the one kept ranks first
-
-
-@pytest.fixture
-def llm(server: Server) -> Iterator[OpenAIServer]:
-    with OpenAIServer(embedding_dims=64) as fake:
-        config = {"provider": "openai", "config": {"base_url": fake.base_url, "api_key": "sk-test", "model": "m"}}
-        server.container.configuration.update({"llm": config})
-        try:
-            yield fake
-        finally:
-            server.container.configuration.update({"llm": None})
 
 
 def test_a_superseded_memory_is_shown_with_its_state_unless_latest_only(server: Server, llm: OpenAIServer) -> None:

@@ -340,8 +340,12 @@ class MemoryService:
             candidates = [
                 (float(vector @ vectors[j]), out[j]) for j in range(k) if out[j].state is LifecycleState.ACTIVE
             ]
-            hits = [h for h in self.index.search(vector, "", scope_filter, MERGE_CANDIDATES) if h.semantic > 0]
-            stored = self.store.get_many([h.memory_id for h in hits if h.semantic >= MERGE_THRESHOLD])
+            hits = [
+                h
+                for h in self.index.search(vector, "", scope_filter, MERGE_CANDIDATES)
+                if h.semantic >= MERGE_THRESHOLD
+            ]
+            stored = self.store.get_many([h.memory_id for h in hits])
             candidates += [(h.semantic, stored[h.memory_id]) for h in hits if h.memory_id in stored]
             same = [
                 (similarity, other)
