@@ -125,9 +125,10 @@ def aws_on_loopback() -> tuple[Any, dict[str, str]]:
 
 
 def function_env(name: str, stack_env: dict[str, str]) -> dict[str, str]:
-    """What template.yaml gives the function: the queue to nobody, the events topic and the profile queue to those
-    that publish webhook events or queue profile generations (the platform function, the worker, the webhook
-    delivery function), and no sign-in secrets to the two that serve no HTTP."""
+    """What template.yaml gives the function: the ingest queue to those that queue jobs (the platform function, the
+    worker for the next part of a long job, the Dream scheduler for its runs), the events topic and the profile queue
+    to those that publish webhook events or queue profile generations (the platform function, the worker, the webhook
+    delivery function), and no sign-in secrets to those that serve no HTTP."""
     env = {
         k: v for k, v in stack_env.items() if k not in ("MNEMO_QUEUE_URL", "MNEMO_TOPIC_ARN", "MNEMO_PROFILE_QUEUE_URL")
     }
@@ -135,7 +136,9 @@ def function_env(name: str, stack_env: dict[str, str]) -> dict[str, str]:
         env["MNEMO_TOPIC_ARN"] = stack_env["MNEMO_TOPIC_ARN"]
         if "MNEMO_PROFILE_QUEUE_URL" in stack_env:
             env["MNEMO_PROFILE_QUEUE_URL"] = stack_env["MNEMO_PROFILE_QUEUE_URL"]
-    if name in ("ingest_worker", "webhook_delivery"):
+    if name in ("platform", "ingest_worker", "dream_scheduler"):
+        env["MNEMO_QUEUE_URL"] = stack_env["MNEMO_QUEUE_URL"]
+    if name in ("ingest_worker", "webhook_delivery", "dream_scheduler"):
         env |= {"MNEMO_JWT_SECRET_PARAMETER": "", "MNEMO_ADMIN_API_KEY_PARAMETER": ""}
     return env
 

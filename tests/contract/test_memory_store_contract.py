@@ -180,6 +180,29 @@ def test_given_a_record_with_defaults_when_inserted_then_optional_fields_come_ba
     assert got.actor_id is None and got.role is None and got.attributed_to is None
     assert got.expiration_date is None and got.replaced_by is None
     assert got.state is LifecycleState.ACTIVE
+    assert got.synthesized is False and got.derived_from == ()
+
+
+def test_given_a_synthesized_memory_when_inserted_and_replaced_then_its_links_to_its_sources_come_back(
+    store: MemoryStore,
+):
+    sources = [record(t) for t in ("Runs at 6 am.", "Drinks espresso at 7 am.")]
+    insert(store, *sources)
+    pattern = replace(
+        record("Is an early riser.", at=T0 + timedelta(seconds=1)),
+        synthesized=True,
+        derived_from=tuple(s.id for s in sources),
+    )
+    insert(store, pattern, seed=1)
+
+    got = store.get(pattern.id)
+    assert got == pattern
+    assert got is not None and got.synthesized and got.derived_from == (sources[0].id, sources[1].id)
+    assert store.find(parse({"user_id": "alice"}), limit=1)[0] == pattern  # a listing reads the links too
+
+    retired = pattern.changed(state=LifecycleState.SUPERSEDED, replaced_by=sources[0].id)
+    store.replace(retired, None, HistoryEntry.of(Event.DELETE, retired, retired.text, None))
+    assert store.get(pattern.id) == retired
 
 
 def test_given_an_unknown_id_when_get_then_none(store: MemoryStore):

@@ -172,6 +172,9 @@ def test_the_ingest_queue_is_fifo_with_a_dead_letter_queue_and_time_for_the_work
     attempts = int(worker["Environment"]["Variables"]["MNEMO_JOB_ATTEMPTS"])
     assert queue["RedrivePolicy"]["maxReceiveCount"] >= 2 * attempts  # room for receives skipped behind a retry
     assert {"SQSPollerPolicy": {"QueueName": {"Fn::GetAtt": ["IngestQueue", "QueueName"]}}} in worker["Policies"]
+    # a long import or Dream run goes on in a message of its own (not in the same call, past the worker's timeout)
+    assert worker["Environment"]["Variables"]["MNEMO_QUEUE_URL"] == {"Ref": "IngestQueue"}
+    assert {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["IngestQueue", "QueueName"]}}} in worker["Policies"]
 
 
 def test_the_profile_queue_is_standard_read_by_the_worker_and_fed_by_whoever_queues_generations() -> None:
@@ -259,3 +262,27 @@ def test_every_function_that_writes_webhook_events_publishes_them_to_the_topic(f
     ]
     for table in ("MemoriesTable", "AccountsTable"):  # the outboxes are read and deleted once published
         assert {"DynamoDBCrudPolicy": {"TableName": {"Ref": table}}} in properties["Policies"]
+
+
+def test_the_dream_schedule_invokes_the_scheduler_which_queues_runs_for_the_ingest_worker() -> None:
+    schedule = RESOURCES["DreamSchedule"]
+    assert schedule["Type"] == "AWS::Scheduler::Schedule"
+    properties = schedule["Properties"]
+    assert properties["ScheduleExpression"] == {"Ref": "DreamScheduleExpression"}
+    assert TEMPLATE["Parameters"]["DreamScheduleExpression"]["Default"] == "rate(1 hour)"
+    target = properties["Target"]
+    assert target["Arn"] == {"Fn::GetAtt": ["DreamSchedulerFunction", "Arn"]}
+    assert target["RoleArn"] == {"Fn::GetAtt": ["DreamScheduleRole", "Arn"]}
+    assert json.loads(target["Input"]) == json.loads((EVENTS / "dream_scheduler" / "schedule.json").read_text())
+    role = RESOURCES["DreamScheduleRole"]["Properties"]
+    [trust] = role["AssumeRolePolicyDocument"]["Statement"]
+    assert trust["Principal"] == {"Service": "scheduler.amazonaws.com"} and trust["Action"] == "sts:AssumeRole"
+    [invoke] = role["Policies"][0]["PolicyDocument"]["Statement"]
+    assert invoke["Action"] == "lambda:InvokeFunction"
+    assert invoke["Resource"] == {"Fn::GetAtt": ["DreamSchedulerFunction", "Arn"]}  # that function only
+    function = RESOURCES["DreamSchedulerFunction"]["Properties"]
+    assert function["CodeUri"] == "functions/dream_scheduler/" and "Events" not in function
+    assert function["Environment"]["Variables"]["MNEMO_QUEUE_URL"] == {"Ref": "IngestQueue"}
+    assert {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["IngestQueue", "QueueName"]}}} in function["Policies"]
+    assert {"DynamoDBCrudPolicy": {"TableName": {"Ref": "AccountsTable"}}} in function["Policies"]
+    assert {"DynamoDBReadPolicy": {"TableName": {"Ref": "MemoriesTable"}}} in function["Policies"]

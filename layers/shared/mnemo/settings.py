@@ -133,6 +133,37 @@ class Settings(BaseSettings):
     reflection_interval_days: int = Field(
         default=7, ge=1, le=365, description="Synthesis runs at most once per this many days per user."
     )
+    dream_synthesis: bool = Field(
+        default=True, description="The plan offers Synthesis (it still needs an LLM: MNEMO_LLM_PROVIDER)."
+    )
+    reflection_min_memories: int = Field(
+        default=20, ge=2, le=10_000, description="A user needs this many memories of their own to be reflected on."
+    )
+    reflection_max_memories: int = Field(
+        default=200, ge=2, le=1_000, description="The newest memories of a user one Synthesis run reads."
+    )
+    reflection_max_syntheses: int = Field(
+        default=10, ge=1, le=100, description="Synthesized memories one run may write per user."
+    )
+    dream_schedule_seconds: float = Field(
+        default=3600.0,
+        ge=1,
+        le=86_400,
+        description="Locally: how often `mnemo serve` looks for users due a Synthesis run (on AWS, the "
+        "DreamSchedule's rate in template.yaml).",
+    )
+    dream_lease_seconds: float = Field(
+        default=900.0,
+        ge=60,
+        le=86_400,
+        description="A run holds the user it reflects on this long; a run that died lets go after it.",
+    )
+    dream_part_seconds: float = Field(
+        default=120.0,
+        ge=1,
+        le=600,
+        description="A Dream run goes on in a queue message of its own after this long (a worker call's budget).",
+    )
 
     # ---- profiles (platform) ----
     profile_debounce_seconds: float = Field(

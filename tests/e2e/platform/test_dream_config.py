@@ -1,6 +1,7 @@
 """Dream's configuration routes (issue 15), on both backends: the project's config beside the deployment's
-entitlements; PATCH by an OWNER, read by any member; Synthesis cannot be turned on where the entitlements do not
-offer it (a 400 that says so, never a silent no-op); an unknown mode is a 400 listing the known ones."""
+entitlements; PATCH by an OWNER, read by any member; Synthesis cannot be turned on where it cannot run — no LLM
+configured, or a plan that does not offer it (a 400 that says so, never a silent no-op); an unknown mode is a 400
+listing the known ones."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import httpx
 import pytest
 from mem0 import MemoryClient
 
-from mnemo.services.platform.dream import Entitlements
+from mnemo.services.platform.dream import NOT_ON_PLAN, Entitlements
+from mnemo.services.platform.dream_runs import NO_LLM
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant
+from tests.support.openai_server import OpenAIServer
 
 
 def dream_url(server: Server, tenant: Tenant) -> str:
@@ -19,10 +22,10 @@ def dream_url(server: Server, tenant: Tenant) -> str:
 
 
 @pytest.fixture
-def offering_synthesis(server: Server) -> Iterator[None]:
+def plan_without_synthesis(server: Server) -> Iterator[None]:
     dream = server.platform.dream
     before = dream.entitlements
-    dream.entitlements = Entitlements(before.plan, before.reflection_interval_days, synthesis=True)
+    dream.entitlements = Entitlements(before.plan, before.reflection_interval_days, synthesis=False)
     try:
         yield
     finally:
@@ -38,7 +41,14 @@ def test_the_config_and_the_entitlements(server: Server) -> None:
         "entitlements": {
             "plan": "self-hosted",
             "reflection_interval_days": 7,
-            "features": {"supersede": True, "merge": True, "synthesis": False, "reflection_modes": ["batch"]},
+            "features": {
+                "supersede": True,
+                "merge": True,
+                "synthesis": False,
+                "reflection_modes": ["batch", "manual"],
+                "synthesis_min_memories": 20,
+                "synthesis_unavailable": NO_LLM,
+            },
         },
     }
 
@@ -46,8 +56,8 @@ def test_the_config_and_the_entitlements(server: Server) -> None:
 @pytest.mark.parametrize(
     ("body", "status", "message"),
     [
-        ({"reflection_enabled": True}, 400, "Synthesis (reflection) is not available on this deployment"),
-        ({"reflection_mode": "stream"}, 400, "one of batch"),
+        ({"reflection_enabled": True}, 400, "Synthesis cannot be turned on: Synthesis needs an LLM"),
+        ({"reflection_mode": "stream"}, 400, "one of batch, manual"),
         ({}, 400, "at least one of"),
         ({"reflection_enabled": "maybe"}, 422, "reflection_enabled"),
         ({"reflection_mode": "batch", "schedule": "daily"}, 400, "schedule"),  # an option it does not take
@@ -61,7 +71,7 @@ def test_what_cannot_be_set(server: Server, body: dict[str, object], status: int
     assert httpx.get(dream_url(server, tenant), headers=tenant.headers).json()["config"]["reflection_enabled"] is False
 
 
-def test_turned_on_where_offered_it_says_since_when(server: Server, offering_synthesis: None) -> None:
+def test_turned_on_where_offered_it_says_since_when(server: Server, llm: OpenAIServer) -> None:
     tenant = new_tenant(server, "dream-on")
     url = dream_url(server, tenant)
     on = httpx.patch(url, json={"reflection_enabled": True, "reflection_mode": "batch"}, headers=tenant.headers)
@@ -69,11 +79,27 @@ def test_turned_on_where_offered_it_says_since_when(server: Server, offering_syn
     config = on.json()["config"]
     assert config["reflection_enabled"] is True and config["reflection_enabled_at"]
     assert on.json()["entitlements"]["features"]["synthesis"] is True
+    assert "synthesis_unavailable" not in on.json()["entitlements"]["features"]
     assert httpx.get(url, headers=tenant.headers).json()["config"] == config  # stored
+    assert tenant.project_id in server.platform.dream_reflections.enabled_projects()  # what the schedule reads
     again = httpx.patch(url, json={"reflection_enabled": True}, headers=tenant.headers).json()["config"]
     assert again["reflection_enabled_at"] == config["reflection_enabled_at"]  # already on: the same moment
+    manual = httpx.patch(url, json={"reflection_mode": "manual"}, headers=tenant.headers).json()["config"]
+    assert manual == {**config, "reflection_mode": "manual"}
     off = httpx.patch(url, json={"reflection_enabled": False}, headers=tenant.headers).json()["config"]
     assert off["reflection_enabled"] is False and off["reflection_enabled_at"] == config["reflection_enabled_at"]
+    assert tenant.project_id not in server.platform.dream_reflections.enabled_projects()
+
+
+def test_a_plan_without_synthesis_refuses_it_even_with_an_llm(
+    server: Server, llm: OpenAIServer, plan_without_synthesis: None
+) -> None:
+    tenant = new_tenant(server, "dream-plan")
+    url = dream_url(server, tenant)
+    features = httpx.get(url, headers=tenant.headers).json()["entitlements"]["features"]
+    assert features["synthesis"] is False and features["synthesis_unavailable"] == NOT_ON_PLAN
+    refused = httpx.patch(url, json={"reflection_enabled": True}, headers=tenant.headers)
+    assert refused.status_code == 400 and NOT_ON_PLAN in refused.text
 
 
 def test_a_reader_reads_it_and_another_organization_never_finds_it(server: Server) -> None:

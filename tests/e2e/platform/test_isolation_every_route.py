@@ -143,8 +143,13 @@ def webhook_requests(victim: Victim) -> list[tuple[str, str, str, Any]]:
 
 def requests_naming_the_victim(victim: Victim, attacker: Tenant) -> list[tuple[str, str, str, Any]]:
     """(method, route template, concrete path, JSON body): every route that takes an id, given the victim's."""
-    ids = {"org_id": victim.owner.org_id, "project_id": victim.owner.project_id, "key_id": victim.key_id}
-    own_project = {"org_id": attacker.org_id, "project_id": victim.owner.project_id, "key_id": victim.key_id}
+    ids = {
+        "org_id": victim.owner.org_id,
+        "project_id": victim.owner.project_id,
+        "key_id": victim.key_id,
+        "memory_id": victim.memory_id,
+    }
+    own_project = {**ids, "org_id": attacker.org_id}
     own_key_path = {"org_id": attacker.org_id, "project_id": attacker.project_id, "key_id": victim.key_id}
     memory, member = victim.memory_id, {"email": victim.reader_email, "role": "OWNER"}
     out: list[tuple[str, str, str, Any]] = [
@@ -174,6 +179,8 @@ def requests_naming_the_victim(victim: Victim, attacker: Tenant) -> list[tuple[s
         ("GET", PROJECT + "members/", None),
         ("GET", PROJECT + "dream/config/", None),
         ("PATCH", PROJECT + "dream/config/", {"reflection_mode": "batch"}),
+        ("POST", PROJECT + "dream/run/", {"user_id": "alice"}),
+        ("GET", PROJECT + "dream/memory/{memory_id}/sources/", None),
         ("POST", PROJECT + "members/", {"email": "spy@example.com", "role": "OWNER"}),
         ("PUT", PROJECT + "members/", member),
         ("DELETE", PROJECT + "members/?email=" + victim.reader_email, None),

@@ -37,6 +37,7 @@ MEMORY_KEYS = [
     "structured_attributes",
     "replaced_by",
     "synthesized",
+    "source_memory_ids",
     "lifecycle_state",
 ]
 HIT_KEYS = [
@@ -94,6 +95,7 @@ def test_the_memory_object_sends_every_key_in_order_nulls_included(api: Api) -> 
         None
     ] * 6
     assert (got["categories"], got["synthesized"], got["lifecycle_state"]) == (["hobbies"], False, "active")
+    assert got["source_memory_ids"] == []
     assert ISO_UTC.match(got["created_at"]) and ISO_UTC.match(got["updated_at"])
     assert list(got["structured_attributes"]) == [
         "year",
@@ -237,7 +239,7 @@ def test_every_platform_route_declares_a_typed_answer_and_its_errors(api: Api) -
         if path.startswith(PLATFORM_PREFIXES)
         for method, operation in item.items()
     ]
-    assert len(operations) == 62  # 55, the five profile routes (issue 14), the two of Dream's config (issue 15)
+    assert len(operations) == 64  # 55, the five profile routes (issue 14), the four of Dream (issue 15)
     for method, path, operation in operations:
         success = [code for code in operation["responses"] if code.startswith("2")]
         assert len(success) == 1, (method, path)

@@ -21,6 +21,7 @@ from mnemo.domain.webhooks import EVENT_TYPES
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, serving, wait_for_event
+from tests.support.openai_server import OpenAIServer
 from tests.support.webhook_receiver import Received, Receiver, receiving
 
 MEMORY_TYPES = ["memory_add", "memory_update", "memory_delete", "memory_categorize"]
@@ -43,7 +44,7 @@ def container_for(embedder: Any, root: Path, **settings: Any) -> Container:
 
 @pytest.fixture(scope="module")
 def server(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    container = container_for(embedder, tmp_path_factory.mktemp("webhooks"))
+    container = container_for(embedder, tmp_path_factory.mktemp("webhooks"), reflection_min_memories=4)
     try:
         with serving(container) as url:
             yield Server(url, container)
@@ -245,6 +246,45 @@ def test_every_memory_event_from_every_path_reaches_the_receiver_signed(server: 
         }
         assert categorized[garden] == ["hobbies"] and set(categorized) >= {tea, garden, bob, *ids}
         assert {e["event_type"] for e in (verify(r, filed["secret"]) for r in filing.received)} == {"memory_categorize"}
+
+
+def test_every_change_of_a_dream_run_reaches_the_receiver(server: Server, tenant: Tenant) -> None:
+    with OpenAIServer() as llm, receiving() as receiver:
+        config = {"provider": "openai", "config": {"base_url": llm.base_url, "api_key": "sk-test", "model": "m"}}
+        server.container.configuration.update({"llm": config})
+        try:
+            hook = create(server, tenant, receiver.url, ["memory_add", "memory_update", "memory_delete"])
+            texts = ["I run at 6 am.", "I book meetings before 8 am.", "I am vegetarian.", "I eat no meat."]
+            ids = [add_verbatim(server, tenant, t) for t in texts]
+            events_of(receiver, hook["secret"], 4)
+            llm.reply_json(
+                {
+                    "synthesized": [{"text": "Is an early riser", "sources": ["m4", "m3"]}],
+                    "merge": [{"keep": "m2", "duplicates": ["m1"], "text": "Is vegetarian and eats no meat"}],
+                    "supersede": [],
+                }
+            )
+            project = f"{server.url}/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/dream"
+            on = httpx.patch(f"{project}/config/", json={"reflection_enabled": True}, headers=tenant.headers)
+            assert on.status_code == 200, on.text
+            queued = httpx.post(f"{project}/run/", headers=tenant.headers).json()
+            ran = wait_for_event(server, tenant, queued["event_id"])
+            assert ran["status"] == "SUCCEEDED", ran
+
+            got = events_of(receiver, hook["secret"], 7)[4:]
+        finally:
+            server.container.configuration.update({"llm": None})
+    details = sorted((e["event_type"], e["event_details"]["id"], e["event_details"]["event"]) for e in got)
+    (synthesized,) = [c for c in ran["results"][0]["changes"] if c["action"] == "SYNTHESIZE"]
+    assert details == sorted(
+        [
+            ("memory_update", ids[2], "UPDATE"),  # the memory kept, reworded
+            ("memory_delete", ids[3], "DELETE"),  # its duplicate, merged into it
+            ("memory_add", synthesized["id"], "ADD"),
+        ]
+    )
+    reworded = next(e for e in got if e["event_type"] == "memory_update")
+    assert reworded["event_details"]["data"] == {"memory": "Is vegetarian and eats no meat"}
 
 
 def test_an_asynchronous_add_is_an_ingest_job(server: Server, tenant: Tenant) -> None:

@@ -3,7 +3,8 @@ but the secrets and the provider settings: no index load (OpenSearch keeps it), 
 it), and the request log is written as each request ends (no background thread: Lambda freezes between calls).
 
 `build_aws_webhook_delivery` is the webhook delivery function's own, smaller composition: the webhook store, the
-sender, the outboxes and the topic, no provider, index or secret."""
+sender, the outboxes and the topic, no provider, index or secret. `build_aws_dream_scheduler` is the Dream scheduler
+function's: the tenancy and reflection stores, the memories table's entity counts, and the ingest queue."""
 
 from __future__ import annotations
 
@@ -15,14 +16,18 @@ from typing import TYPE_CHECKING, Any
 from mnemo.adapters.registry import ProviderRegistry
 from mnemo.composition.auth import AccountStores
 from mnemo.composition.container import Container
-from mnemo.composition.platform import aws_webhooks, build_aws_platform
+from mnemo.composition.platform import aws_webhooks, build_aws_platform, dream_policy
 from mnemo.composition.services import assemble, ranking_weights
+from mnemo.domain.entities import EntityCount
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import NamespaceStorage
 from mnemo.ports.providers import ProviderCatalog
-from mnemo.services.configuration import ConfigurationService
+from mnemo.services.configuration import ConfigurationService, names_an_llm
 from mnemo.services.namespace_memory import open_memory_service
+from mnemo.services.platform.dream_runs import submit_run
+from mnemo.services.platform.dream_schedule import DreamScheduler
+from mnemo.services.platform.jobs import queue_enqueuer
 from mnemo.services.platform.profile_changes import ProfileChanges
 from mnemo.services.request_log import RequestLogService
 from mnemo.settings import Settings
@@ -158,3 +163,48 @@ def build_aws_webhook_delivery(
         else [],
     )
     return WebhookDeliveryRuntime(delivery, settings, [webhooks.close, delivery.close])
+
+
+@dataclass
+class DreamSchedulerRuntime:
+    """What the Dream scheduler function runs with (built on its first invocation, kept for the next ones)."""
+
+    scheduler: DreamScheduler
+    settings: Settings
+
+
+def build_aws_dream_scheduler(settings: Settings | None = None, *, session: Any | None = None) -> DreamSchedulerRuntime:
+    """The schedule of Dream's Synthesis on AWS: the projects with Synthesis on and their users' runs (accounts
+    table), each project's entity counts (the memories table's aggregates, never a scan), and the ingest queue the
+    runs go to (MNEMO_QUEUE_URL: the ingest worker runs them). No provider is built: whether an LLM is configured is
+    read from the configuration in effect (MNEMO_LLM_PROVIDER, or what POST /configure stored)."""
+    import boto3
+
+    from mnemo.adapters.aws.queue import SqsQueue
+    from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
+    from mnemo.adapters.dynamodb.reflection_store import DynamoReflectionStore
+    from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
+    from mnemo.errors import ConfigurationError
+
+    settings = settings or Settings()
+    if not settings.queue_url:
+        raise ConfigurationError("The Dream scheduler needs MNEMO_QUEUE_URL (the ingest queue its runs go to).")
+    session = session or boto3.Session(region_name=settings.aws_region)
+    dynamodb = session.client("dynamodb")
+    tenancy = DynamoTenancyStore(dynamodb, settings.accounts_table)
+    enqueue = queue_enqueuer(SqsQueue(session.client("sqs"), settings.queue_url))
+    configuration = DynamoMemoryStore(dynamodb, settings.dynamodb_table)
+    defaults = settings.default_provider_config()
+
+    def user_counts(project_id: str) -> list[EntityCount]:
+        return DynamoMemoryStore(dynamodb, settings.dynamodb_table, namespace=project_id).count_by_entity()
+
+    scheduler = DreamScheduler(
+        tenancy,
+        DynamoReflectionStore(dynamodb, settings.accounts_table),
+        user_counts,
+        lambda project, trigger, users, at: submit_run(tenancy, enqueue, project, trigger, users, at),
+        policy=dream_policy(settings),
+        available=lambda: settings.dream_synthesis and names_an_llm(configuration, defaults),
+    )
+    return DreamSchedulerRuntime(scheduler, settings)

@@ -8,12 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from mnemo.adapters.inprocess.queue import InProcessQueue
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
 from mnemo.adapters.sqlite.profile_store import SqliteProfileStore
+from mnemo.adapters.sqlite.reflection_store import SqliteReflectionStore
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
@@ -24,12 +26,15 @@ from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import MemoryNamespaces
 from mnemo.ports.profile_store import ProfileStore
 from mnemo.ports.queue import MessageQueue
+from mnemo.ports.reflection_store import ReflectionStore
 from mnemo.ports.tenancy_store import EntityStore, TenancyStore
 from mnemo.ports.webhook_store import WebhookStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import AddJobs
 from mnemo.services.platform.add_worker import AddWorker
 from mnemo.services.platform.dream import DreamService, Entitlements
+from mnemo.services.platform.dream_runs import DreamJobs, DreamPolicy
+from mnemo.services.platform.dream_schedule import DreamScheduler, DreamTimer
 from mnemo.services.platform.entities import ProjectEntityService
 from mnemo.services.platform.events import EventService
 from mnemo.services.platform.jobs import JobService, queue_enqueuer
@@ -57,34 +62,77 @@ def platform_services(
     storage: MemoryNamespaces,
     store: TenancyStore,
     providers: ActiveProviders,
+    reflections: ReflectionStore,
     webhook_store: WebhookStore | None = None,
 ) -> PlatformServices:
-    """The platform's services over a backend's namespaces and tenancy store (an asynchronous add runs as it is
-    submitted until a queue is wired to AddJobs.enqueue)."""
+    """The platform's services over a backend's namespaces, tenancy store and Dream's reflection store (an
+    asynchronous add, an import or a Dream run runs as it is submitted until a queue is wired to AddJobs.enqueue)."""
     namespaces = NamespaceMemoryServices(storage, providers, ranking_weights(settings))
     events = EventService(store)
     adds = AddJobs(namespaces, store, store, store)
 
     def drop_project(project_id: str) -> None:
         namespaces.drop(project_id)
+        reflections.drop_project(project_id)
         if webhook_store is not None:
             webhook_store.delete_project_webhooks(project_id)
         if platform.profiles is not None:
             platform.profiles.drop_project(project_id)
 
     tenancy = TenancyService(store, drop_project)
+    project_memory = ProjectMemoryService(namespaces, adds, events, store)
+    policy = dream_policy(settings)
+    dream_jobs = DreamJobs(namespaces, store, reflections, lambda: providers.get().llm, adds.enqueue_job, policy=policy)
+    adds.dreams = dream_jobs
+    dream = DreamService(
+        tenancy,
+        dream_entitlements(settings),
+        reflections,
+        project_memory,
+        llm_available=lambda: providers.get().llm is not None,
+    )
+    dream.jobs = dream_jobs
     platform = PlatformServices(
         tenancy=tenancy,
-        project_memory=ProjectMemoryService(namespaces, adds, events, store),
+        project_memory=project_memory,
         events=events,
         entities=ProjectEntityService(namespaces, store, events),
         reports=ReportService(namespaces, store),
         adds=adds,
         jobs=JobService(adds, max_attempts=settings.job_attempts),
         namespaces=namespaces,
-        dream=DreamService(tenancy, Entitlements(settings.plan, settings.reflection_interval_days)),
+        dream=dream,
+        dream_reflections=reflections,
+        dream_scheduler=DreamScheduler(
+            store,
+            reflections,
+            lambda project_id: namespaces.memory_service(project_id).entity_counts(),
+            dream_jobs.submit,
+            policy=policy,
+            available=lambda: settings.dream_synthesis and providers.get().llm is not None,
+        ),
     )
     return platform
+
+
+def dream_entitlements(settings: Settings) -> Entitlements:
+    return Entitlements(
+        settings.plan,
+        settings.reflection_interval_days,
+        synthesis=settings.dream_synthesis,
+        min_memories=settings.reflection_min_memories,
+    )
+
+
+def dream_policy(settings: Settings) -> DreamPolicy:
+    return DreamPolicy(
+        min_memories=settings.reflection_min_memories,
+        interval=timedelta(days=settings.reflection_interval_days),
+        lease=timedelta(seconds=settings.dream_lease_seconds),
+        max_memories=settings.reflection_max_memories,
+        max_syntheses=settings.reflection_max_syntheses,
+        part_seconds=settings.dream_part_seconds,
+    )
 
 
 def active_profile_generator(providers: ActiveProviders) -> Callable[[], ProfileGenerator | None]:
@@ -138,7 +186,8 @@ def build_local_platform(
     store = SqliteTenancyStore(database, on_outbox=wake)
     namespaces = SqliteMemoryNamespaces(settings.data_dir / "namespaces", outbox=True, on_outbox=wake)
     webhook_store = SqliteWebhookStore(database)
-    platform = platform_services(settings, namespaces, store, providers, webhook_store)
+    reflections = SqliteReflectionStore(database)
+    platform = platform_services(settings, namespaces, store, providers, reflections, webhook_store)
     profiles = profile_service(settings, SqliteProfileStore(database), platform, store, providers)
     sender = webhook_sender(settings)
     dispatcher = WebhookDispatcher(webhook_store, sender, settings.webhook_retry_schedule)
@@ -149,6 +198,8 @@ def build_local_platform(
     platform.worker = AddWorker(platform.adds, store, InProcessQueue())
     platform.profiles = profiles
     platform.profile_worker = ProfileWorker(profiles)
+    if platform.dream_scheduler is not None:
+        platform.dream_timer = DreamTimer(platform.dream_scheduler, settings.dream_schedule_seconds)
     if start_worker:
         platform.start_workers()
     return platform
@@ -211,6 +262,7 @@ def build_aws_platform(
     profiles of memory changes (mnemo.composition.aws.build_aws_webhook_delivery). Without it, the profile routes
     answer 503."""
     from mnemo.adapters.aws.namespaces import AwsMemoryNamespaces
+    from mnemo.adapters.dynamodb.reflection_store import DynamoReflectionStore
     from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
 
     webhooks = aws_webhooks(settings, dynamodb, publisher) if publisher is not None else None
@@ -226,7 +278,8 @@ def build_aws_platform(
     on = webhooks is not None
     store = DynamoTenancyStore(dynamodb, settings.accounts_table, outbox=on, on_outbox=drain("tenancy"))
     storage = AwsMemoryNamespaces(dynamodb, settings.dynamodb_table, index_for, outbox=on, on_outbox=drain("memories"))
-    platform = platform_services(settings, storage, store, providers, webhooks.store if webhooks else None)
+    reflections = DynamoReflectionStore(dynamodb, settings.accounts_table)
+    platform = platform_services(settings, storage, store, providers, reflections, webhooks.store if webhooks else None)
     if queue is not None:
         platform.adds.enqueue = queue_enqueuer(queue)
     if webhooks is not None:

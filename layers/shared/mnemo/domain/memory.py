@@ -145,6 +145,8 @@ class MemoryRecord:
     sources: tuple[SourceMessage, ...] = ()
     state: LifecycleState = LifecycleState.ACTIVE
     replaced_by: str | None = None
+    synthesized: bool = False  # written by Dream's synthesis from other memories (`derived_from`)
+    derived_from: tuple[str, ...] = ()  # the ids of the memories a synthesized memory was drawn from
 
     @classmethod
     def create(

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -187,3 +188,61 @@ class UpdateCommand:
             json_size(self.text or "") + json_size(self.metadata or {}),
             "The update is {size} bytes of text and metadata; at most {limit} are accepted.",
         )
+
+
+# ---- Dream: consolidating one user's memories ----------------------------------------------------------------
+
+
+class DreamAction(StrEnum):
+    SYNTHESIZE = "SYNTHESIZE"  # a new memory drawn from several (`derived_from`)
+    MERGE = "MERGE"  # memories saying the same thing: one kept (perhaps reworded), the others merged into it
+    SUPERSEDE = "SUPERSEDE"  # a memory a newer one made false, kept as superseded by it
+
+
+@dataclass(frozen=True, slots=True)
+class Synthesis:
+    text: str
+    sources: tuple[str, ...]  # the ids of the memories it is drawn from (two or more)
+
+
+@dataclass(frozen=True, slots=True)
+class Merge:
+    keep: str  # the id of the memory kept
+    duplicates: tuple[str, ...]  # the ids of the memories merged into it
+    text: str | None = None  # the kept memory's new text, saying what all of them said (None: unchanged)
+
+
+@dataclass(frozen=True, slots=True)
+class Supersede:
+    outdated: str  # the id of the memory made false…
+    current: str  # …by this one
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidateCommand:
+    """What one Dream run decided about the memories of one scope (a user's), by memory id: applied by
+    MemoryService.consolidate to the memories as they are then."""
+
+    scope: Scope
+    syntheses: tuple[Synthesis, ...] = ()
+    merges: tuple[Merge, ...] = ()
+    supersedes: tuple[Supersede, ...] = ()
+    custom_categories: tuple[Category, ...] = ()  # what a new or reworded memory is filed under (else the defaults)
+
+    def referenced(self) -> list[str]:
+        """Every memory id the command names, each once."""
+        ids = [m for s in self.syntheses for m in s.sources]
+        ids += [m for merge in self.merges for m in (merge.keep, *merge.duplicates)]
+        ids += [m for s in self.supersedes for m in (s.outdated, s.current)]
+        return list(dict.fromkeys(ids))
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidationChange:
+    """One change a consolidation made: the memory as it is after it, its history event (ADD for a synthesized
+    memory, UPDATE for a kept memory reworded, DELETE for one merged or superseded), and why."""
+
+    record: MemoryRecord
+    event: Event
+    action: DreamAction
+    previous_memory: str | None = None

@@ -142,6 +142,14 @@ def _check_section(kind: str, section: Any) -> None:
         raise ValidationError(f"{kind} takes only 'provider' and 'config', not {', '.join(extra)}.")
 
 
+def names_an_llm(store: MemoryStore, defaults: dict[str, Any]) -> bool:
+    """Whether the configuration in effect (the deployment's defaults with the stored changes) names an LLM, read
+    without building any provider (what a function that calls none asks: the Dream scheduler)."""
+    overrides = store.get_setting(SETTINGS_KEY) or {}
+    llm = merge_config(copy.deepcopy(defaults), overrides).get("llm")
+    return isinstance(llm, dict) and bool(llm.get("provider"))
+
+
 def merge_config(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
     """Deep-merge `change` into `base`; a provider section naming another provider replaces its config."""
     for key, value in change.items():

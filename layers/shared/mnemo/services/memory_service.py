@@ -35,8 +35,13 @@ from mnemo.services.commands import (
     AddCommand,
     AddResult,
     Category,
+    ConsolidateCommand,
+    ConsolidationChange,
+    DreamAction,
+    Merge,
     SearchCommand,
     SearchResult,
+    Supersede,
     UpdateCommand,
     check_memory_size,
 )
@@ -398,6 +403,72 @@ class MemoryService:
         self.index.upsert([record], vector)
         return AddResult(record, _stored_as(record))
 
+    # ---- consolidate (Dream) ------------------------------------------------------------------------
+
+    def consolidate(self, command: ConsolidateCommand) -> list[ConsolidationChange]:
+        """Apply what a Dream run decided about one scope's memories, to the memories as they are now: one no
+        longer active (deleted, merged or superseded since the run read it) or of another owner is left alone, and
+        so is any change naming it. Merges first (the kept memory reworded when the run says so, UPDATE; each
+        duplicate kept as merged into it, DELETE), then supersedes (the outdated memory kept as superseded by the
+        current one, DELETE), then the synthesized memories (ADD, `synthesized`, `derived_from` their sources): one
+        whose text an active memory of the scope already states is not stored. Every embedding is computed before
+        the first write, so a provider failing leaves nothing half-done."""
+        before = self.store.get_many(command.referenced())
+        retiring = [r.text for r in before.values() if r.state is LifecycleState.ACTIVE]
+        new_texts = [s.text for s in command.syntheses] + [m.text for m in command.merges if m.text]
+        wanted = list(dict.fromkeys([*new_texts, *retiring]))
+        vectors = dict(zip(wanted, self._embed(wanted), strict=True)) if wanted else {}
+        category_set = tuple(command.custom_categories) or DEFAULT_CATEGORIES
+        with self._write_lock:
+            applying = _Consolidating(self, command, self.store.get_many(command.referenced()), vectors)
+            for merge in command.merges:
+                applying.merge(merge, category_set)
+            for supersede in command.supersedes:
+                applying.supersede(supersede)
+            return [*applying.changes, *self._synthesized(command, applying.current, vectors, category_set)]
+
+    def _reworded(
+        self, record: MemoryRecord, text: str, vector: Vectors, category_set: tuple[Category, ...]
+    ) -> MemoryRecord:
+        """The memory with a new text (filed anew), stored with its UPDATE history, and indexed."""
+        updated = replace(record.with_text(text), categories=())
+        if self.policy.categorize:
+            (updated,) = self._filed([updated], vector[None, :], category_set)
+        else:
+            updated = replace(updated, categories=record.categories)
+        self.store.replace(updated, vector, HistoryEntry.of(Event.UPDATE, updated, record.text, text))
+        self.index.upsert([updated], vector[None, :])
+        return updated
+
+    def _synthesized(
+        self,
+        command: ConsolidateCommand,
+        current: dict[str, MemoryRecord],
+        vectors: dict[str, Vectors],
+        category_set: tuple[Category, ...],
+    ) -> list[ConsolidationChange]:
+        """The synthesized memories stored (under the write lock): each drawn from two or more memories still
+        stored, and saying what no active memory of the scope says yet (by text, or by the merge rule)."""
+        records: list[MemoryRecord] = []
+        for synthesis in command.syntheses:
+            sources = tuple(dict.fromkeys(m for m in synthesis.sources if m in current))
+            record = MemoryRecord.create(synthesis.text, command.scope, synthesized=True, derived_from=sources)
+            if len(sources) < 2 or any(r.hash == record.hash for r in records):
+                continue
+            if self.store.find_by_hash(command.scope, record.hash) is not None:
+                continue
+            records.append(record)
+        if not records:
+            return []
+        stacked = np.stack([vectors[r.text] for r in records])
+        said = self._merged(records, stacked, command.scope)
+        kept = [i for i, r in enumerate(said) if r.state is LifecycleState.ACTIVE]
+        if not kept:
+            return []
+        filed = self._filed([records[i] for i in kept], stacked[kept], category_set if self.policy.categorize else ())
+        stored = self._insert_new(filed, stacked[kept], command.scope)
+        return [ConsolidationChange(r.record, r.event, DreamAction.SYNTHESIZE) for r in stored if r.event is Event.ADD]
+
     # ---- read ---------------------------------------------------------------------------------------
 
     def get(self, memory_id: str) -> MemoryRecord:
@@ -531,6 +602,64 @@ class MemoryService:
 
     def _embed(self, texts: Sequence[str]) -> Vectors:
         return self.providers.get().embedder.embed(list(texts))
+
+
+class _Consolidating:
+    """One consolidation being applied (under the service's write lock): the memories it names as they are now,
+    the embeddings computed for it, and the changes made so far."""
+
+    def __init__(
+        self,
+        service: MemoryService,
+        command: ConsolidateCommand,
+        current: dict[str, MemoryRecord],
+        vectors: dict[str, Vectors],
+    ) -> None:
+        self._service = service
+        self._owner = _owner_of(command.scope)
+        self.current = current
+        self._vectors = vectors
+        self.changes: list[ConsolidationChange] = []
+
+    def active(self, memory_id: str) -> MemoryRecord | None:
+        """The memory, when it is still active and of the command's owner."""
+        record = self.current.get(memory_id)
+        if record is None or record.state is not LifecycleState.ACTIVE or _owner_of(record.scope) != self._owner:
+            return None
+        return record
+
+    def merge(self, merge: Merge, category_set: tuple[Category, ...]) -> None:
+        keep = self.active(merge.keep)
+        duplicates = [d for d in map(self.active, dict.fromkeys(merge.duplicates)) if d and d.id != merge.keep]
+        if keep is None or not duplicates:
+            return
+        if merge.text and merge.text != keep.text:
+            reworded = self._service._reworded(keep, merge.text, self._vectors[merge.text], category_set)
+            self.current[keep.id] = reworded
+            self.changes.append(ConsolidationChange(reworded, Event.UPDATE, DreamAction.MERGE, keep.text))
+        for duplicate in duplicates:
+            self._retire(duplicate, LifecycleState.MERGED, keep.id, DreamAction.MERGE)
+
+    def supersede(self, supersede: Supersede) -> None:
+        outdated, successor = self.active(supersede.outdated), self.active(supersede.current)
+        if outdated is not None and successor is not None and outdated.id != successor.id:
+            self._retire(outdated, LifecycleState.SUPERSEDED, successor.id, DreamAction.SUPERSEDE)
+
+    def _retire(self, record: MemoryRecord, state: LifecycleState, by: str, action: DreamAction) -> None:
+        """The memory kept in `state`, replaced by `by` (a DELETE in its history), and still indexed: a read that
+        asks for merged or superseded memories finds it."""
+        retired = record.changed(state=state, replaced_by=by)
+        self._service.store.replace(retired, None, HistoryEntry.of(Event.DELETE, retired, record.text, None))
+        if record.text not in self._vectors:  # its text changed since the run read it
+            self._vectors[record.text] = self._service._embed([record.text])[0]
+        self._service.index.upsert([retired], self._vectors[record.text][None, :])
+        self.current[record.id] = retired
+        self.changes.append(ConsolidationChange(retired, Event.DELETE, action))
+
+
+def _owner_of(scope: Scope) -> tuple[str | None, str | None, str | None]:
+    """Whose memory it is: its user, agent and run (its app aside)."""
+    return scope.user_id, scope.agent_id, scope.run_id
 
 
 _ACTIVE = f.Condition("state", "eq", LifecycleState.ACTIVE.value)

@@ -134,7 +134,7 @@ def record_attributes(record: MemoryRecord, created_sk: str, ns: str = "") -> tu
         "hash": {"S": record.hash},
         "metadata": json_string(record.metadata),
         "categories": json_string(list(record.categories)),
-        "sources": json_string([s.as_dict() for s in record.sources]),
+        "sources": provenance(record),
         "created_at": moment(record.created_at),
         "updated_at": moment(record.updated_at),
         "state": {"S": record.state.value},
@@ -197,10 +197,31 @@ def record_of(item: Item) -> MemoryRecord:
         role=text_or_none(item, "role"),
         attributed_to=text_or_none(item, "attributed_to"),
         expiration_date=date_or_none(text_or_none(item, "expiration_date")),
-        sources=tuple(SourceMessage.from_dict(s) for s in json_of(item, "sources")),
         state=LifecycleState(item["state"]["S"]),
         replaced_by=text_or_none(item, "replaced_by"),
+        **provenance_of(item),
     )
+
+
+def provenance(record: MemoryRecord) -> Item:
+    """The `sources` attribute: the messages the memory came from (a JSON list); for a memory drawn from other
+    memories (Dream's synthesis), an object `{"messages", "memories", "synthesized"}`. Kept in the one attribute
+    the indexes already project, so that a table made by an earlier version needs no new projection."""
+    messages = [s.as_dict() for s in record.sources]
+    if not record.synthesized and not record.derived_from:
+        return json_string(messages)
+    return json_string({"messages": messages, "memories": list(record.derived_from), "synthesized": record.synthesized})
+
+
+def provenance_of(item: Item) -> dict[str, Any]:
+    raw = json_of(item, "sources")
+    if isinstance(raw, list):
+        return {"sources": tuple(SourceMessage.from_dict(s) for s in raw)}
+    return {
+        "sources": tuple(SourceMessage.from_dict(s) for s in raw.get("messages", [])),
+        "derived_from": tuple(str(m) for m in raw.get("memories", [])),
+        "synthesized": bool(raw.get("synthesized")),
+    }
 
 
 # ---- history ------------------------------------------------------------------------------------------

@@ -37,7 +37,9 @@ CREATE TABLE IF NOT EXISTS memories (
     expiration_date TEXT,
     state TEXT NOT NULL DEFAULT 'active',
     replaced_by TEXT,
-    embedding BLOB
+    embedding BLOB,
+    synthesized INTEGER NOT NULL DEFAULT 0,
+    derived_from TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS memories_user ON memories(user_id, created_at);
 CREATE INDEX IF NOT EXISTS memories_agent ON memories(agent_id, created_at);
@@ -74,8 +76,13 @@ CREATE TABLE IF NOT EXISTS outbox (
 
 _COLUMNS = (
     "id, text, hash, user_id, agent_id, run_id, app_id, actor_id, role, attributed_to, metadata, categories, "
-    "sources, created_at, updated_at, expiration_date, state, replaced_by"
+    "sources, created_at, updated_at, expiration_date, state, replaced_by, synthesized, derived_from"
 )
+# Columns a file made by an earlier version lacks, added when it is opened.
+_ADDED_COLUMNS = {
+    "synthesized": "INTEGER NOT NULL DEFAULT 0",
+    "derived_from": "TEXT NOT NULL DEFAULT '[]'",
+}
 _PINNABLE = ("user_id", "agent_id", "run_id")
 _CHUNK = 500  # ids per IN (...) list
 _log = logging.getLogger(__name__)
@@ -97,6 +104,7 @@ class SqliteMemoryStore:
     ) -> None:
         self._db = db
         db.executescript(SCHEMA)
+        _add_missing_columns(db)
         self._cache = _RecordCache(cache_size)
         self._outbox_namespace = outbox_namespace
         self._on_outbox = on_outbox
@@ -106,7 +114,7 @@ class SqliteMemoryStore:
     def insert(self, records: Sequence[MemoryRecord], vectors: Vectors, history: Sequence[HistoryEntry]) -> None:
         rows = [(*_to_row(r), _blob(v)) for r, v in zip(records, vectors, strict=True)]
         with self._db.write() as conn:
-            conn.executemany(f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES ({', '.join('?' * 19)})", rows)
+            conn.executemany(f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES ({', '.join('?' * 21)})", rows)
             _insert_history(conn, history)
             wrote = self._write_outbox(conn, records, history, {})
             self._cache.forget([r.id for r in records])
@@ -366,6 +374,8 @@ def _to_row(r: MemoryRecord) -> tuple[Any, ...]:
         r.expiration_date.isoformat() if r.expiration_date else None,
         r.state.value,
         r.replaced_by,
+        int(r.synthesized),
+        json.dumps(list(r.derived_from)),
     )
 
 
@@ -386,7 +396,21 @@ def _from_row(row: Sequence[Any]) -> MemoryRecord:
         expiration_date=date_or_none(row[15]),
         state=LifecycleState(row[16]),
         replaced_by=row[17],
+        synthesized=bool(row[18]),
+        derived_from=tuple(json.loads(row[19])),
     )
+
+
+def _add_missing_columns(db: Database) -> None:
+    """The columns of _ADDED_COLUMNS a file of an earlier version lacks, added (idempotent)."""
+    present = {row[1] for row in db.read().execute("PRAGMA table_info(memories)")}
+    if all(name in present for name in _ADDED_COLUMNS):
+        return
+    with db.write() as conn:  # looked at again inside the write: another process may have added them meanwhile
+        present = {row[1] for row in conn.execute("PRAGMA table_info(memories)")}
+        for name, declaration in _ADDED_COLUMNS.items():
+            if name not in present:
+                conn.execute(f"ALTER TABLE memories ADD COLUMN {name} {declaration}")
 
 
 def _insert_history(conn: sqlite3.Connection, history: Sequence[HistoryEntry]) -> None:

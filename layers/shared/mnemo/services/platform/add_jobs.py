@@ -8,7 +8,8 @@ unless it was the job's last attempt: the queue runs it again later. A synchrono
 once and its event written once, when it ends.
 
 An import (an IMPORT event: many conversations and memories, mnemo.services.platform.imports) is queued and run by
-the same worker: `process` hands it to ImportJobs. A job CANCELLED meanwhile (POST /v1/event/{id}/cancel/) is not
+the same worker: `process` hands it to ImportJobs; a Dream run (a DREAM event, mnemo.services.platform.dream_runs)
+to DreamJobs. A job CANCELLED meanwhile (POST /v1/event/{id}/cancel/) is not
 run; an add cancelled while it ran keeps that status, with what it added as its results.
 """
 
@@ -26,9 +27,10 @@ from mnemo.errors import MnemoError, ProviderError, UnavailableError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
 from mnemo.services.commands import AddCommand, AddResult, Category
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.events import ADD, IMPORT, event_id_of, new_event
+from mnemo.services.platform.events import ADD, DREAM, IMPORT, event_id_of, new_event
 
 if TYPE_CHECKING:
+    from mnemo.services.platform.dream_runs import DreamJobs
     from mnemo.services.platform.imports import ImportJobs
 
 log = logging.getLogger("mnemo.platform.worker")
@@ -128,9 +130,10 @@ class AddJobs:
         self._clock = clock
         from mnemo.services.platform.imports import ImportJobs  # which builds on this module
 
-        self.imports: ImportJobs = ImportJobs(namespaces, directory, events, records, self._enqueue, clock=clock)
+        self.imports: ImportJobs = ImportJobs(namespaces, directory, events, records, self.enqueue_job, clock=clock)
+        self.dreams: DreamJobs | None = None  # Dream runs, once the composition root wires them
 
-    def _enqueue(self, project_id: str, event_id: str, owner: str) -> None:
+    def enqueue_job(self, project_id: str, event_id: str, owner: str) -> None:
         """Queue through `enqueue` as it is when called (a worker or a queue is wired after construction)."""
         self.enqueue(project_id, event_id, owner)
 
@@ -171,10 +174,13 @@ class AddJobs:
         event = self._events.get_event(project_id, event_id_of(event_id))
         if event is None or event.status.finished:
             return event
-        if self._directory.get_project(project_id) is None:
+        project = self._directory.get_project(project_id)
+        if project is None:
             return None
         if event.event_type == IMPORT:
             return self.imports.process(project_id, event, max_attempts=max_attempts)
+        if event.event_type == DREAM:
+            return self._dream(project, event, max_attempts)
         started = self._clock()
         event = event.changed(
             status=EventStatus.RUNNING, started_at=started, updated_at=started, attempts=event.attempts + 1
@@ -182,6 +188,18 @@ class AddJobs:
         if not self._events.update_event(event):
             return None
         return self._run(project_id, event, reraise=False, retry=event.attempts < max_attempts)
+
+    def _dream(self, project: Project, event: PlatformEvent, max_attempts: int) -> PlatformEvent | None:
+        if self.dreams is None:  # a worker built without Dream (it cannot run): the run says so
+            moment = self._clock()
+            failed = event.changed(
+                status=EventStatus.FAILED,
+                error="This worker cannot run Dream runs.",
+                completed_at=moment,
+                updated_at=moment,
+            )
+            return failed if self._events.update_event(failed) else None
+        return self.dreams.process(project, event, max_attempts=max_attempts)
 
     def _run(
         self,

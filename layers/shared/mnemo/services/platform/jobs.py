@@ -29,7 +29,8 @@ from mnemo.ports.queue import MessageQueue
 from mnemo.ports.tenancy_store import EventStore
 from mnemo.services.commands import AddCommand
 from mnemo.services.platform.add_jobs import AddJobs, Enqueue
-from mnemo.services.platform.events import ADD, IMPORT, event_id_of
+from mnemo.services.platform.dream_runs import DREAM_OWNER
+from mnemo.services.platform.events import ADD, DREAM, IMPORT, event_id_of
 from mnemo.services.platform.imports import owner_of
 
 ADD_JOB_KIND = "platform.add"
@@ -98,20 +99,22 @@ class JobService:
 
 
 def _summary(event: PlatformEvent) -> list[dict[str, Any]]:
-    """An event's results without text: an add's memories (id, event), an import's items (index, status)."""
-    keys = ("index", "status") if event.event_type == IMPORT else ("id", "event")
+    """An event's results without text: an add's memories (id, event), an import's items (index, status), a Dream
+    run's users (user_id, status)."""
+    keys = {IMPORT: ("index", "status"), DREAM: ("user_id", "status")}.get(event.event_type, ("id", "event"))
     return [{key: r.get(key) for key in keys} for r in event.results]
 
 
 def requeue_unfinished(
     events: EventStore, enqueue: Enqueue, older_than: timedelta, clock: Callable[[], datetime] = now
 ) -> list[PlatformEvent]:
-    """Queue again every add and import event still PENDING or RUNNING that has not changed for `older_than`: one
-    whose message was lost (a worker that died on its last attempt, a dead-lettered message redriven elsewhere).
-    Running an event twice is safe: a finished one is skipped, a rerun add finds what it stored, and a rerun import
-    goes on from the items it recorded (`mnemo platform resume`). Returns the events queued."""
+    """Queue again every add, import and Dream run event still PENDING or RUNNING that has not changed for
+    `older_than`: one whose message was lost (a worker that died on its last attempt, a dead-lettered message
+    redriven elsewhere). Running an event twice is safe: a finished one is skipped, a rerun add finds what it stored,
+    and a rerun import or Dream run goes on from the items or users it recorded (`mnemo platform resume`). Returns
+    the events queued."""
     cutoff = clock() - older_than
-    stale = [e for e in events.unfinished_events() if e.event_type in (ADD, IMPORT) and e.updated_at <= cutoff]
+    stale = [e for e in events.unfinished_events() if e.event_type in (ADD, IMPORT, DREAM) and e.updated_at <= cutoff]
     for event in stale:
         enqueue(event.project_id, event.id, _owner(event))
     return stale
@@ -120,6 +123,8 @@ def requeue_unfinished(
 def _owner(event: PlatformEvent) -> str:
     if event.event_type == IMPORT:
         return owner_of(event.id)
+    if event.event_type == DREAM:
+        return DREAM_OWNER
     try:
         return AddCommand.from_json(event.payload).scope.owner()
     except ValidationError:  # a payload this version would refuse: it still runs (and says so), ownerless

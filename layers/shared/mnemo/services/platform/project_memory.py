@@ -100,6 +100,13 @@ class ProjectMemoryService:
         self._records.bump_counter(project_id, "get_events")
         return record
 
+    def sources_of(self, project_id: str, memory_id: str) -> tuple[MemoryRecord, list[MemoryRecord]]:
+        """A memory and the memories it was drawn from (a synthesized memory's `derived_from`, those still stored,
+        in that order; none for any other memory)."""
+        record = self._existing(project_id, memory_id)
+        found = self.memory_service(project_id).store.get_many(list(record.derived_from))
+        return record, [found[m] for m in record.derived_from if m in found]
+
     def history(self, project_id: str, memory_id: str) -> tuple[list[HistoryEntry], MemoryRecord | None]:
         """The memory's history, oldest first, and the memory itself while it exists."""
         service = self.memory_service(project_id)

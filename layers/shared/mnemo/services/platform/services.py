@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from mnemo.ports.reflection_store import ReflectionStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import AddJobs
 from mnemo.services.platform.add_worker import AddWorker
 from mnemo.services.platform.dream import DreamService
+from mnemo.services.platform.dream_schedule import DreamScheduler, DreamTimer
 from mnemo.services.platform.entities import ProjectEntityService
 from mnemo.services.platform.events import EventService
 from mnemo.services.platform.jobs import JobService
@@ -32,23 +34,31 @@ class PlatformServices:
     jobs: JobService
     namespaces: NamespaceMemoryServices
     dream: DreamService
+    dream_reflections: ReflectionStore  # Dream's reflection state: the projects with Synthesis on, users' runs
     webhooks: WebhookService | None = None  # None: a backend without webhooks
     worker: AddWorker | None = None  # the local worker of asynchronous adds (None where a queue service runs them)
     webhook_worker: WebhookWorker | None = None  # the local relay and dispatcher of webhook deliveries
     profiles: ProfileService | None = None  # None: a backend without profiles (AWS without the profile queue)
     profile_worker: ProfileWorker | None = None  # the local worker of profile generations and jobs
+    dream_scheduler: DreamScheduler | None = None  # finds the users due a Synthesis run and queues their runs
+    dream_timer: DreamTimer | None = None  # the local schedule: ticks the scheduler (a thread of mnemo serve)
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def start_workers(self) -> None:
-        """The local background threads: the add worker, the webhook worker, then the profile worker."""
+        """The local background threads: the add worker, the webhook worker, the profile worker, then Dream's
+        schedule."""
         if self.worker is not None:
             self.worker.start()
         if self.webhook_worker is not None:
             self.webhook_worker.start()
         if self.profile_worker is not None:
             self.profile_worker.start()
+        if self.dream_timer is not None:
+            self.dream_timer.start()
 
     def close(self) -> None:
+        if self.dream_timer is not None:
+            self.dream_timer.stop()
         if self.worker is not None:
             self.worker.stop()
         if self.webhook_worker is not None:

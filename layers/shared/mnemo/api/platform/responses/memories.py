@@ -72,8 +72,17 @@ class MemoryOut(BaseModel):
         description="The day (YYYY-MM-DD, UTC, inclusive) after which it is hidden; null when it never expires."
     )
     structured_attributes: StructuredAttributes
-    replaced_by: str | None = Field(description="The id of the memory that superseded it, or null.", examples=[None])
-    synthesized: bool = Field(description="Whether it was synthesized from others (never, here).", examples=[False])
+    replaced_by: str | None = Field(
+        description="The id of the memory that superseded it or that it was merged into, or null.", examples=[None]
+    )
+    synthesized: bool = Field(
+        description="Whether Dream's Synthesis drew it from other memories (`source_memory_ids`).", examples=[False]
+    )
+    source_memory_ids: list[str] = Field(
+        description="Ours: the ids of the memories a synthesized memory was drawn from (empty for any other); "
+        "GET …/dream/memory/{memory_id}/sources/ reads them.",
+        examples=[[]],
+    )
     lifecycle_state: LifecycleState = Field(
         description="active; superseded (made false by `replaced_by`); or merged (said what `replaced_by` says)."
     )
@@ -94,7 +103,8 @@ class MemoryOut(BaseModel):
             expiration_date=record.expiration_date,
             structured_attributes=StructuredAttributes.of(record),
             replaced_by=record.replaced_by,
-            synthesized=False,
+            synthesized=record.synthesized,
+            source_memory_ids=list(record.derived_from),
             lifecycle_state=record.state,
         )
 
@@ -116,6 +126,7 @@ class MemoryFieldsOut(BaseModel):
     structured_attributes: StructuredAttributes | Omitted = None
     replaced_by: str | None = None
     synthesized: bool | Omitted = None
+    source_memory_ids: list[str] | Omitted = None
     lifecycle_state: LifecycleState | Omitted = None
 
 

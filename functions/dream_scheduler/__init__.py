@@ -1,0 +1,1 @@
+"""The dream_scheduler function (its handler is app.handler)."""
