@@ -17,7 +17,7 @@ from mnemo.adapters.sqlite.profile_store import SqliteProfileStore
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
-from mnemo.composition.services import ranking_weights
+from mnemo.composition.services import decay_settings, ranking_weights
 from mnemo.domain.webhooks import OutboundEvent
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
@@ -75,7 +75,7 @@ def platform_services(
     tenancy = TenancyService(store, drop_project)
     platform = PlatformServices(
         tenancy=tenancy,
-        project_memory=ProjectMemoryService(namespaces, adds, events, store),
+        project_memory=ProjectMemoryService(namespaces, adds, events, store, decay_settings(settings)),
         events=events,
         entities=ProjectEntityService(namespaces, store, events),
         reports=ReportService(namespaces, store),
