@@ -43,7 +43,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "end of its conversation.",
     )
     locomo.add_argument(
-        "--decay-half-life", type=float, metavar="DAYS", help="Decay's half-life (implies --decay; default 180)."
+        "--decay-half-life", type=float, metavar="DAYS", help="Decay's half-life (implies --decay; default 365)."
     )
     locomo.set_defaults(run=_bench_locomo)
 

@@ -12,11 +12,15 @@ search with `decay` on) multiplies its relevance by.
   1 − 0.5 ** S: one fresh access is worth half the boost, two three quarters, and old ones fade.
 - `access_boost` (0 to MAX_ACCESS_BOOST): what accesses add at most, as a share of freshness.
 
-A memory stated now and never used is at 1.2, used often 1.5; one half-life old 0.75 (0.9 used often); very old
-0.3, used or not. Because the access term is scaled by freshness, retrievals reorder memories of about the same
-age but never lift an outdated fact over the one that replaced it: with equal relevance, a fact stated
-`gap` later always ranks above the older one once 0.5 ** (gap / half_life) < 0.9 / (0.9 + access_boost), i.e. for
-a gap over 0.415 half-lives at the default boost, however often the older one is retrieved.
+A memory stated now and never used is at 1.2, used often 1.2 + access_boost (1.5 at the largest boost); one
+half-life old 0.75; very old 0.3, used or not. Because the access term is scaled by freshness, retrievals reorder
+memories of about the same age but never lift an outdated fact over the one that replaced it: with equal relevance,
+a fact stated `gap` later always ranks above the older one once 0.5 ** (gap / half_life) < 0.9 / (0.9 +
+access_boost), i.e. for a gap over 0.15 half-lives at the default boost (0.42 at the largest), however often the
+older one is retrieved.
+
+The defaults (a year's half-life, boost 0.1, a retrieval counting half after two weeks) were chosen on
+bench/decay.py: a scripted set of changing facts, and LoCoMo (bench/README.md).
 """
 
 from __future__ import annotations
@@ -41,8 +45,8 @@ SECONDS_PER_DAY = 86_400.0
 class DecaySettings:
     """How fast memories age: the deployment's (MNEMO_DECAY_*), the same for every project that turns decay on."""
 
-    half_life_days: float = 180.0
-    access_boost: float = MAX_ACCESS_BOOST
+    half_life_days: float = 365.0
+    access_boost: float = 0.1
     access_half_life_days: float = 14.0
 
     def __post_init__(self) -> None:
