@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -49,9 +50,14 @@ class BufferedAccessLog:
         self._buffer.add(self, accesses)
 
     def recent(self, memory_ids: Sequence[str]) -> dict[str, list[datetime]]:
+        """The log's accesses and those still waiting. What waits is looked at first: a write that ends between the
+        two reads then shows its accesses in both, and they are counted once (not missed)."""
+        waiting = self._buffer.waiting(self, memory_ids)
         found = self.log.recent(memory_ids)
-        for memory_id, times in self._buffer.waiting(self, memory_ids).items():
-            found[memory_id] = merged(found.get(memory_id, []), times)
+        for memory_id, times in waiting.items():
+            stored = Counter(found.get(memory_id, []))
+            unwritten = [t for t in times if not _taken(stored, t)]
+            found[memory_id] = merged(found.get(memory_id, []), unwritten)
         return found
 
     def forget(self, memory_ids: Sequence[str]) -> None:
@@ -197,6 +203,14 @@ class AccessBuffer:
             dropped, self._dropped = self._dropped, 0
         if dropped:
             log.warning("%d accesses dropped: %d memories already wait to be written", dropped, self._max_waiting)
+
+
+def _taken(stored: Counter[datetime], moment: datetime) -> bool:
+    """Whether `moment` is among the stored accesses (each stored one matches one waiting one at most)."""
+    if stored[moment] > 0:
+        stored[moment] -= 1
+        return True
+    return False
 
 
 def _write(owner: BufferedAccessLog, accesses: Waiting) -> None:
