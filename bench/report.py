@@ -115,6 +115,47 @@ def locomo_rows(data: dict[str, Any]) -> list[str]:
     return rows
 
 
+def _decay_label(name: str) -> str:
+    if name == "off":
+        return "decay off"
+    half_life, _, boost = name.removeprefix("half_life_").partition("_access_boost_")
+    return f"decay on, half-life {half_life} days" + (f", access boost {boost}" if boost else "")
+
+
+def decay_rows(data: dict[str, Any]) -> list[str]:
+    f = data["figures"]
+    facts = f["changing_facts"]
+    default = f["default"]["half_life_days"]
+    rows = [
+        f"| Memory decay, scripted changing facts ({facts['changed']} changed, {facts['retrieved']} retrieved on "
+        f"the way; {facts['subjects'] - facts['changed']} stable): the current fact first | changed | changed and "
+        "retrieved | stable | MRR@5, changed |",
+        "|---|---|---|---|---|",
+    ]
+    for name, block in facts["configurations"].items():
+        groups = ("changed", "changed_retrieved", "stable")
+        cells = [f"{block[k]['current_first']}/{block[k]['subjects']}" for k in groups]
+        marker = " (default)" if name == f"half_life_{default:g}" else ""
+        rows.append(f"| {_decay_label(name)}{marker} | {' | '.join(cells)} | {block['changed']['mrr@5']:.3f} |")
+    loco = f.get("locomo")
+    if loco:
+        off = loco["off"]
+        rows += ["", "| LoCoMo dev, recall, with decay (change) | @1 | @5 | @10 |", "|---|---|---|---|"]
+        rows.append(f"| decay off | {off['recall@1']:.3f} | {off['recall@5']:.3f} | {off['recall@10']:.3f} |")
+        for name, block in loco["configurations"].items():
+            cells = [f"{block[k]:.3f} ({block['change'][k]:+.3f})" for k in ("recall@1", "recall@5", "recall@10")]
+            marker = " (default)" if name == f"half_life_{default:g}" else ""
+            rows.append(f"| {_decay_label(name)}{marker} | {' | '.join(cells)} |")
+    m = data["machine"]
+    rows += [
+        "",
+        f"Recorded {m['date']} at commit {m['commit']}. Access boost {f['default']['access_boost']:g} and access "
+        f"half-life {f['default']['access_half_life_days']:g} days unless the row says otherwise; the probes asked on "
+        f"{facts['now'][:10]}, each LoCoMo question at the end of its conversation.",
+    ]
+    return rows
+
+
 def lambda_rows(data: dict[str, Any]) -> list[str]:
     f = data["figures"]
     if not f.get("functions"):
@@ -226,6 +267,7 @@ def main() -> None:
         ("locomo", locomo_rows),
         ("lambda", lambda_rows),
         ("webhooks", webhook_rows),
+        ("decay", decay_rows),
     )
     for name, rows in parts:
         data = load(name)

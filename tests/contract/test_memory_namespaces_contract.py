@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from mnemo.ports.embedder import Embedder
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import MemoryNamespaces
 from mnemo.services.commands import AddCommand, Message, SearchCommand, UpdateCommand
+from mnemo.services.decay import Decay, DecaySettings
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.providers import ActiveProviders, ProviderSet
 from tests.support import moto_aws
@@ -172,3 +174,26 @@ def test_a_namespace_is_one_storage_while_open_and_is_listed_while_it_holds_reco
         namespaces.drop("proj_a")
         assert "proj_a" not in namespaces.stored_namespaces()
         assert namespaces.open("proj_a").store.get(record.id) is None
+
+
+def test_a_namespaces_retrievals_are_its_own_outlive_a_reopen_and_go_with_the_memory_and_the_namespace(
+    make: Opened,
+) -> None:
+    decayed = Decay(DecaySettings(), datetime(2026, 1, 5, 10, 0, tzinfo=UTC))
+    with make() as namespaces:
+        tea = add(namespaces, "proj_a", "I like tea")
+        other_tea = add(namespaces, "proj_b", "I like tea")
+        gone = add(namespaces, "proj_gone", "I like tea too")
+        for namespace in ("proj_a", "proj_gone"):
+            namespaces.memory_service(namespace).search(SearchCommand("tea", ALICE, threshold=0.0, decay=decayed))
+        assert namespaces.access_buffer.flush() == 2  # written off the search's path, here at once
+        other = namespaces.memory_service("proj_b").accesses
+        assert other is not None and other.recent([tea, other_tea]) == {}
+        namespaces.drop("proj_gone")
+    with make() as reopened:
+        service = reopened.memory_service("proj_a")
+        assert service.accesses is not None and service.accesses.recent([tea]) == {tea: [decayed.at]}
+        service.delete(tea)
+        assert service.accesses.recent([tea]) == {}
+        dropped = reopened.memory_service("proj_gone").accesses
+        assert dropped is not None and dropped.recent([gone]) == {}

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
+from mnemo.adapters.dynamodb.access_log import DynamoAccessLog
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.adapters.sqlite.database import Database
@@ -143,6 +144,22 @@ def test_given_a_stored_memory_when_searched_and_read_then_it_is_found(deployed:
     assert got.body["id"] == memory_id and got.body["memory"] == "I am vegetarian and I love green tea."
 
 
+def test_given_decay_on_a_v3_search_reinforces_what_it_returns_during_the_next_invocation(deployed: Deployed) -> None:
+    acme = deployed.tenants["acme"]
+    memory_id = deployed.state["memory_id"]
+    updated = deployed.call("project_update", org_id=acme.org.id, project_id=acme.project.id)  # {"decay": true}
+    assert updated.status == 200 and updated.body["decay"] is True, updated.body
+    accesses = DynamoAccessLog(moto_aws.client("dynamodb"), deployed.stack.memories_table, namespace=acme.project.id)
+    buffer = deployed.platform().namespaces.access_buffer
+
+    found = deployed.call("search_v3")
+    (hit,) = found.body["results"]
+    assert hit["id"] == memory_id and 0.3 <= hit["score_breakdown"]["decay"] <= 1.5
+    assert accesses.recent([memory_id]) == {} and buffer.pending() == 1  # the search did not wait for its write
+    assert deployed.call("ping").status == 200  # the next invocation writes it while it runs, and waits for it
+    assert buffer.pending() == 0 and list(accesses.recent([memory_id])) == [memory_id]
+
+
 def test_given_another_tenants_key_when_reading_the_memory_then_404_and_nothing_leaks(deployed: Deployed) -> None:
     memory_id = deployed.state["memory_id"]
     stolen = deployed.call("get", tenant="globex", memory_id=memory_id)
@@ -159,6 +176,9 @@ def test_given_a_memory_when_deleted_then_it_is_gone(deployed: Deployed) -> None
     deleted = deployed.call("delete", memory_id=memory_id)
     assert deleted.status == 200, deleted.body
     assert deployed.call("get", memory_id=memory_id).status == 404
+    project = deployed.tenants["acme"].project.id
+    accesses = DynamoAccessLog(moto_aws.client("dynamodb"), deployed.stack.memories_table, namespace=project)
+    assert accesses.recent([memory_id]) == {}  # its retrievals went with it
 
 
 def test_given_an_async_add_when_the_worker_runs_its_message_then_the_event_succeeds(deployed: Deployed) -> None:

@@ -268,6 +268,23 @@ def test_given_a_locomo_file_when_benchmarked_as_json_then_one_report_object_is_
 
 
 @pytest.mark.usefixtures("cached_model")
+def test_given_decay_when_benchmarked_then_the_decayed_recall_and_its_change_are_reported(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _err = run_cli(capsys, "--data", str(data), "--json", "--decay-half-life", "30")
+
+    assert code == 0
+    report = json.loads(out)
+    decayed = report["decay"]
+    assert set(decayed) >= REPORT_KEYS | {"settings", "change"}
+    assert decayed["settings"]["half_life_days"] == 30.0
+    assert decayed["questions"] == 4 and decayed["recall@10"] == 1.0
+    for k in KS:
+        assert decayed["change"][f"recall@{k}"] == pytest.approx(decayed[f"recall@{k}"] - report[f"recall@{k}"])
+    assert "mnemo hybrid + decay" in locomo.render(report)
+
+
+@pytest.mark.usefixtures("cached_model")
 def test_given_chosen_cut_offs_when_benchmarked_then_recall_is_reported_at_those(
     data: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -36,15 +36,30 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         type=Path,
         help="The peer's runner script (default mnemo_bench/<peer>_peer.py, in bench/evaluation).",
     )
+    locomo.add_argument(
+        "--decay",
+        action="store_true",
+        help="Also ask with memory decay (as a project with `decay` on ranks v3 search), each question seen at the "
+        "end of its conversation.",
+    )
+    locomo.add_argument(
+        "--decay-half-life", type=float, metavar="DAYS", help="Decay's half-life (implies --decay; default 365)."
+    )
     locomo.set_defaults(run=_bench_locomo)
 
 
 def _bench_locomo(args: argparse.Namespace) -> int:
+    from mnemo.services.decay import DecaySettings
     from mnemo_bench import locomo
 
     peer = locomo.PeerSpec(args.peer, args.peer_python, args.peer_runner) if args.peer else None
+    decay = None
+    if args.decay or args.decay_half_life is not None:
+        decay = DecaySettings() if args.decay_half_life is None else DecaySettings(half_life_days=args.decay_half_life)
     try:
-        report = locomo.evaluate(args.data, args.k or locomo.DEFAULT_KS, peer=peer, progress=locomo.progress_to_stderr)
+        report = locomo.evaluate(
+            args.data, args.k or locomo.DEFAULT_KS, peer=peer, progress=locomo.progress_to_stderr, decay=decay
+        )
     except locomo.EvaluationError as exc:
         print(f"mnemo bench: {exc.message}", file=sys.stderr)
         return 1

@@ -9,6 +9,11 @@ in its own virtualenv through a JSON job file (see `run_peer`).
 
 Evidence ids that name no turn of the conversation (malformed ids such as "D:11:26" or "D8:6; D9:17")
 are dropped; a question left with no evidence is skipped and counted.
+
+With decay (`--decay`: the platform's memory decay, mnemo.services.decay, as a project with `decay` on ranks its
+v3 search), the hybrid search is asked again with every question seen at the end of its conversation (the date of
+its last session) and each answer's memories recorded as retrieved, in question order, so later questions see the
+retrievals of earlier ones, as a project's v3 search does.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,6 +39,7 @@ from mnemo.ports.embedder import Embedder, Vectors
 from mnemo.ports.llm import LLM
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.commands import AddCommand, Message, SearchCommand
+from mnemo.services.decay import Decay, DecaySettings
 from mnemo.services.memory_service import MemoryService
 from mnemo.services.ranking import RankingWeights
 from mnemo.settings import Settings
@@ -106,6 +112,10 @@ class Conversation:
 
     def turn_ids(self) -> set[str]:
         return {t.dia_id for s in self.sessions for t in s.turns}
+
+    def ended(self) -> datetime | None:
+        """When its last dated session was: the moment its questions are asked, with decay."""
+        return max((s.date for s in self.sessions if s.date is not None), default=None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,14 +316,18 @@ class _MemoCatalog:
         return self.inner.build_llm(provider, config)
 
 
+Rankings = list[list[tuple[str, ...]]]
+
+
 @dataclass
 class MnemoRun:
-    hybrid: list[list[tuple[str, ...]]]
-    semantic_only: list[list[tuple[str, ...]]]
+    hybrid: Rankings
+    semantic_only: Rankings
     memories: int
     weights: RankingWeights
     embedder: str
     seconds: dict[str, float] = field(default_factory=dict)
+    decayed: list[Rankings] = field(default_factory=list)  # the hybrid search with each of `decays`, in order
 
 
 def run_mnemo(
@@ -324,8 +338,10 @@ def run_mnemo(
     settings: Settings | None = None,
     catalog: ProviderCatalog | None = None,
     progress: Callable[[str], None] | None = None,
+    decays: Sequence[DecaySettings] = (),
 ) -> MnemoRun:
-    """Store every turn through the memory service on a fresh data dir, then ask every question twice."""
+    """Store every turn through the memory service on a fresh data dir, then ask every question twice, and once
+    more with each of `decays` (see `ask_decayed`)."""
     from mnemo.composition.container import build_container
 
     say = progress or (lambda _message: None)
@@ -350,13 +366,22 @@ def run_mnemo(
             hybrid = _ask(hybrid_service, asked, k, aliases)
             semantic = _ask(semantic_service, asked, k, aliases)
             done = time.perf_counter()
+            decayed = []
+            for decay in decays:
+                say(f"asking {len(asked)} questions with decay (half-life {decay.half_life_days:g} days)")
+                decayed.append(ask_decayed(hybrid_service, conversations, asked, k, aliases, decay))
             return MnemoRun(
                 hybrid=hybrid,
                 semantic_only=semantic,
                 memories=hybrid_service.index.count(),
                 weights=hybrid_service.weights,
                 embedder=embedder.name,
-                seconds={"store": round(stored - started, 2), "search": round(done - stored, 2)},
+                seconds={
+                    "store": round(stored - started, 2),
+                    "search": round(done - stored, 2),
+                    **({"search_decayed": round(time.perf_counter() - done, 2)} if decays else {}),
+                },
+                decayed=decayed,
             )
         finally:
             container.close()
@@ -410,6 +435,63 @@ def _ask(
         )
         rankings.append([aliases.get(r.record.id) or (str(r.record.metadata.get("dia_id", "")),) for r in results])
     return rankings
+
+
+class RetrievalLog:
+    """An AccessLog in memory (mnemo.ports.memory_access): the retrievals of one decayed run."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, list[datetime]] = {}
+
+    def record(self, accesses: Mapping[str, Sequence[datetime]]) -> None:
+        for memory_id, times in accesses.items():
+            self.times[memory_id] = sorted([*self.times.get(memory_id, []), *times], reverse=True)[:20]
+
+    def recent(self, memory_ids: Sequence[str]) -> dict[str, list[datetime]]:
+        return {i: self.times[i] for i in memory_ids if i in self.times}
+
+    def forget(self, memory_ids: Sequence[str]) -> None:
+        for memory_id in memory_ids:
+            self.times.pop(memory_id, None)
+
+    def clear(self) -> None:
+        self.times.clear()
+
+
+def ask_decayed(
+    service: MemoryService,
+    conversations: Sequence[Conversation],
+    asked: Sequence[Question],
+    k: int,
+    aliases: dict[str, tuple[str, ...]],
+    settings: DecaySettings,
+) -> Rankings:
+    """Every question asked with decay, seen at the end of its conversation (its last session's date), in order:
+    what each answers is recorded as retrieved (in a log of this run's own) before the next is asked."""
+    decayed = MemoryService(service.store, service.index, service.providers, service.weights, accesses=RetrievalLog())
+    ended = {c.sample_id: c.ended() for c in conversations}
+    rankings: Rankings = []
+    for question in asked:
+        at = ended.get(question.user_id) or datetime.now(UTC)
+        results = decayed.search(
+            SearchCommand(
+                query=question.query,
+                filters=f.Condition("user_id", "eq", question.user_id),
+                top_k=k,
+                threshold=0.0,
+                decay=Decay(settings, at),
+            )
+        )
+        rankings.append([aliases.get(r.record.id) or (str(r.record.metadata.get("dia_id", "")),) for r in results])
+    return rankings
+
+
+def decay_settings_of(settings: DecaySettings) -> dict[str, float]:
+    return {
+        "half_life_days": settings.half_life_days,
+        "access_boost": settings.access_boost,
+        "access_half_life_days": settings.access_half_life_days,
+    }
 
 
 # ---- a peer system ------------------------------------------------------------------------------------
@@ -511,8 +593,10 @@ def evaluate(
     settings: Settings | None = None,
     catalog: ProviderCatalog | None = None,
     progress: Callable[[str], None] | None = None,
+    decay: DecaySettings | None = None,
 ) -> dict[str, Any]:
-    """The report: hybrid recall at the top level, `semantic_only` and the peer's (by name) alongside."""
+    """The report: hybrid recall at the top level, `semantic_only` and the peer's (by name) alongside, and with
+    `decay` the hybrid search's with decay (`decay`: its recall, the settings, and the change from without)."""
     ks = sorted({int(k) for k in ks})
     if not ks or ks[0] < 1:
         raise EvaluationError("Every k must be a positive integer.")
@@ -523,7 +607,8 @@ def evaluate(
     say = progress or (lambda _message: None)
     k = ks[-1]
     started = time.perf_counter()
-    run = run_mnemo(conversations, qs.questions, k, settings=settings, catalog=catalog, progress=say)
+    decays = [decay] if decay is not None else []
+    run = run_mnemo(conversations, qs.questions, k, settings=settings, catalog=catalog, progress=say, decays=decays)
     skipped = {"skipped": qs.skipped, "skipped_evidence_ids": qs.skipped_evidence_ids}
     report: dict[str, Any] = {
         "dataset": Path(data).name,
@@ -537,6 +622,14 @@ def evaluate(
         "weights": {"semantic": run.weights.semantic, "keyword": run.weights.keyword},
         "seconds": run.seconds,
     }
+    if decay is not None:
+        decayed = score(qs.questions, run.decayed[0], ks)
+        report["decay"] = {
+            **decayed,
+            **skipped,
+            "settings": decay_settings_of(decay),
+            "change": {f"recall@{k}": round(decayed[f"recall@{k}"] - report[f"recall@{k}"], 4) for k in ks},
+        }
     if peer is not None:
         say(f"running the {peer.name} peer")
         peer_started = time.perf_counter()
@@ -550,6 +643,7 @@ def render(report: dict[str, Any]) -> str:
     """A plain-text table of the report."""
     ks: list[int] = report["k"]
     systems = [("mnemo hybrid", report), ("mnemo semantic-only", report["semantic_only"])]
+    systems += [("mnemo hybrid + decay", report["decay"])] if "decay" in report else []
     systems += [(name, report[name]) for name in ("mem0",) if name in report]
     header = f"{'system':<22}{'category':<10}{'questions':>10}" + "".join(f"{f'R@{k}':>8}" for k in ks)
     lines = [

@@ -165,6 +165,23 @@ class Settings(BaseSettings):
         description="A Dream run goes on in a queue message of its own after this long (a worker call's budget).",
     )
 
+    # ---- memory decay (platform): the v3 search of a project with `decay` on (mnemo.services.decay) ----
+    decay_half_life_days: float = Field(
+        default=365.0,
+        gt=0,
+        le=36500,
+        description="Days after which a memory's freshness is halved (counted from when it was stated).",
+    )
+    decay_access_boost: float = Field(
+        default=0.1,
+        ge=0,
+        le=0.3,
+        description="What recent retrievals add at most to a fresh memory's multiplier (scaled by its freshness).",
+    )
+    decay_access_half_life_days: float = Field(
+        default=14.0, gt=0, le=36500, description="Days after which a retrieval counts half."
+    )
+
     # ---- profiles (platform) ----
     profile_debounce_seconds: float = Field(
         default=2.0,

@@ -19,7 +19,7 @@ from mnemo.adapters.sqlite.reflection_store import SqliteReflectionStore
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
-from mnemo.composition.services import ranking_weights
+from mnemo.composition.services import decay_settings, ranking_weights
 from mnemo.domain.webhooks import OutboundEvent
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
@@ -80,7 +80,7 @@ def platform_services(
             platform.profiles.drop_project(project_id)
 
     tenancy = TenancyService(store, drop_project)
-    project_memory = ProjectMemoryService(namespaces, adds, events, store)
+    project_memory = ProjectMemoryService(namespaces, adds, events, store, decay_settings(settings))
     policy = dream_policy(settings)
     dream_jobs = DreamJobs(namespaces, store, reflections, lambda: providers.get().llm, adds.enqueue_job, policy=policy)
     adds.dreams = dream_jobs

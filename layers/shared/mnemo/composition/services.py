@@ -5,6 +5,7 @@ from __future__ import annotations
 from mnemo.composition.auth import AccountStores, build_auth
 from mnemo.composition.container import Container
 from mnemo.services.configuration import ConfigurationService
+from mnemo.services.decay import DecaySettings
 from mnemo.services.entities import EntityService
 from mnemo.services.memory_service import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
@@ -17,6 +18,14 @@ from mnemo.settings import Settings
 
 def ranking_weights(settings: Settings) -> RankingWeights:
     return RankingWeights(semantic=settings.semantic_weight, keyword=settings.keyword_weight)
+
+
+def decay_settings(settings: Settings) -> DecaySettings:
+    return DecaySettings(
+        half_life_days=settings.decay_half_life_days,
+        access_boost=settings.decay_access_boost,
+        access_half_life_days=settings.decay_access_half_life_days,
+    )
 
 
 def assemble(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,10 +75,19 @@ class HttpFunction:
         self.container.reset(build)
 
     def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
-        response: dict[str, Any] = self.ready()(event, context)
+        asgi = self.ready()
+        with self._writes_behind():
+            response: dict[str, Any] = asgi(event, context)
         if response_bytes(response) > MAX_RESPONSE_BYTES:
             return too_large(response)
         return response
+
+    def _writes_behind(self) -> AbstractContextManager[None]:
+        """The retrievals earlier invocations recorded (memory decay's reinforcements), written by a thread while
+        this invocation runs and waited for before it returns: a search never waits for its own, and no thread is
+        frozen mid-write between invocations (mnemo.services.access_buffer)."""
+        platform = self.container.get().platform
+        return platform.namespaces.access_buffer.writing_behind() if platform is not None else nullcontext()
 
 
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]

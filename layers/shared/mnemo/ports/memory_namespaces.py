@@ -1,6 +1,7 @@
 """Memory namespaces: the storage of one tenant (a platform project), isolated by construction.
 
-Opening a namespace gives its record store and its search index, and nothing else: no query through them can
+Opening a namespace gives its record store, its search index and the log of its memories' retrievals, and nothing
+else: no query through them can
 see another namespace's records, whatever ids or filters it is given. Locally each namespace is its own SQLite
 file (records, history and keyword index) with its own vector index; a shared-table backend (DynamoDB,
 OpenSearch) follows the same contract by keying every item and document with the namespace and adding it to
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from mnemo.ports.change_outbox import ChangeOutbox
+from mnemo.ports.memory_access import AccessLog
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_store import MemoryStore
 
@@ -22,12 +24,15 @@ from mnemo.ports.memory_store import MemoryStore
 class NamespaceStorage:
     """A namespace's record store and search index. `stored_dimension`: the width of the embeddings found in the
     store when it was opened (None when it holds none, or when the backend does not look: checking would scan).
-    `outbox`: where the store writes the webhook events of its changes, when it does (None: it writes none)."""
+    `outbox`: where the store writes the webhook events of its changes, when it does (None: it writes none).
+    `accesses`: the log of its memories' retrievals, which memory decay ranks by (None: a storage without one,
+    such as the self-hosted surface's, which never decays)."""
 
     store: MemoryStore
     index: MemoryIndex
     stored_dimension: int | None = None
     outbox: ChangeOutbox | None = None
+    accesses: AccessLog | None = None
 
 
 class MemoryNamespaces(Protocol):

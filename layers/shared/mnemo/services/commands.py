@@ -20,6 +20,7 @@ from pydantic import ValidationError as PydanticValidationError
 from mnemo.domain.filters import Expr
 from mnemo.domain.memory import ACTIVE_ONLY, Event, LifecycleState, MemoryRecord, Scope
 from mnemo.errors import PayloadTooLargeError, ValidationError
+from mnemo.services.decay import Decay
 
 UNSET: Any = object()
 
@@ -165,6 +166,7 @@ class SearchCommand:
     explain: bool = False
     show_expired: bool = False
     states: tuple[LifecycleState, ...] = ACTIVE_ONLY  # the lifecycle states it finds
+    decay: Decay | None = None  # rank by relevance × freshness (a project's v3 search with `decay` on)
 
 
 @dataclass(frozen=True, slots=True)

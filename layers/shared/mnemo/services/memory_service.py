@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -25,6 +27,7 @@ from mnemo.domain.memory import (
 from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import LLM, ChatMessage
+from mnemo.ports.memory_access import AccessLog
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_store import DuplicateMemoryError, MemoryStore, indexed_batches
 from mnemo.services import llm_extraction, prompts
@@ -45,11 +48,14 @@ from mnemo.services.commands import (
     UpdateCommand,
     check_memory_size,
 )
+from mnemo.services.decay import DECAY_POOL, Decay, record_multiplier
 from mnemo.services.heuristic_extraction import informative_statements
 from mnemo.services.llm_extraction import Decision
 from mnemo.services.paraphrase import MERGE_THRESHOLD, same_fact
 from mnemo.services.providers import ActiveProviders
 from mnemo.services.ranking import RankingWeights, fuse
+
+log = logging.getLogger("mnemo.memories")
 
 # Every memory of a categorized add gets a category: `misc` (of the default set) when none reaches the threshold.
 FILING_RULE = Rule(fallback=True)
@@ -93,12 +99,16 @@ class MemoryService:
         providers: ActiveProviders,
         weights: RankingWeights | None = None,
         policy: AddPolicy | None = None,
+        accesses: AccessLog | None = None,
     ) -> None:
+        """`accesses`: the log of the memories' retrievals (a platform project's): a decayed search ranks by it and
+        records what it returns there; without one, decay counts the memories' age alone."""
         self.store = store
         self.index = index
         self.providers = providers
         self.weights = weights or RankingWeights()
         self.policy = policy or AddPolicy()
+        self.accesses = accesses
         self._write_lock = threading.Lock()
         self._categorizer: EmbeddingCategorizer | None = None
 
@@ -260,6 +270,7 @@ class MemoryService:
         if not replacements:
             self.store.remove([record.id], [history])
             self.index.remove([record.id])
+            self._forget([record.id])
             return AddResult(record, Event.DELETE)
         missing = [t for t in (record.text, *[r.record.text for r in replacements]) if t not in embedded]
         if missing:  # a text that changed since the decision was made
@@ -499,6 +510,12 @@ class MemoryService:
         return self.store.count_by_entity()
 
     def search(self, command: SearchCommand) -> list[SearchResult]:
+        """The best `top_k` memories for the query: relevance (the fused score, the threshold on its semantic part),
+        a current fact ranked above the ones it replaced when those are asked for, and with `command.decay` each
+        memory's relevance times its freshness multiplier (mnemo.services.decay): the pool widens to
+        max(top_k × 3, 50), memories are sorted by the product, the score answered is the product within [0, 1]
+        (so it may fall below the threshold, which applied to relevance), and what is returned is recorded as
+        accessed (written later, off this path)."""
         query = command.query.strip()
         if not query:
             raise ValidationError("Invalid query: cannot be empty or whitespace-only.")
@@ -508,17 +525,58 @@ class MemoryService:
             raise ValidationError("top_k must be zero or more.")
         if command.top_k == 0:
             return []
+        decay = command.decay
+        replaced_too = tuple(command.states) != ACTIVE_ONLY
+        wide = max(command.top_k * 3, DECAY_POOL if decay is not None else 30)
         vector = self._embed([query])[0]
         candidates = self.index.search(
-            vector, query, _visible(command.filters, command.show_expired, command.states), max(command.top_k * 3, 30)
+            vector, query, _visible(command.filters, command.show_expired, command.states), wide
         )
-        pool = command.top_k if tuple(command.states) == ACTIVE_ONLY else max(command.top_k * 3, 30)
+        pool = wide if replaced_too or decay is not None else command.top_k
         ranked = fuse(candidates, threshold=command.threshold, top_k=pool, weights=self.weights)
         records = self.store.get_many([r.memory_id for r in ranked])
         found = [SearchResult(records[r.memory_id], r.score, r.details) for r in ranked if r.memory_id in records]
-        if tuple(command.states) != ACTIVE_ONLY:  # a current fact ranks above the ones it replaced
+        if decay is not None:
+            found = self._decayed(found, decay)
+        if replaced_too:  # a current fact ranks above the ones it replaced
             found = _below_their_successors([replace(r, score=r.score * _weight(r.record)) for r in found])
-        return found[: command.top_k]
+        if decay is None:
+            return found[: command.top_k]
+        kept = [_clamped(r) for r in found[: command.top_k]]
+        self._reinforce(kept, decay)
+        return kept
+
+    def _decayed(self, found: list[SearchResult], decay: Decay) -> list[SearchResult]:
+        """Each result's score multiplied by its freshness multiplier (unclamped: the sort uses the product), best
+        first; equal products keep the order of relevance."""
+        accesses = self._recent_accesses([r.record.id for r in found])
+        out: list[SearchResult] = []
+        for result in found:
+            factor = record_multiplier(result.record, accesses.get(result.record.id, ()), decay)
+            details = {**result.details, "relevance_score": round(result.score, 6)}
+            details["decay_multiplier"] = round(factor, 6)
+            out.append(SearchResult(result.record, result.score * factor, details))
+        return sorted(out, key=lambda r: r.score, reverse=True)
+
+    def _recent_accesses(self, memory_ids: list[str]) -> dict[str, list[datetime]]:
+        """The candidates' recorded accesses, in one batched read; none when there is no log or it cannot be read
+        (a ranking signal must not fail the search)."""
+        if self.accesses is None or not memory_ids:
+            return {}
+        try:
+            return self.accesses.recent(memory_ids)
+        except Exception:
+            log.exception("could not read the accesses of %d memories: ranking by age alone", len(memory_ids))
+            return {}
+
+    def _reinforce(self, returned: list[SearchResult], decay: Decay) -> None:
+        """Record the returned memories as accessed at the search's moment (buffered: written off this path)."""
+        if self.accesses is None or not returned:
+            return
+        try:
+            self.accesses.record({r.record.id: [decay.at] for r in returned})
+        except Exception:
+            log.exception("could not record the accesses of %d memories", len(returned))
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
         entries = self.store.history(memory_id)
@@ -566,6 +624,7 @@ class MemoryService:
             record = self.get(memory_id)
             self.store.remove([memory_id], [HistoryEntry.of(Event.DELETE, record, record.text, None)])
             self.index.remove([memory_id])
+            self._forget([memory_id])
 
     def delete_all(self, filters: f.Expr) -> int:
         if all(f.pinned_values(filters, name) is None for name in ("user_id", "agent_id", "run_id")):
@@ -578,12 +637,25 @@ class MemoryService:
                     [r.id for r in chunk], [HistoryEntry.of(Event.DELETE, r, r.text, None) for r in chunk]
                 )
                 self.index.remove([r.id for r in chunk])
+                self._forget([r.id for r in chunk])
         return len(records)
 
     def reset(self) -> None:
         with self._write_lock:
             self.store.clear()
             self.index.clear()
+            if self.accesses is not None:
+                self.accesses.clear()
+
+    def _forget(self, memory_ids: list[str]) -> None:
+        """Drop the accesses of deleted memories (a failure leaves rows of memories that are gone: never read, as
+        ids are never reused; logged, and the delete stands)."""
+        if self.accesses is None:
+            return
+        try:
+            self.accesses.forget(memory_ids)
+        except Exception:
+            log.exception("could not forget the accesses of %d deleted memories", len(memory_ids))
 
     def reembed_all(self) -> int:
         """Embed every stored memory again with the current embedder (after the embedder changed)."""
@@ -684,6 +756,12 @@ def _below_their_successors(found: list[SearchResult]) -> list[SearchResult]:
             continue
         out.insert(at + 1, replace(moved, score=min(moved.score, out[at].score)))
     return out
+
+
+def _clamped(result: SearchResult) -> SearchResult:
+    """A decayed result with its public score: the product within [0, 1]."""
+    score = min(max(result.score, 0.0), 1.0)
+    return replace(result, score=score, details={**result.details, "final_score": round(score, 6)})
 
 
 def _stored_as(record: MemoryRecord) -> Event:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import logging
 import threading
 
+from mnemo.ports.memory_access import AccessLog
 from mnemo.ports.memory_namespaces import MemoryNamespaces, NamespaceStorage
+from mnemo.services.access_buffer import AccessBuffer, BufferedAccessLog
 from mnemo.services.memory_service import AddPolicy, MemoryService
 from mnemo.services.providers import ActiveProviders
 from mnemo.services.ranking import RankingWeights
@@ -24,10 +26,12 @@ def open_memory_service(
     *,
     name: str = "",
     policy: AddPolicy | None = None,
+    accesses: AccessLog | None = None,
 ) -> MemoryService:
-    """The MemoryService over `storage`. Embeddings of another width than the current embedder's (the embedder
-    changed while this storage was closed) are made again first: a search must compare like with like."""
-    service = MemoryService(storage.store, storage.index, providers, weights, policy)
+    """The MemoryService over `storage` (`accesses`: its access log as the service is to use it, e.g. buffered).
+    Embeddings of another width than the current embedder's (the embedder changed while this storage was closed)
+    are made again first: a search must compare like with like."""
+    service = MemoryService(storage.store, storage.index, providers, weights, policy, accesses)
     embedder = providers.get().embedder
     if storage.stored_dimension not in (None, embedder.dimension):
         log.warning(
@@ -39,11 +43,18 @@ def open_memory_service(
 
 class NamespaceMemoryServices:
     def __init__(
-        self, namespaces: MemoryNamespaces, providers: ActiveProviders, weights: RankingWeights | None = None
+        self,
+        namespaces: MemoryNamespaces,
+        providers: ActiveProviders,
+        weights: RankingWeights | None = None,
+        access_buffer: AccessBuffer | None = None,
     ) -> None:
+        """`access_buffer`: where the accesses a decayed search records wait to be written to their namespace's
+        access log (a new one, written only by `flush`, when none is given)."""
         self._namespaces = namespaces
         self._providers = providers
         self._weights = weights
+        self.access_buffer = access_buffer or AccessBuffer()
         self._services: dict[str, MemoryService] = {}
         self._lock = threading.Lock()
 
@@ -53,16 +64,24 @@ class NamespaceMemoryServices:
             service = self._services.get(namespace)
             if service is None:
                 storage = self._namespaces.open(namespace)
+                accesses = self.access_buffer.buffered(storage.accesses) if storage.accesses is not None else None
                 service = open_memory_service(
-                    storage, self._providers, self._weights, name=f"namespace {namespace}", policy=PLATFORM_POLICY
+                    storage,
+                    self._providers,
+                    self._weights,
+                    name=f"namespace {namespace}",
+                    policy=PLATFORM_POLICY,
+                    accesses=accesses,
                 )
                 self._services[namespace] = service
             return service
 
     def drop(self, namespace: str) -> None:
-        """Every memory, history entry and index entry of the namespace, for good."""
+        """Every memory, history entry, index entry and recorded access of the namespace, for good."""
         with self._lock:
-            self._services.pop(namespace, None)
+            service = self._services.pop(namespace, None)
+        if service is not None and isinstance(service.accesses, BufferedAccessLog):
+            service.accesses.discard()  # what waits to be written is of memories about to be gone
         self._namespaces.drop(namespace)  # not under the lock: other namespaces stay usable while it runs
 
     def stored_namespaces(self) -> list[str]:
@@ -74,6 +93,7 @@ class NamespaceMemoryServices:
         return sum(self.memory_service(namespace).reembed_all() for namespace in self.stored_namespaces())
 
     def close(self) -> None:
+        self.access_buffer.close()  # what waits is written while the namespaces are still open
         with self._lock:
             self._services.clear()
             self._namespaces.close()

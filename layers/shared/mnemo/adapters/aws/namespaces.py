@@ -7,6 +7,8 @@ table under its own key prefix, and in its own OpenSearch index.
   can reach another namespace's item. Every item of a namespace also has its entry (`ns_pk`) in the
   by_namespace index (keys only): dropping, re-embedding or recounting a project reads its own keys there, so
   its cost is the project's size, never the table's. Only `stored_namespaces` (all projects) scans the table.
+- Access log (memory decay): one item per retrieved memory in the memory's own partition
+  (mnemo.adapters.dynamodb.access_log), with its `ns_pk`: a drop deletes it with the rest.
 - OpenSearch: one index per namespace, `<MNEMO_OPENSEARCH_INDEX>-<namespace>` (namespaces are lowercase ids,
   as index names must be), created lazily and idempotently on the first upsert as the plain index is. Every
   request of a namespace's index names that index in its path, so no query can match another project's
@@ -24,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mnemo.adapters.dynamodb import items as it
+from mnemo.adapters.dynamodb.access_log import DynamoAccessLog
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.dynamodb.operations import Operations, projection
 from mnemo.adapters.dynamodb.outbox import memories_outbox
@@ -77,13 +80,14 @@ class AwsMemoryNamespaces:
             if storage is None:
                 store = self._store(namespace)
                 outbox = store if self._outbox is not None else None
-                storage = NamespaceStorage(store, self._index_for(namespace), outbox=outbox)
+                accesses = DynamoAccessLog(self._dynamodb, self._table, namespace=namespace, page_size=self._page_size)
+                storage = NamespaceStorage(store, self._index_for(namespace), outbox=outbox, accesses=accesses)
                 self._open[namespace] = storage
             return storage
 
     def drop(self, namespace: str) -> None:
-        """Every memory, history entry, claim, entity count and setting of the namespace (found through the
-        by_namespace index, never by a table scan), and its search index."""
+        """Every memory, history entry, claim, entity count, access log item and setting of the namespace (found
+        through the by_namespace index, never by a table scan), and its search index."""
         self._store(namespace).clear(settings=True)
         self._index_for(namespace).clear()
         with self._lock:

@@ -1,8 +1,8 @@
 """Memory namespaces on the embedded backend: one SQLite file per namespace under `<data dir>/namespaces/`.
 
-Each file holds the namespace's memories, history and keyword index; its vector index is loaded when the
-namespace is first opened. Separate files make a cross-namespace read impossible: a namespace's storage has no
-handle on any other file.
+Each file holds the namespace's memories, history, keyword index and access log (the retrievals memory decay ranks
+by); its vector index is loaded when the namespace is first opened. Separate files make a cross-namespace read
+impossible: a namespace's storage has no handle on any other file.
 
 With `outbox`, each file also holds the outbox of its namespace's changes (the webhook events its store writes
 in the same transaction as each change); `outboxes()` finds them, in the files open in this process and in those
@@ -53,7 +53,10 @@ class SqliteMemoryNamespaces:
             database = Database(self.path_of(namespace))
             try:
                 storage = open_storage(
-                    database, outbox_namespace=namespace if self._outbox else None, on_outbox=self._on_outbox
+                    database,
+                    outbox_namespace=namespace if self._outbox else None,
+                    on_outbox=self._on_outbox,
+                    accesses=True,
                 )
             except BaseException:
                 database.close()

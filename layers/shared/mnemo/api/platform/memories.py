@@ -100,7 +100,7 @@ def add_v1(
 
 
 def _search(
-    project_memory: ProjectMemoryService, caller: PlatformCaller, body: SearchBody, expr: f.Expr
+    project_memory: ProjectMemoryService, caller: PlatformCaller, body: SearchBody, expr: f.Expr, *, v3: bool = False
 ) -> list[SearchItem]:
     command = SearchCommand(
         query=body.query,
@@ -110,19 +110,23 @@ def _search(
         show_expired=body.show_expired,
         states=body.states(),
     )
-    hits = project_memory.search(caller.project_id, command)
+    hits = project_memory.search(caller.project, command, v3=v3)
     return [select(SearchHitOut.of(r), body.fields, SearchHitFieldsOut) for r in hits]
 
 
 @router.post(
     "/v3/memories/search/",
     summary="Search memories (filters required, entity ids inside them)",
+    description="With the project's `decay` on, memories are ranked by relevance times a freshness multiplier "
+    "(0.3–1.5: recent and recently retrieved memories higher, old and unused ones lower): `score` is that product "
+    "within [0, 1] (the threshold applies to relevance first, so a score may fall below it), and `score_breakdown` "
+    "adds `relevance` and `decay`. Each memory returned is recorded as retrieved. v1 and v2 search never decay.",
     response_model_exclude_unset=True,
     responses=errors(400, 401, 502),
 )
 def search_v3(body: SearchBody, caller: Caller, project_memory: ProjectMemoryServiceDep) -> Results[SearchItem]:
     reject_top_level_ids(body)
-    return Results[SearchItem](results=_search(project_memory, caller, body, filter_of(body.filters)))
+    return Results[SearchItem](results=_search(project_memory, caller, body, filter_of(body.filters), v3=True))
 
 
 @router.post(

@@ -5,16 +5,18 @@ that project's namespace only, and reads and searches are counted for the projec
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from mnemo.domain import filters as f
-from mnemo.domain.memory import ACTIVE_ONLY, HistoryEntry, LifecycleState, MemoryRecord
+from mnemo.domain.memory import ACTIVE_ONLY, HistoryEntry, LifecycleState, MemoryRecord, now
 from mnemo.domain.tenancy import PlatformEvent, Project
 from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ports.tenancy_store import ProjectRecordStore
 from mnemo.services.commands import UNSET, AddCommand, SearchCommand, SearchResult, UpdateCommand
+from mnemo.services.decay import Decay, DecaySettings
 from mnemo.services.memory_service import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import AddJobs
@@ -51,11 +53,17 @@ class ProjectMemoryService:
         adds: AddJobs,
         events: EventService,
         records: ProjectRecordStore,
+        decay: DecaySettings | None = None,
+        clock: Callable[[], datetime] = now,
     ) -> None:
+        """`decay`: how memories age in the v3 search of a project with `decay` on (the deployment's settings);
+        `clock`: the moment ages are counted to (tests and benchmarks set it)."""
         self._namespaces = namespaces
         self._adds = adds
         self._events = events
         self._records = records
+        self.decay = decay or DecaySettings()
+        self.clock = clock
 
     def memory_service(self, project_id: str) -> MemoryService:
         return self._namespaces.memory_service(project_id)
@@ -71,9 +79,13 @@ class ProjectMemoryService:
 
     # ---- read ----
 
-    def search(self, project_id: str, command: SearchCommand) -> list[SearchResult]:
-        results = self.memory_service(project_id).search(command)
-        self._records.bump_counter(project_id, "search_events")
+    def search(self, project: Project, command: SearchCommand, *, v3: bool = False) -> list[SearchResult]:
+        """The project's search. A v3 search (`v3`) of a project with `decay` on ranks by relevance × freshness and
+        reinforces what it returns (mnemo.services.decay); v1 and v2 never decay, as the interface says."""
+        if v3 and project.decay:
+            command = replace(command, decay=Decay(self.decay, self.clock()))
+        results = self.memory_service(project.id).search(command)
+        self._records.bump_counter(project.id, "search_events")
         return results
 
     def find(

@@ -45,8 +45,9 @@ class PlatformServices:
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def start_workers(self) -> None:
-        """The local background threads: the add worker, the webhook worker, the profile worker, then Dream's
-        schedule."""
+        """The local background threads: the writer of recorded accesses, the add worker, the webhook worker, the
+        profile worker, then Dream's schedule."""
+        self.namespaces.access_buffer.start()
         if self.worker is not None:
             self.worker.start()
         if self.webhook_worker is not None:

@@ -140,6 +140,29 @@ class ScoreBreakdown(BaseModel):
     semantic: float | None = Field(description="Similarity of the query and the memory (0–1).", examples=[0.82])
     bm25: float | None = Field(description="Keyword relevance (0–1).", examples=[0.4])
     entity: float | None = Field(description="Boost from entities the query names.", examples=[0.0])
+    relevance: float | Omitted = Field(
+        default=None,
+        description="With decay (v3 search, the project's `decay` on): the fused relevance before decay (0–1).",
+        examples=[0.82],
+    )
+    decay: float | Omitted = Field(
+        default=None,
+        description="With decay: the memory's freshness multiplier (0.3–1.5); `score` is relevance × decay, "
+        "within [0, 1].",
+        examples=[1.2],
+    )
+
+    @classmethod
+    def of(cls, details: dict[str, Any]) -> ScoreBreakdown:
+        decayed: dict[str, float] = {}
+        if "decay_multiplier" in details:  # only when decay ranked the search: the keys are absent otherwise
+            decayed = {"relevance": details["relevance_score"], "decay": details["decay_multiplier"]}
+        return cls(
+            semantic=details.get("semantic_score"),
+            bm25=details.get("bm25_score"),
+            entity=details.get("entity_boost", 0.0),
+            **decayed,
+        )
 
 
 class SearchHitOut(BaseModel):
@@ -171,11 +194,7 @@ class SearchHitOut(BaseModel):
             app_id=record.scope.app_id,
             run_id=record.scope.run_id,
             score=round(result.score, 6),
-            score_breakdown=ScoreBreakdown(
-                semantic=details.get("semantic_score"),
-                bm25=details.get("bm25_score"),
-                entity=details.get("entity_boost", 0.0),
-            ),
+            score_breakdown=ScoreBreakdown.of(details),
             expiration_date=record.expiration_date,
             metadata=record.metadata or None,
             categories=list(record.categories),
