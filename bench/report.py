@@ -168,6 +168,12 @@ def webhook_rows(data: dict[str, Any]) -> list[str]:
     ]
 
 
+def memory_quality_rows(data: dict[str, Any]) -> list[str]:
+    from bench.memory_quality.report import markdown
+
+    return markdown(data["figures"], data["machine"])
+
+
 def plot(data: dict[str, Any]) -> None:
     try:
         import matplotlib
@@ -226,6 +232,7 @@ def main() -> None:
         ("locomo", locomo_rows),
         ("lambda", lambda_rows),
         ("webhooks", webhook_rows),
+        ("memory_quality", memory_quality_rows),
     )
     for name, rows in parts:
         data = load(name)
