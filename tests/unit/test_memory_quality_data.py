@@ -7,7 +7,6 @@ from datetime import date, datetime
 from typing import Any
 
 import pytest
-
 from bench.memory_quality.data import Dataset, load, normalize, read_users
 
 EVAL = load("eval")
@@ -126,4 +125,4 @@ def test_third_person_facts_name_someone_the_conversation_knows(dataset: Dataset
         known = {normalize(w) for p in conversation.people for w in p.words}
         for fact in (*conversation.gold, *conversation.acceptable):
             if fact.about:
-                assert normalize(fact.about) in known, f"{fact.uid}: {fact.about} is not among the conversation's people"
+                assert normalize(fact.about) in known, f"{fact.uid}: {fact.about} is not one of its people"

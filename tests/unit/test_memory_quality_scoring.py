@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-
 from bench.memory_quality.data import Conversation, DateLabel, Fact, FactKind, Message, Person, Rule
 from bench.memory_quality.scoring import (
     GoldCheck,
