@@ -209,6 +209,12 @@ def webhook_rows(data: dict[str, Any]) -> list[str]:
     ]
 
 
+def memory_quality_rows(data: dict[str, Any]) -> list[str]:
+    from bench.memory_quality.report import markdown
+
+    return markdown(data["figures"], data["machine"])
+
+
 def plot(data: dict[str, Any]) -> None:
     try:
         import matplotlib
@@ -268,6 +274,7 @@ def main() -> None:
         ("lambda", lambda_rows),
         ("webhooks", webhook_rows),
         ("decay", decay_rows),
+        ("memory_quality", memory_quality_rows),
     )
     for name, rows in parts:
         data = load(name)

@@ -1,5 +1,5 @@
-"""Run the benchmarks and record them:
-`python -m bench.run [--quick] [--only engine,http,http-platform,locomo,lambda,webhooks,categories,merge,decay]`.
+"""Run the benchmarks and record them: `python -m bench.run [--quick]
+[--only engine,http,http-platform,locomo,lambda,webhooks,categories,merge,decay,memory_quality]`.
 
 Writes bench/results/<name>.json (machine, date, commit, every figure) and bench/results/search_latency.png.
 bench/report.py turns the JSON into the table in bench/README.md.
@@ -120,12 +120,18 @@ def run_decay(quick: bool) -> dict[str, Any]:
     return decay.run(quick=quick)
 
 
+def run_memory_quality(_quick: bool) -> dict[str, Any]:
+    from bench.memory_quality import evaluation
+
+    return evaluation.run()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run")
     parser.add_argument("--quick", action="store_true", help="Small sizes and short runs, for a smoke test.")
     parser.add_argument(
         "--only",
-        default="engine,http,http-platform,locomo,lambda,webhooks,categories,merge,decay",
+        default="engine,http,http-platform,locomo,lambda,webhooks,categories,merge,decay,memory_quality",
         help="Comma-separated parts to run.",
     )
     args = parser.parse_args(argv)
@@ -140,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         "categories": run_categories,
         "merge": run_merge,
         "decay": run_decay,
+        "memory_quality": run_memory_quality,
     }
     for name in args.only.split(","):
         figures = parts[name](args.quick)
