@@ -182,7 +182,7 @@ def test_add_infer_default_keeps_statements_and_drops_greetings_questions_and_fi
                 {"role": "assistant", "content": "Hello! How can I help you today?"},
                 {
                     "role": "user",
-                    "content": "I moved to Lisbon last spring. What should I cook tonight? "
+                    "content": "I moved to Lisbon in the spring of 2024. What should I cook tonight? "
                     "My daughter Ana starts school in September.",
                 },
                 {"role": "assistant", "content": "Sounds great, thank you!"},
@@ -196,7 +196,7 @@ def test_add_infer_default_keeps_statements_and_drops_greetings_questions_and_fi
     results = response.json()["results"]
 
     assert [r["memory"] for r in results] == [
-        "I moved to Lisbon last spring.",
+        "I moved to Lisbon in the spring of 2024.",
         "My daughter Ana starts school in September.",
     ]
     for result in results:
@@ -233,7 +233,7 @@ def test_add_infer_does_not_store_a_near_duplicate_statement_again(client: TestC
         results: list[dict[str, Any]] = response.json()["results"]
         return results
 
-    (first,) = infer("I moved to Lisbon last spring.")
+    (first,) = infer("I moved to Lisbon in the spring of 2024.")
     assert infer("Last spring I moved to Lisbon.") == []
     assert [m["id"] for m in listed(client, user_id="alice")] == [first["id"]]
 

@@ -126,6 +126,7 @@ def test_the_memory_answers_keep_their_exact_shapes(client: TestClient) -> None:
         "bm25_relative",
         "bm25_raw",
         "entity_boost",
+        "answer_boost",
         "raw_score",
         "max_possible_score",
         "final_score",

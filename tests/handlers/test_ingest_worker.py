@@ -119,7 +119,7 @@ def record(message_id: str, group: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_given_the_sample_job_of_a_queued_add_when_the_worker_runs_then_the_add_is_stored(deployed: Deployed) -> None:
-    queued = deployed.queue("I moved to Lisbon last spring. I am allergic to peanuts.", "alice")
+    queued = deployed.queue("I moved to Lisbon in the spring of 2024. I am allergic to peanuts.", "alice")
     [sent] = deployed.received()
     assert json.loads(sent["Body"]) == {
         "kind": "platform.add",
@@ -134,7 +134,7 @@ def test_given_the_sample_job_of_a_queued_add_when_the_worker_runs_then_the_add_
     assert deployed.run(sample) == {"batchItemFailures": []}
     done = deployed.event(queued.id)
     assert done.status is EventStatus.SUCCEEDED and done.attempts == 1
-    assert deployed.texts("alice") == ["I am allergic to peanuts.", "I moved to Lisbon last spring."]
+    assert deployed.texts("alice") == ["I am allergic to peanuts.", "I moved to Lisbon in the spring of 2024."]
     assert sorted(r["data"]["memory"] for r in done.results) == deployed.texts("alice")
 
 
@@ -148,13 +148,13 @@ def test_given_a_redelivered_job_then_it_is_not_run_twice(deployed: Deployed) ->
     sample = load_event("ingest_worker/add_job", project_id=deployed.tenant.project.id, event_id=event_id)
     assert deployed.run(sample) == {"batchItemFailures": []}
     assert deployed.event(event_id) == before  # the recorded result was returned; nothing ran again
-    assert deployed.texts("alice") == ["I am allergic to peanuts.", "I moved to Lisbon last spring."]
+    assert deployed.texts("alice") == ["I am allergic to peanuts.", "I moved to Lisbon in the spring of 2024."]
 
 
 def test_given_a_batch_with_a_bad_job_then_only_it_and_the_later_jobs_of_its_group_fail(deployed: Deployed) -> None:
     project = deployed.tenant.project.id
-    dave = deployed.queue("Dave keeps bees.", "dave")
-    carol = deployed.queue("Carol collects stamps.", "carol")
+    dave = deployed.queue("My neighbour Dave keeps bees.", "dave")
+    carol = deployed.queue("My friend Carol collects stamps.", "carol")
     deployed.received()
     bad = {"kind": "platform.add", "version": 1, "job_id": "job-bad", "project_id": project}  # no event id
 
@@ -169,18 +169,18 @@ def test_given_a_batch_with_a_bad_job_then_only_it_and_the_later_jobs_of_its_gro
         ]
     }
     assert deployed.run(batch) == {"batchItemFailures": [{"itemIdentifier": "m1"}, {"itemIdentifier": "m3"}]}
-    assert deployed.texts("dave") == ["Dave keeps bees."]
+    assert deployed.texts("dave") == ["My neighbour Dave keeps bees."]
     assert deployed.event(carol.id).status is EventStatus.PENDING  # waits behind the failed job of its group
 
     retried = deployed.run({"Records": [record("m3", f"{project}/user:carol", job(carol))]})
     assert retried == {"batchItemFailures": []}
-    assert deployed.texts("carol") == ["Carol collects stamps."]
+    assert deployed.texts("carol") == ["My friend Carol collects stamps."]
     assert deployed.event(carol.id).status is EventStatus.SUCCEEDED
 
 
 def test_given_an_add_really_sent_to_the_queue_when_the_worker_receives_it_then_it_runs(deployed: Deployed) -> None:
     """Send, receive, handle: the message as SQS hands it to the function, attributes and all."""
-    queued = deployed.queue("Erin plays the cello.", "erin")
+    queued = deployed.queue("My friend Erin plays the cello.", "erin")
     sqs = moto_aws.client("sqs")
     [message] = sqs.receive_message(QueueUrl=deployed.stack.queue_url, MaxNumberOfMessages=10, AttributeNames=["All"])[
         "Messages"
@@ -188,4 +188,4 @@ def test_given_an_add_really_sent_to_the_queue_when_the_worker_receives_it_then_
     assert deployed.run({"Records": [sqs_record(message)]}) == {"batchItemFailures": []}
     sqs.delete_message(QueueUrl=deployed.stack.queue_url, ReceiptHandle=message["ReceiptHandle"])
     assert deployed.event(queued.id).status is EventStatus.SUCCEEDED
-    assert deployed.texts("erin") == ["Erin plays the cello."]
+    assert deployed.texts("erin") == ["My friend Erin plays the cello."]

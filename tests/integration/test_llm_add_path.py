@@ -135,7 +135,7 @@ def test_new_facts_are_added(api: TestClient, llm_server: OpenAIServer) -> None:
     assert sorted(m["memory"] for m in listed(api)) == ["Is allergic to peanuts", "Lives in Lisbon"]
     stored = api.get(f"/memories/{results[0]['id']}").json()
     assert stored["user_id"] == USER
-    assert stored["sources"] == [{"index": 0, "role": "user", "content": text}]
+    assert stored["sources"] == [{"index": 0, "role": "user", "content": text}]  # one sentence: the whole message
     assert history(api, results[0]["id"])[0]["event"] == "ADD"
 
     extraction, decision = llm_server.chat_requests
@@ -145,7 +145,7 @@ def test_new_facts_are_added(api: TestClient, llm_server: OpenAIServer) -> None:
         assert request.body["response_format"] == {"type": "json_object"}
     assert "You extract durable facts" in system_prompt(extraction)
     assert "Additional instructions from the operator" not in system_prompt(extraction)
-    assert extraction.body["messages"][1] == {"role": "user", "content": f"user: {text}"}
+    assert extraction.body["messages"][1] == {"role": "user", "content": f"[0] user: {text}"}
     assert decision_listing(decision) == ([], ["Lives in Lisbon", "Is allergic to peanuts"])
     assert llm_server.embedding_requests == []  # the embedder is still the local model
     assert llm_server.pending_replies == 0

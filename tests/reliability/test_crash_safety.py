@@ -39,10 +39,10 @@ HTTP_TIMEOUT = 60.0  # latency is not what is tested here
 # whose embedding is within 0.9 of another of the same scope); {t} is the sentence's own token.
 ASYNC_SENTENCES = (
     "My neighbour keeps a vintage bicycle called {t} in her garage.",
-    "The quarterly budget review for project {t} moved to Thursday afternoon.",
+    "My quarterly budget review for project {t} moved to Thursday afternoon.",
     "Our billing service {t} is deployed from the Frankfurt region.",
-    "Grandma's lemon cake recipe {t} needs three eggs and fresh zest.",
-    "The hiking trail {t} climbs eight hundred metres above the lake.",
+    "My grandma's lemon cake recipe {t} needs three eggs and fresh zest.",
+    "My favourite hiking trail {t} climbs eight hundred metres above the lake.",
     "I am learning the cello with a teacher named {t} on weekends.",
 )
 

@@ -221,6 +221,7 @@ def test_given_no_index_when_the_first_memories_are_upserted_then_the_mapping_is
             "role": None,
             "state": "active",
             "categories": ["food"],
+            "facets": [],
             "metadata": {"topic": "food", "n": 1},
             "metadata_terms": ['["topic","food"]'],
             "created_at": "2024-05-08T14:30:00.123456+00:00",
@@ -457,6 +458,7 @@ def test_given_a_query_when_searching_then_knn_with_the_filter_inside_and_bm25_g
                 "updated_at",
                 "expiration_date",
                 "state",
+                "facets",
             ]
         },
         "query": {

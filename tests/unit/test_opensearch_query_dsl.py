@@ -123,6 +123,20 @@ def test_given_internal_conditions_of_the_service_when_translated_then_state_and
     }
 
 
+def test_given_the_facets_a_question_asks_about_when_translated_then_a_terms_query_on_the_facets_field():
+    # What MemoryService adds to find the memories that answer a question ("Where does she work?").
+    expr = f.conjoin(parse({"user_id": "alice"}), f.Condition("facets", "in", ["occupation", "employer"]))
+
+    translation = translate(expr)
+
+    assert translation.exact
+    assert translation.query == {
+        "bool": {"filter": [{"term": {"user_id": "alice"}}, {"terms": {"facets": ["occupation", "employer"]}}]}
+    }
+    stated = MemoryRecord.create("I quit Google and joined Stripe", Scope(user_id="alice"))
+    assert document(stated, np.zeros(4, dtype=np.float32))["facets"] == ["employer"]
+
+
 @pytest.mark.parametrize(
     "raw",
     [

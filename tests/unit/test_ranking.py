@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mnemo.ports.memory_index import IndexHit
-from mnemo.services.ranking import RankingWeights, fuse
+from mnemo.services.ranking import ANSWER_BOOST, RankingWeights, fuse
 
 EVEN = RankingWeights()
 DETAIL_KEYS = {
@@ -14,6 +14,7 @@ DETAIL_KEYS = {
     "bm25_relative",
     "bm25_raw",
     "entity_boost",
+    "answer_boost",
     "raw_score",
     "max_possible_score",
     "final_score",
@@ -142,6 +143,7 @@ def test_given_a_hit_when_fused_then_details_explain_the_score():
         "bm25_relative": 0.5,
         "bm25_raw": 2.0,
         "entity_boost": 0.0,
+        "answer_boost": 0.0,
         "raw_score": pytest.approx(0.425),
         "max_possible_score": 1.0,
         "final_score": pytest.approx(0.425),
@@ -153,3 +155,14 @@ def test_given_zero_weights_when_fused_then_scores_are_zero_not_an_error():
     ranked = fuse([IndexHit("a", 0.6, 0.0)], threshold=0.0, top_k=5, weights=RankingWeights(semantic=0.0, keyword=0.0))
 
     assert [r.score for r in ranked] == [0.0]
+
+
+def test_a_memory_that_answers_the_question_passes_the_threshold_and_is_boosted():
+    hits = [IndexHit("name", 0.7, 0.0), IndexHit("works", 0.05, 0.0), IndexHit("noise", 0.05, 0.0)]
+
+    ranked = fuse(hits, threshold=0.1, top_k=5, weights=EVEN, answers=frozenset({"works"}))
+
+    assert [r.memory_id for r in ranked] == ["name", "works"]  # "noise" under the threshold; "works" is an answer
+    works = ranked[1]
+    assert works.details["answer_boost"] == ANSWER_BOOST and works.score == pytest.approx(0.05 + ANSWER_BOOST)
+    assert ranked[0].details["answer_boost"] == 0.0

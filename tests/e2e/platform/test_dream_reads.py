@@ -78,3 +78,19 @@ def test_a_superseded_memory_is_shown_with_its_state_unless_latest_only(server: 
         assert [h["id"] for h in searched(server, tenant, "Where does the user live?", version, latest_only=True)] == [
             porto["id"]
         ]
+
+
+def test_without_an_llm_a_newer_statement_keeps_the_older_one_as_outdated(server: Server) -> None:
+    tenant = new_tenant(server, "outdated")
+    (paris,) = add(server, tenant, "I live in Paris.", infer=True, timestamp=1_700_000_000)
+    (lisbon,) = add(server, tenant, "I moved from Paris to Lisbon.", infer=True, timestamp=1_710_000_000)
+
+    old = memory(server, tenant, paris["id"])
+    assert old["lifecycle_state"] == "outdated" and old["replaced_by"] == lisbon["id"]
+    for version in ("v2", "v3"):
+        shown = {m["id"]: m for m in listed(server, tenant, version)}
+        assert set(shown) == {paris["id"], lisbon["id"]}  # listed by default, with its state
+        assert [m["id"] for m in listed(server, tenant, version, latest_only=True)] == [lisbon["id"]]
+        for question in ("Where does the user live?", "Where does Alice live?"):
+            hits = [h["id"] for h in searched(server, tenant, question, version)]
+            assert hits[:2] == [lisbon["id"], paris["id"]]  # the current fact first, the outdated right below

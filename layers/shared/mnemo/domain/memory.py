@@ -10,6 +10,7 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
+from mnemo.domain.claims import FACETS_FIELD, facets
 from mnemo.errors import ValidationError
 
 SCOPE_FIELDS = ("user_id", "agent_id", "run_id")
@@ -27,9 +28,13 @@ class LifecycleState(StrEnum):
     ACTIVE = "active"
     SUPERSEDED = "superseded"  # made false by a newer memory (`replaced_by`)
     MERGED = "merged"  # said the same as an earlier memory (`replaced_by`), kept hidden
+    OUTDATED = "outdated"  # likely outdated: a newer statement of the same subject and attribute (`replaced_by`)
 
 
 ACTIVE_ONLY: tuple[LifecycleState, ...] = (LifecycleState.ACTIVE,)
+# What a read shows unless asked otherwise: the current memories, and those a newer statement likely outdated (with
+# their state, below the memory that replaced them).
+CURRENT_AND_OUTDATED: tuple[LifecycleState, ...] = (LifecycleState.ACTIVE, LifecycleState.OUTDATED)
 
 
 def now() -> datetime:
@@ -110,22 +115,34 @@ class Scope:
 
 @dataclass(frozen=True, slots=True)
 class SourceMessage:
-    """A message a memory was extracted from (its provenance)."""
+    """Where a memory came from (its provenance): a message of the add (`index`), whole, or the sentence of it the
+    memory was drawn from — `content` is then that sentence, `span` its place in the message
+    (`message[start:end]`)."""
 
     role: str
     content: str
     index: int
     name: str | None = None
+    span: tuple[int, int] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"index": self.index, "role": self.role, "content": self.content}
         if self.name:
             out["name"] = self.name
+        if self.span is not None:
+            out["span"] = list(self.span)
         return out
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> SourceMessage:
-        return cls(role=raw["role"], content=raw["content"], index=int(raw["index"]), name=raw.get("name"))
+        span = raw.get("span")
+        return cls(
+            role=raw["role"],
+            content=raw["content"],
+            index=int(raw["index"]),
+            name=raw.get("name"),
+            span=(int(span[0]), int(span[1])) if span else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +210,11 @@ class MemoryRecord:
             "expiration_date": self.expiration_date,
             "state": self.state.value,
         }
+
+    def index_document(self) -> dict[str, Any]:
+        """What a search index filters by: the filter document, and the attributes the memory states (its facets:
+        mnemo.domain.claims), which a question about one of them looks for."""
+        return {**self.filter_document(), FACETS_FIELD: facets(self.text)}
 
 
 @dataclass(frozen=True, slots=True)

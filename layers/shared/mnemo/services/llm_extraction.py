@@ -23,6 +23,7 @@ class Decision:
     event: Event
     text: str
     ref: str | None  # the temporary id of an existing memory, for UPDATE / DELETE / NONE
+    replaced_by: int | None = None  # for DELETE: the number of the new fact that made the memory false
 
 
 def parse_json_reply(reply: str) -> dict[str, Any]:
@@ -48,19 +49,21 @@ class ExtractedFact:
 
     text: str
     categories: tuple[str, ...] = ()
+    sources: tuple[int, ...] = ()  # the numbers of the messages the LLM says it came from (not checked here)
 
 
 def extract_facts(
     llm: LLM,
-    conversation: list[ChatMessage],
+    conversation: Sequence[tuple[int, ChatMessage]],
     *,
     instructions: str | None,
     multilingual: bool,
     today: date,
     categories: Sequence[Category] = (),
 ) -> list[ExtractedFact]:
-    """The facts of the conversation; with `categories`, the LLM files each fact under them too (a reply of plain
-    strings is still read: its facts then have no categories)."""
+    """The facts of the conversation (each message with its number in the add); with `categories`, the LLM files
+    each fact under them too. Each fact comes with the numbers of the messages the LLM says it came from (a reply of
+    plain strings is still read: its facts then have no categories and no sources)."""
     listed = "\n".join(f"- {name}: {description}" if description else f"- {name}" for name, description in categories)
     system = prompts.FACT_EXTRACTION.format(
         language_rule=prompts.LANGUAGE_SAME if multilingual else prompts.LANGUAGE_ENGLISH,
@@ -68,7 +71,7 @@ def extract_facts(
         today=today.isoformat(),
         reply_format=prompts.CATEGORIZED_REPLY.format(categories=listed) if categories else prompts.PLAIN_REPLY,
     )
-    transcript = "\n".join(f"{m['role']}: {m['content']}" for m in conversation)
+    transcript = "\n".join(f"[{i}] {m['role']}: {m['content']}" for i, m in conversation)
     reply = parse_json_reply(
         llm.complete([{"role": "system", "content": system}, {"role": "user", "content": transcript}], json_mode=True)
     )
@@ -78,11 +81,15 @@ def extract_facts(
     known = {name for name, _ in categories}
     out: list[ExtractedFact] = []
     for fact in facts:
-        text, filed = (fact.get("text"), fact.get("categories")) if isinstance(fact, dict) else (fact, None)
+        item = fact if isinstance(fact, dict) else {"text": fact}
+        text, filed, cited = item.get("text"), item.get("categories"), item.get("sources")
         if not isinstance(text, str) or not text.strip():
             continue
         names = [c for c in filed if isinstance(c, str) and c in known] if isinstance(filed, list) else []
-        out.append(ExtractedFact(text.strip(), tuple(dict.fromkeys(names))))
+        numbers = (
+            [n for n in cited if isinstance(n, int) and not isinstance(n, bool)] if isinstance(cited, list) else []
+        )
+        out.append(ExtractedFact(text.strip(), tuple(dict.fromkeys(names)), tuple(dict.fromkeys(numbers))))
     return out
 
 
@@ -109,5 +116,7 @@ def decide(llm: LLM, existing: dict[str, str], facts: list[str]) -> list[Decisio
             # An id the LLM made up (not one we listed) is ignored rather than trusted.
             if event is Event.UPDATE and not text:
                 continue
-            decisions.append(Decision(event, text, ref))
+            by = item.get("replaced_by")
+            number = by if isinstance(by, int) and not isinstance(by, bool) and 0 <= by < len(facts) else None
+            decisions.append(Decision(event, text, ref, number if event is Event.DELETE else None))
     return decisions

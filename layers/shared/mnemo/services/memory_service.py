@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -12,6 +13,16 @@ from typing import Any
 import numpy as np
 
 from mnemo.domain import filters as f
+from mnemo.domain.claims import (
+    FACETS_FIELD,
+    USER,
+    asked_facets,
+    claims,
+    clauses,
+    may_be_about,
+    says_a_change,
+    subject_of,
+)
 from mnemo.domain.entities import EntityCount
 from mnemo.domain.memory import (
     ACTIVE_ONLY,
@@ -28,7 +39,7 @@ from mnemo.errors import NotFoundError, ValidationError
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.ports.memory_access import AccessLog
-from mnemo.ports.memory_index import MemoryIndex
+from mnemo.ports.memory_index import IndexHit, MemoryIndex
 from mnemo.ports.memory_store import DuplicateMemoryError, MemoryStore, indexed_batches
 from mnemo.services import llm_extraction, prompts
 from mnemo.services.categories import categorize, with_categories
@@ -42,6 +53,7 @@ from mnemo.services.commands import (
     ConsolidationChange,
     DreamAction,
     Merge,
+    Message,
     SearchCommand,
     SearchResult,
     Supersede,
@@ -49,7 +61,10 @@ from mnemo.services.commands import (
     check_memory_size,
 )
 from mnemo.services.decay import DECAY_POOL, Decay, record_multiplier
-from mnemo.services.heuristic_extraction import informative_statements
+from mnemo.services.extraction.extractor import Cited, Turn, extract_statements
+from mnemo.services.extraction.questions import in_first_person
+from mnemo.services.extraction.sentences import sentences
+from mnemo.services.extraction.wording import content_words
 from mnemo.services.llm_extraction import Decision
 from mnemo.services.paraphrase import MERGE_THRESHOLD, same_fact
 from mnemo.services.providers import ActiveProviders
@@ -62,6 +77,11 @@ FILING_RULE = Rule(fallback=True)
 MERGE_CANDIDATES = 3  # the closest active memories of the scope a new memory is compared with
 NEAR_DUPLICATE = 0.9  # cosine at or above which a heuristic statement repeats an existing memory
 RELATED_PER_FACT = 5  # existing memories shown to the LLM for each new fact
+OUTDATE_CANDIDATES = 20  # the memories nearest a new statement whose claims it is compared with
+CHANGE_SIMILARITY = 0.40  # chosen on bench/data/change_pairs.jsonl (bench/change_rule.py): precision 0.90, recall 0.79
+ANSWER_CANDIDATES = 10  # the memories stating what a question asks about that a search adds to its candidates
+# A word that may be a name: capitalized after the start (not "I"), or the query's first word before a verb.
+_NAMING = re.compile(r"(?<=\s)(?!I\b)[A-Z][a-z]|^[A-Z][a-z]+(?:'s|’s)?\s+(?:is|was|has|does|works|lives)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +172,12 @@ class MemoryService:
         return self._store_new(candidates, add)
 
     def _add_statements(self, add: _Add) -> list[AddResult]:
+        """The deterministic extractor's statements (mnemo.services.extraction.extractor), each citing the
+        sentences it came from; a statement that repeats another of this add, or an active memory of the scope
+        (cosine >= NEAR_DUPLICATE), is not stored again."""
         messages = add.command.messages
-        statements = informative_statements([(i, m.content) for i, m in enumerate(messages) if m.role != "system"])
+        turns = [Turn(i, m.role, m.content) for i, m in enumerate(messages)]
+        statements = extract_statements(turns, add.command.timestamp or now())
         if not statements:
             return []
         vectors = self._embed([s.text for s in statements])
@@ -166,20 +190,68 @@ class MemoryService:
             nearest = self.index.search(vector, "", scope_filter, 1)
             if nearest and nearest[0].semantic >= NEAR_DUPLICATE:
                 continue
-            message = messages[statement.message_index]
-            source = SourceMessage(message.role, message.content, statement.message_index, message.name)
-            kept.append(self._new_record(statement.text, add, sources=(source,), attributed_to=message.role))
+            sources = tuple(_source(messages[c.message_index], c) for c in statement.cited)
+            kept.append(self._new_record(statement.text, add, sources=sources, attributed_to="user"))
             kept_vectors.append(vector)
-        return self._store_new(kept, add, np.stack(kept_vectors) if kept_vectors else None)
+        results = self._store_new(kept, add, np.stack(kept_vectors) if kept_vectors else None)
+        by_text = {r.text: v for r, v in zip(kept, kept_vectors, strict=True)}
+        self._outdate_replaced([(r.record, by_text[r.record.text]) for r in results if r.event is Event.ADD], add.scope)
+        return results
+
+    def _outdate_replaced(self, added: list[tuple[MemoryRecord, Vectors]], scope: Scope) -> None:
+        """Without an LLM, the current fact wins: an active memory of the scope that a new statement likely makes
+        out of date is kept as OUTDATED, replaced by whichever of the two was said later (the new one, unless the
+        add was backdated before it); its history records the change (UPDATE, the text unchanged). Likely out of
+        date (`_replaces`): their claims conflict (the same subject and attribute, another value:
+        mnemo.domain.claims), or the later one says something changed ("moved", "no longer", "passed away"…)
+        about the same subject, and the two are close in meaning (cosine >= CHANGE_SIMILARITY). Candidates: the
+        memories the index finds nearest the new statement, by meaning and by keyword, and the add's earlier
+        statements."""
+        scope_filter = f.conjoin(_scope_expr(scope), _ACTIVE)
+        with self._write_lock:
+            for k, (record, vector) in enumerate(added):
+                hits = {
+                    h.memory_id: h.semantic
+                    for h in self.index.search(vector, record.text, scope_filter, OUTDATE_CANDIDATES)
+                }
+                hits.update({r.id: float(v @ vector) for r, v in added[:k]})
+                hits.pop(record.id, None)
+                for other in self.store.get_many(list(hits)).values():
+                    current = self.store.get(record.id)
+                    if current is None or current.state is not LifecycleState.ACTIVE:
+                        break  # this statement was itself outdated meanwhile
+                    closeness = self._closeness(current.text, other.text, hits[other.id])
+                    if other.state is LifecycleState.ACTIVE and _replaces(current, other, closeness):
+                        older, newer = (other, current) if other.created_at <= current.created_at else (current, other)
+                        self._outdate(older, newer)
+
+    def _closeness(self, text: str, other: str, whole: float) -> Callable[[], float]:
+        """How close two statements are in meaning: the cosine of the whole sentences, or of their closest clauses
+        when higher ("I left the agency, I'm freelancing now" is close to the part of "I'm a designer at a small
+        agency in Paris and I'm learning typography" it replaces)."""
+
+        def closest() -> float:
+            parts, others = clauses(text), clauses(other)
+            if len(parts) == 1 and len(others) == 1:
+                return whole
+            vectors = self._embed([*parts, *others])
+            return max(whole, float((vectors[: len(parts)] @ vectors[len(parts) :].T).max()))
+
+        return closest
+
+    def _outdate(self, older: MemoryRecord, newer: MemoryRecord) -> None:
+        outdated = older.changed(state=LifecycleState.OUTDATED, replaced_by=newer.id)
+        self.store.replace(outdated, None, HistoryEntry.of(Event.UPDATE, outdated, older.text, older.text))
+        self.index.upsert([outdated], self._embed([older.text]))  # still found by the reads that show it
 
     def _add_inferred(self, add: _Add, llm: LLM) -> list[AddResult]:
         command = add.command
-        conversation: list[ChatMessage] = [
-            {"role": m.role, "content": m.content} for m in command.messages if m.content.strip()
+        numbered: list[tuple[int, ChatMessage]] = [
+            (i, {"role": m.role, "content": m.content}) for i, m in enumerate(command.messages) if m.content.strip()
         ]
         extracted = llm_extraction.extract_facts(
             llm,
-            conversation,
+            numbered,
             instructions=self._instructions(command),
             multilingual=command.multilingual,
             today=now().date(),
@@ -189,20 +261,28 @@ class MemoryService:
             return []
         facts = [f.text for f in extracted]
         filed = {f.text: f.categories for f in extracted if f.categories}
+        cited = {f.text: f.sources for f in extracted}
         refs = {str(i): record for i, record in enumerate(self._related(self._embed(facts), add.scope))}
         decisions = llm_extraction.decide(llm, {k: r.text for k, r in refs.items()}, facts)
         embedded = self._embed_decided(decisions, refs)
-        all_sources = tuple(SourceMessage(m.role, m.content, i, m.name) for i, m in enumerate(command.messages))
+        messages = command.messages
         added = self._store_new(
             [
-                self._new_record(d.text, add, sources=all_sources, attributed_to="user", categories=filed.get(d.text))
+                self._new_record(
+                    d.text,
+                    add,
+                    sources=cited_sources(messages, d.text, cited.get(d.text, ())),
+                    attributed_to="user",
+                    categories=filed.get(d.text),
+                )
                 for d in decisions
                 if d.event is Event.ADD
             ],
             add,
         )
         fresh = [r for r in added if r.event is Event.ADD]
-        return [*added, *self._apply_decisions(decisions, refs, fresh, embedded)]
+        sources = {d.text: cited_sources(messages, d.text, cited.get(d.text, ())) for d in decisions}
+        return [*added, *self._apply_decisions(decisions, refs, fresh, embedded, sources, facts)]
 
     def _instructions(self, command: AddCommand) -> str | None:
         """The extraction's instructions: the add's own, else the configured ones; an add with custom categories
@@ -242,8 +322,11 @@ class MemoryService:
         refs: dict[str, MemoryRecord],
         fresh: list[AddResult],
         embedded: dict[str, Vectors],
+        sources: dict[str, tuple[SourceMessage, ...]],
+        facts: list[str],
     ) -> list[AddResult]:
-        """The UPDATE and DELETE decisions, on the memories as they are now (one still active)."""
+        """The UPDATE and DELETE decisions, on the memories as they are now (one still active). An UPDATE adds the
+        new fact's sources to the memory's; a DELETE is superseded by the new memory of the fact the LLM names."""
         results: list[AddResult] = []
         with self._write_lock:
             for decision in decisions:
@@ -252,20 +335,33 @@ class MemoryService:
                 if current is None or current.state is not LifecycleState.ACTIVE:
                     continue
                 if decision.event is Event.UPDATE and decision.text != current.text:
-                    results.append(self._rewrite(current, decision.text, embedded[decision.text]))
+                    cited = sources.get(decision.text, ())
+                    results.append(self._rewrite(current, decision.text, embedded[decision.text], cited))
                 elif decision.event is Event.DELETE:
-                    results.append(self._retire(current, fresh, embedded))
+                    named = facts[decision.replaced_by] if decision.replaced_by is not None else None
+                    results.append(self._retire(current, fresh, embedded, named))
         return results
 
-    def _rewrite(self, current: MemoryRecord, text: str, vector: Vectors) -> AddResult:
-        updated = current.with_text(text)
+    def _rewrite(
+        self, current: MemoryRecord, text: str, vector: Vectors, cited: tuple[SourceMessage, ...] = ()
+    ) -> AddResult:
+        """The memory with a new text, citing what it cited and the new sources (its history keeps the old text)."""
+        updated = replace(current.with_text(text), sources=tuple(dict.fromkeys((*current.sources, *cited))))
         self.store.replace(updated, vector, HistoryEntry.of(Event.UPDATE, updated, current.text, text))
         self.index.upsert([updated], vector[None, :])
         return AddResult(updated, Event.UPDATE, previous_memory=current.text)
 
-    def _retire(self, record: MemoryRecord, replacements: list[AddResult], embedded: dict[str, Vectors]) -> AddResult:
-        """A memory the new facts made false: superseded by the closest new memory, or deleted. `embedded`: the
-        vectors of the texts involved, computed before the add wrote anything."""
+    def _retire(
+        self,
+        record: MemoryRecord,
+        replacements: list[AddResult],
+        embedded: dict[str, Vectors],
+        named: str | None = None,
+    ) -> AddResult:
+        """A memory the new facts made false: superseded by the new memory that replaced it, or deleted when none
+        did. The one replacing it: the new memory of the fact the LLM named (`named`), else one whose claim
+        conflicts with the memory's (mnemo.domain.claims), else the closest. `embedded`: the vectors of the texts
+        involved, computed before the add wrote anything."""
         history = HistoryEntry.of(Event.DELETE, record, record.text, None)
         if not replacements:
             self.store.remove([record.id], [history])
@@ -277,7 +373,8 @@ class MemoryService:
             embedded = {**embedded, **dict(zip(missing, self._embed(missing), strict=True))}
         target = embedded[record.text]
         closest = replacements[int(np.argmax([embedded[r.record.text] @ target for r in replacements]))].record
-        superseded = record.changed(state=LifecycleState.SUPERSEDED, replaced_by=closest.id)
+        successor = _successor(record, [r.record for r in replacements], named) or closest
+        superseded = record.changed(state=LifecycleState.SUPERSEDED, replaced_by=successor.id)
         self.store.replace(superseded, None, history)
         self.index.upsert([superseded], target[None, :])  # still found by a read that asks for superseded ones
         return AddResult(superseded, Event.DELETE)
@@ -528,12 +625,19 @@ class MemoryService:
         decay = command.decay
         replaced_too = tuple(command.states) != ACTIVE_ONLY
         wide = max(command.top_k * 3, DECAY_POOL if decay is not None else 30)
-        vector = self._embed([query])[0]
-        candidates = self.index.search(
-            vector, query, _visible(command.filters, command.show_expired, command.states), wide
-        )
+        visible = _visible(command.filters, command.show_expired, command.states)
+        query, vector = self._as_the_user(query, visible)
+        candidates = self.index.search(vector, query, visible, wide)
+        answers = self._answers(vector, query, visible, command.top_k)
+        candidates += [h for h in answers if h.memory_id not in {c.memory_id for c in candidates}]
         pool = wide if replaced_too or decay is not None else command.top_k
-        ranked = fuse(candidates, threshold=command.threshold, top_k=pool, weights=self.weights)
+        ranked = fuse(
+            candidates,
+            threshold=command.threshold,
+            top_k=pool,
+            weights=self.weights,
+            answers=frozenset(h.memory_id for h in answers),
+        )
         records = self.store.get_many([r.memory_id for r in ranked])
         found = [SearchResult(records[r.memory_id], r.score, r.details) for r in ranked if r.memory_id in records]
         if decay is not None:
@@ -545,6 +649,38 @@ class MemoryService:
         kept = [_clamped(r) for r in found[: command.top_k]]
         self._reinforce(kept, decay)
         return kept
+
+    def _as_the_user(self, query: str, visible: f.Expr) -> tuple[str, Vectors]:
+        """The query and its embedding; when the search is about one user and the query names them (their user id,
+        or the name a memory of theirs gives: "Name is Alice"), the query read in the first person, as their
+        memories are written ("Where does Alice live?" -> "Where do I live?": mnemo.services.extraction.questions)."""
+        vector = self._embed_query(query)
+        users = f.pinned_values(visible, "user_id")
+        if users is None or len(users) != 1:
+            return query, vector
+        (user_id,) = users
+        if not _NAMING.search(query) and not re.search(rf"\b{re.escape(user_id)}\b", query, re.IGNORECASE):
+            return query, vector
+        named = f.conjoin(visible, f.Condition(FACETS_FIELD, "in", ["name"]))
+        hits = self.index.search(vector, query, named, 3)
+        names = [user_id] + [
+            c.value
+            for record in self.store.get_many([h.memory_id for h in hits]).values()
+            for c in claims(record.text)
+            if c.attribute == "name" and c.subject == USER
+        ]
+        rewritten = in_first_person(query, names)
+        return (query, vector) if rewritten == query else (rewritten, self._embed_query(rewritten))
+
+    def _answers(self, vector: Vectors, query: str, visible: f.Expr, top_k: int) -> list[IndexHit]:
+        """The memories that state what the query asks about (where one lives, works…: asked_facets), the closest
+        first, whatever their score: a current fact must not fall under the threshold because its words are far
+        from the question's."""
+        asked = asked_facets(query)
+        if not asked:
+            return []
+        about = f.conjoin(visible, f.Condition(FACETS_FIELD, "in", asked))
+        return self.index.search(vector, "", about, max(top_k, ANSWER_CANDIDATES))
 
     def _decayed(self, found: list[SearchResult], decay: Decay) -> list[SearchResult]:
         """Each result's score multiplied by its freshness multiplier (unclamped: the sort uses the product), best
@@ -675,6 +811,10 @@ class MemoryService:
     def _embed(self, texts: Sequence[str]) -> Vectors:
         return self.providers.get().embedder.embed(list(texts))
 
+    def _embed_query(self, query: str) -> Vectors:
+        vector: Vectors = self.providers.get().embedder.embed([query])[0]
+        return vector
+
 
 class _Consolidating:
     """One consolidation being applied (under the service's write lock): the memories it names as they are now,
@@ -799,6 +939,74 @@ def _scope_expr(scope: Scope) -> f.Expr:
 def _said(command: AddCommand) -> str:
     """What the add's messages say (not the system's): what its memories are filed by."""
     return " ".join(m.content for m in command.messages if m.role != "system")
+
+
+def _replaces(new: MemoryRecord, other: MemoryRecord, similarity: Callable[[], float]) -> bool:
+    """Whether one of the two statements likely makes the other out of date (see MemoryService._outdate_replaced).
+    `similarity`: how close the two are in meaning (computed only when the rest of the rule holds)."""
+    said, known = claims(new.text), claims(other.text)
+    if any(a.conflicts(b) for a in said for b in known):
+        return True
+    if new.created_at == other.created_at:  # said together: only conflicting claims tell which is current
+        return False
+    later, earlier = (new, other) if new.created_at > other.created_at else (other, new)
+    subject = subject_of(later.text)
+    return says_a_change(later.text) and may_be_about(earlier.text, subject) and similarity() >= CHANGE_SIMILARITY
+
+
+def _successor(record: MemoryRecord, candidates: list[MemoryRecord], named: str | None) -> MemoryRecord | None:
+    """The new memory that replaced `record`: the one of the fact the LLM named, else the first whose claim
+    conflicts with the record's; None when neither says."""
+    for candidate in candidates:
+        if named is not None and candidate.text == named:
+            return candidate
+    old = claims(record.text)
+    return next((c for c in candidates if any(n.conflicts(o) for n in claims(c.text) for o in old)), None)
+
+
+def cited_sources(messages: Sequence[Message], fact: str, numbers: Sequence[int]) -> tuple[SourceMessage, ...]:
+    """The sources of a fact the LLM extracted: the messages it cited, checked — in range, not empty, not the
+    system's, at least one of them the user's (else the LLM's answer is not trusted and the user's messages are
+    searched instead) — each as the sentence that shares most words with the fact (its span in the message), or
+    whole when none does. Without a trusted citation, the one sentence of the user's messages sharing most words
+    with the fact, or every user message when none shares any."""
+    usable = [n for n in dict.fromkeys(numbers) if 0 <= n < len(messages) and _citable(messages[n])]
+    if any(messages[n].role == "user" for n in usable):
+        return tuple(_best_sentence(messages[n], n, fact)[0] for n in usable)
+    users = [n for n, m in enumerate(messages) if m.role == "user" and m.content.strip()]
+    best = [_best_sentence(messages[n], n, fact) for n in users]
+    shared = [b for b in best if b[1] > 0]
+    if shared:
+        return (max(shared, key=lambda b: b[1])[0],)
+    return tuple(SourceMessage(messages[n].role, messages[n].content, n, messages[n].name) for n in users)
+
+
+def _citable(message: Message) -> bool:
+    return message.role != "system" and bool(message.content.strip())
+
+
+def _best_sentence(message: Message, index: int, fact: str) -> tuple[SourceMessage, int]:
+    """The sentence of the message that shares most content words with the fact (the first of equals), with how many
+    it shares; the whole message when it shares none."""
+    wanted = set(content_words(fact))
+    scored = [(len(wanted & set(content_words(s.text))), s) for s in sentences(message.content)]
+    shared, best = max(scored, key=lambda pair: pair[0], default=(0, None))
+    if best is None or shared == 0:
+        return SourceMessage(message.role, message.content, index, message.name), 0
+    return _sentence_of(message, index, best.text, best.start, best.end), shared
+
+
+def _source(message: Message, cited: Cited) -> SourceMessage:
+    """The sentence of a message a statement came from, with its place in the message."""
+    return _sentence_of(message, cited.message_index, cited.text, cited.start, cited.end)
+
+
+def _sentence_of(message: Message, index: int, text: str, start: int, end: int) -> SourceMessage:
+    """A sentence of a message as a source: with its span, unless it is the whole message (then cited whole)."""
+    whole = message.content.strip() == text
+    return SourceMessage(
+        message.role, message.content if whole else text, index, message.name, None if whole else (start, end)
+    )
 
 
 def strip_identity(metadata: dict[str, Any] | None) -> dict[str, Any]:

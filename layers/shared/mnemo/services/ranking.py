@@ -21,6 +21,7 @@ from typing import Any
 from mnemo.ports.memory_index import IndexHit
 
 KEYWORD_EXPONENT = 2.0
+ANSWER_BOOST = 0.3  # added to the score of a memory that states what the query asks about (its facet)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,18 +37,32 @@ class Ranked:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-def fuse(hits: list[IndexHit], *, threshold: float, top_k: int, weights: RankingWeights) -> list[Ranked]:
+def fuse(
+    hits: list[IndexHit],
+    *,
+    threshold: float,
+    top_k: int,
+    weights: RankingWeights,
+    answers: frozenset[str] = frozenset(),
+) -> list[Ranked]:
+    """The best `top_k` hits by fused score. `answers`: memories that state what the query asks about (its facet:
+    mnemo.domain.claims.asked_facets) — the threshold does not drop them, and ANSWER_BOOST is added to their score
+    (within 1): a question about where someone works finds "I quit Google and joined Stripe" though its words and
+    its meaning are far from the question's."""
     best_keyword = max((h.keyword for h in hits), default=0.0)
     max_possible = weights.semantic + (weights.keyword if best_keyword > 0 else 0.0)
     scored: list[tuple[float, int, float, float, float, float]] = []
     for position, hit in enumerate(hits):
         semantic = min(max(hit.semantic, 0.0), 1.0)
-        if semantic < threshold:
+        answer = hit.memory_id in answers
+        if semantic < threshold and not answer:
             continue
         relative = min(max(hit.keyword / best_keyword, 0.0), 1.0) if best_keyword > 0 else 0.0
         keyword = relative**KEYWORD_EXPONENT
         raw = weights.semantic * semantic + weights.keyword * keyword
         final = min(raw / max_possible, 1.0) if max_possible > 0 else 0.0
+        if answer:
+            final = min(final + ANSWER_BOOST, 1.0)
         scored.append((final, position, semantic, relative, keyword, raw))
     # Best first; equal scores keep the index's order. Only the kept few are explained.
     best = heapq.nsmallest(max(top_k, 0), scored, key=lambda s: (-s[0], s[1]))
@@ -61,6 +76,7 @@ def fuse(hits: list[IndexHit], *, threshold: float, top_k: int, weights: Ranking
                 "bm25_relative": round(relative, 6),
                 "bm25_raw": round(hits[position].keyword, 6),
                 "entity_boost": 0.0,
+                "answer_boost": ANSWER_BOOST if hits[position].memory_id in answers else 0.0,
                 "raw_score": round(raw, 6),
                 "max_possible_score": max_possible,
                 "final_score": round(final, 6),

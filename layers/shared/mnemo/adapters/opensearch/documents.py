@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.adapters.opensearch.query_dsl import metadata_terms, micros
+from mnemo.domain.claims import FACETS_FIELD, facets
 from mnemo.domain.memory import MemoryRecord
 from mnemo.domain.text import date_words
 from mnemo.domain.timefmt import date_or_none, from_iso, iso
@@ -29,6 +30,7 @@ SOURCE_FIELDS = (
     "updated_at",
     "expiration_date",
     "state",
+    FACETS_FIELD,
 )
 
 
@@ -47,7 +49,7 @@ def index_body(dimension: int, *, m: int = 16, ef_construction: int = 128) -> di
                 "id": keyword,
                 "memory": {"type": "text", "analyzer": "english"},
                 "dated": {"type": "text", "analyzer": "english"},
-                **{name: keyword for name in (*_SCOPE, "actor_id", "role", "state", "categories")},
+                **{name: keyword for name in (*_SCOPE, "actor_id", "role", "state", "categories", FACETS_FIELD)},
                 "metadata": {"type": "object", "enabled": False},
                 "metadata_terms": keyword,
                 "created_us": {"type": "long"},
@@ -78,6 +80,7 @@ def document(record: MemoryRecord, vector: Vectors) -> dict[str, Any]:
         "role": record.role,
         "state": record.state.value,
         "categories": list(record.categories),
+        FACETS_FIELD: facets(record.text),
         "metadata": record.metadata,
         "metadata_terms": metadata_terms(record.metadata),
         "created_at": iso(record.created_at),
@@ -90,9 +93,10 @@ def document(record: MemoryRecord, vector: Vectors) -> dict[str, Any]:
 
 
 def filter_document(source: Mapping[str, Any]) -> dict[str, Any]:
-    """The memory's filter document (MemoryRecord.filter_document) rebuilt from a hit's _source."""
+    """The memory's index document (MemoryRecord.index_document) rebuilt from a hit's _source."""
     doc: dict[str, Any] = {name: source.get(name) for name in ("id", "memory", *_SCOPE, "actor_id", "role", "state")}
     doc["categories"] = list(source.get("categories") or [])
+    doc[FACETS_FIELD] = list(source.get(FACETS_FIELD) or [])
     doc["metadata"] = dict(source.get("metadata") or {})
     doc["created_at"] = from_iso(source["created_at"])
     doc["updated_at"] = from_iso(source["updated_at"])

@@ -31,6 +31,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from mnemo.domain import filters as f
+from mnemo.domain.claims import FACETS_FIELD
 
 MATCH_ALL: dict[str, Any] = {"match_all": {}}
 MATCH_NONE: dict[str, Any] = {"match_none": {}}
@@ -122,8 +123,8 @@ def negate(query: dict[str, Any]) -> dict[str, Any]:
 def _condition(cond: f.Condition) -> dict[str, Any] | None:
     if cond.field in KEYWORD_FIELDS:
         return _keyword(cond.field, cond.op, cond.value, many=False)
-    if cond.field == "categories":
-        return _keyword("categories", cond.op, cond.value, many=True)
+    if cond.field in ("categories", FACETS_FIELD):
+        return _keyword(cond.field, cond.op, cond.value, many=True)
     if cond.field in MICROSECOND_FIELDS:
         return _instant(MICROSECOND_FIELDS[cond.field], cond.op, cond.value)
     if cond.field == "expiration_date":

@@ -205,7 +205,7 @@ class LocalMemoryIndex:
             part = self._partitions.get(key)
             if part is None:
                 part = self._partitions[key] = _Partition(self.dimension)
-            row = part.append(record.id, record.filter_document(), vector)
+            row = part.append(record.id, record.index_document(), vector)
             self._where[record.id] = (key, row)
 
     def _remove_vectors(self, memory_ids: Iterable[str]) -> None:

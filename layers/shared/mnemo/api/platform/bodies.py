@@ -85,11 +85,11 @@ class ReadsLifecycle(Lenient):
     )
 
     def states(self) -> tuple[LifecycleState, ...]:
-        """The lifecycle states asked for: active and superseded by default; `latest_only` drops superseded,
-        `include_merged` adds merged."""
+        """The lifecycle states asked for: active, superseded and outdated by default; `latest_only` drops
+        superseded and outdated, `include_merged` adds merged."""
         states = [LifecycleState.ACTIVE]
         if not self.latest_only:
-            states.append(LifecycleState.SUPERSEDED)
+            states += [LifecycleState.SUPERSEDED, LifecycleState.OUTDATED]
         if self.include_merged:
             states.append(LifecycleState.MERGED)
         return tuple(states)

@@ -23,6 +23,7 @@ from mnemo.api.selfhosted.responses import (
     SearchResults,
 )
 from mnemo.domain import filters as f
+from mnemo.domain.memory import CURRENT_AND_OUTDATED
 from mnemo.errors import PermissionDeniedError, ValidationError
 from mnemo.services.commands import UNSET, SearchCommand, UpdateCommand
 
@@ -61,7 +62,9 @@ def list_memories(
     if not scope and not caller.is_admin:
         raise PermissionDeniedError("Admin role required to list all memories.")
     limit = top_k if top_k is not None else (20 if scope else 1000)
-    records = memory_service.get_all(f.parse(scope), top_k=limit, show_expired=show_expired)
+    records = memory_service.get_all(
+        f.parse(scope), top_k=limit, show_expired=show_expired, states=CURRENT_AND_OUTDATED
+    )
     return MemoryList(results=[ListedMemory.of(r) for r in records])
 
 
@@ -131,6 +134,7 @@ def search_memories(body: SearchRequest, memory_service: MemoryServiceDep) -> Se
             threshold=0.1 if body.threshold is None else body.threshold,
             explain=body.explain,
             show_expired=body.show_expired,
+            states=CURRENT_AND_OUTDATED,
         )
     )
     return SearchResults(results=[SearchHit.of(r, body.explain) for r in results])

@@ -117,8 +117,17 @@ class MemorySource(BaseModel):
 
     index: int = Field(description="Its position in the add's messages.", examples=[0])
     role: str = Field(description="Who said it.", examples=["user"])
-    content: str = Field(description="What was said.", examples=["I moved to Lisbon last spring."])
+    content: str = Field(
+        description="What was said: the message, or the sentence of it the memory was drawn from (see `span`).",
+        examples=["I moved to Lisbon last spring."],
+    )
     name: str | _Omitted = Field(default=None, description="The speaker's name, when one was given.")
+    span: list[int] | _Omitted = Field(
+        default=None,
+        description="Where `content` is in the message: [start, end) character offsets; absent when it is the "
+        "whole message.",
+        examples=[[6, 37]],
+    )
 
     @classmethod
     def of(cls, source: SourceMessage) -> MemorySource:
@@ -197,9 +206,16 @@ class ScoreDetails(BaseModel):
     bm25_relative: float = Field(description="The BM25 score relative to the best hit's, in [0, 1].")
     bm25_raw: float = Field(description="The raw BM25 score.")
     entity_boost: float = Field(description="Always 0.0 (Mem0's field; no entity boost here).")
+    answer_boost: float = Field(
+        default=0.0,
+        description="What was added because the memory states what the question asks about (where one lives, "
+        "works…): 0.3, else 0.0.",
+    )
     raw_score: float = Field(description="The weighted sum of the terms.")
     max_possible_score: float = Field(description="The largest raw score this query could reach.")
-    final_score: float = Field(description="raw_score / max_possible_score, at most 1: the result's score.")
+    final_score: float = Field(
+        description="raw_score / max_possible_score (plus answer_boost), at most 1: the result's score."
+    )
     threshold: float = Field(description="The threshold of the search.")
 
 

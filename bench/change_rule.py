@@ -1,0 +1,106 @@
+"""The change rule of the deterministic path (issue 16): when does a newer statement make an older one of the same
+user likely out of date, without an LLM (mnemo.services.memory_service `_replaces`, mnemo.domain.claims), on the
+labelled pairs of bench/data/change_pairs.jsonl (an older and a newer statement, `changed`: whether the newer one
+makes the older one no longer current).
+
+The rule: their claims conflict, or the newer one says something changed about the same subject and the two are
+close in meaning — the cosine of the two sentences, or of their closest clauses, at or above a threshold. The
+threshold sweep reports precision and recall of the whole rule with the real all-MiniLM-L6-v2 (ONNX int8, the
+default), and the pairs each threshold gets wrong.
+
+`python -m bench.change_rule` prints the figures and records them (bench/results/change_rule.json).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from mnemo.adapters.embedders.local_minilm import LocalEmbedderConfig, LocalMiniLMEmbedder
+from mnemo.domain.claims import claims, clauses, may_be_about, mentions, says_a_change, subject_of
+from mnemo.services.memory_service import CHANGE_SIMILARITY
+
+DATA = Path(__file__).resolve().parent / "data" / "change_pairs.jsonl"
+RESULTS = Path(__file__).resolve().parent / "results" / "change_rule.json"
+SWEEP = [round(0.25 + 0.05 * i, 2) for i in range(8)]  # 0.25 .. 0.60
+
+
+def load(path: Path = DATA) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def closeness(embedder: LocalMiniLMEmbedder, newer: str, older: str) -> float:
+    parts, others = clauses(newer), clauses(older)
+    vectors = embedder.embed([newer, older, *parts, *others])
+    whole = float(vectors[0] @ vectors[1])
+    if len(parts) == 1 and len(others) == 1:
+        return whole
+    return max(whole, float((vectors[2 : 2 + len(parts)] @ vectors[2 + len(parts) :].T).max()))
+
+
+def replaces(pair: dict[str, Any], similarity: float, threshold: float) -> bool:
+    newer, older = pair["newer"], pair["older"]
+    if any(a.conflicts(b) for a in claims(newer) for b in claims(older)):
+        return True
+    about = may_be_about(older, subject_of(newer)) or mentions(newer, subject_of(older))
+    return says_a_change(newer) and about and similarity >= threshold
+
+
+def run() -> dict[str, Any]:
+    pairs = load()
+    embedder = LocalMiniLMEmbedder(LocalEmbedderConfig())
+    sims = [closeness(embedder, p["newer"], p["older"]) for p in pairs]
+    sweep = []
+    for threshold in SWEEP:
+        tp = fp = fn = 0
+        wrong = []
+        for pair, sim in zip(pairs, sims, strict=True):
+            said = replaces(pair, sim, threshold)
+            tp += said and pair["changed"]
+            fp += said and not pair["changed"]
+            fn += (not said) and pair["changed"]
+            if said != pair["changed"]:
+                wrong.append(
+                    {
+                        "older": pair["older"],
+                        "newer": pair["newer"],
+                        "changed": pair["changed"],
+                        "cosine": round(sim, 3),
+                    }
+                )
+        sweep.append(
+            {
+                "threshold": threshold,
+                "precision": round(tp / (tp + fp), 3) if tp + fp else 1.0,
+                "recall": round(tp / (tp + fn), 3) if tp + fn else 0.0,
+                "wrong": wrong,
+            }
+        )
+    chosen = next(s for s in sweep if s["threshold"] == round(CHANGE_SIMILARITY, 2))
+    return {
+        "pairs": len(pairs),
+        "changed": sum(p["changed"] for p in pairs),
+        "threshold": CHANGE_SIMILARITY,
+        "chosen": chosen,
+        "sweep": sweep,
+    }
+
+
+def main() -> int:
+    result = run()
+    print(f"change rule on {result['pairs']} pairs ({result['changed']} changes); threshold {result['threshold']}")
+    for row in result["sweep"]:
+        mark = " <" if row["threshold"] == round(result["threshold"], 2) else ""
+        print(f"  cosine >= {row['threshold']:.2f}: precision {row['precision']:.2f}, recall {row['recall']:.2f}{mark}")
+    for miss in result["chosen"]["wrong"]:
+        kind = "missed" if miss["changed"] else "wrong "
+        print(f"  {kind} ({miss['cosine']:.2f}) {miss['older']} -> {miss['newer']}")
+    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {RESULTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,327 @@
+"""What a statement claims, as (subject, attribute, value): where one lives, where and as what one works, one's diet,
+relationship status, age, name, a favourite, whether one still likes something. Two claims of the same subject and
+attribute with different values cannot both be current (`Claim.conflicts`): the one said later replaces the other
+(mnemo.services.memory_service marks the older memory as likely outdated).
+
+A statement's subject is the user ("I live in Lisbon", "Works as a nurse", "Name is Alice") or a person of theirs
+it names at its start ("My sister Emma lives in Berlin"). Values are compared by their words, case aside
+("Stripe" = "stripe"). A negated claim ("I'm not vegetarian anymore", "I quit Google") has the value it denies and
+`negated`: it conflicts with the affirmed claim of that value.
+
+Only the patterns below are read; a statement they do not match claims nothing (and replaces nothing)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# The words that name a person of someone's (the people a statement may be about), by the pronoun that stands for
+# them: mnemo.services.extraction.people resolves pronouns with them.
+FEMALE = frozenset(
+    """sister mother mom mum wife girlfriend daughter grandmother grandma aunt niece fiancee fiancée stepmother
+    stepsister stepdaughter""".split()
+)
+MALE = frozenset(
+    """brother father dad husband boyfriend son grandfather grandpa uncle nephew fiance fiancé stepfather stepbrother
+    stepson""".split()
+)
+EITHER = frozenset(
+    """friend boss partner cousin colleague coworker co-worker roommate flatmate neighbor neighbour manager
+    teacher doctor therapist coach mentor baby kid child spouse dog cat puppy kitten pet""".split()
+)
+PLURAL = frozenset("parents kids children friends grandparents cousins siblings twins colleagues in-laws".split())
+RELATIONS = FEMALE | MALE | EITHER | PLURAL
+
+USER = "user"
+PROFESSIONS = frozenset(
+    """accountant actor actress architect artist baker barista biologist carpenter cashier chef chemist coach
+    consultant cook dancer dentist designer developer doctor driver economist editor electrician engineer farmer
+    firefighter journalist judge lawyer lecturer librarian manager mechanic midwife musician nurse painter
+    paramedic pharmacist photographer physician physicist physiotherapist pilot plumber police policeman
+    policewoman professor programmer psychologist researcher salesman scientist secretary singer student surgeon
+    tailor teacher therapist translator tutor veterinarian vet waiter waitress writer""".split()
+)
+DIETS = ("vegetarian", "vegan", "pescatarian", "keto", "paleo", "gluten-free", "gluten free")
+STATUSES = ("single", "married", "divorced", "engaged", "widowed", "separated")
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    subject: str  # "user", or the person the statement opens with ("my sister emma")
+    attribute: str  # "residence", "employer", "occupation", "diet", "relationship", "age", "name", "favorite food", …
+    value: str  # normalized: lower case, single spaces
+    negated: bool = False
+
+    def conflicts(self, other: Claim) -> bool:
+        """Whether the two cannot both be current: the same subject and attribute, and either two values
+        ("lives in Paris", "lives in Lisbon") or one value affirmed and denied ("works at Google", "quit Google").
+        Whichever was said later is current."""
+        if self.attribute != other.attribute or not _same_subject(self.subject, other.subject):
+            return False
+        if self.negated != other.negated:
+            return self.value == other.value
+        return not self.negated and self.value != other.value
+
+
+_RELATION = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
+_SUBJECT = re.compile(
+    rf"^(?P<who>(?i:my\s+(?:(?:best|older|younger|little|big|old|new)\s+)?(?:{_RELATION}))(?:\s+[A-Z][a-z'’-]+)?)(?!\w)"
+)
+_PLACE = r"(?P<value>[A-Z][\w'’.-]*(?:[ -](?:[A-Z][\w'’.-]*|de|do|da|del|la|le|am|upon|on))*)"
+_ORG = r"(?P<value>[A-Z0-9][\w&'’.-]*(?: [A-Z0-9][\w&'’.-]*)*)"
+
+
+_TRAILING = re.compile(r"\s+(?:now|these days|nowadays|again|anymore|too|as well)$")
+
+
+def _norm(value: str) -> str:
+    """A value as claims compare it: lower case, single spaces, without trailing punctuation or "now"/"again"."""
+    text = " ".join(value.lower().replace("’", "'").split()).strip(" .,!;:")
+    return _TRAILING.sub("", text)
+
+
+Reader = Callable[[str], list[tuple[str, str, bool]]]  # text -> [(attribute, value, negated)]
+
+
+def _matches(patterns: tuple[re.Pattern[str], ...], attribute: str, negated: bool = False) -> Reader:
+    """A reader of the `value` each of the patterns finds, in the order found in the text."""
+
+    def read(text: str) -> list[tuple[str, str, bool]]:
+        found = sorted((m.start(), m.group("value")) for p in patterns for m in p.finditer(text))
+        return [(attribute, value, negated) for _, value in found]
+
+    return read
+
+
+def _all(*patterns: str, flags: int = 0) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, flags) for p in patterns)
+
+
+_RESIDENCE = _all(
+    rf"\b(?:live|lives|living|based|reside|resides|residing|settled)\s+(?:now\s+)?in\s+{_PLACE}",
+    rf"\b(?:moved|move|moving|relocated|relocating|relocate)\s+(?:back\s+)?(?:from\s+[A-Z][\w'’ -]*?\s+)?to\s+{_PLACE}",
+    rf"\bhome is (?:now )?in\s+{_PLACE}",
+)
+_EMPLOYER = _all(
+    rf"\b(?:work|works|working|worked)\s+(?:now\s+)?(?:at|for)\s+{_ORG}",
+    rf"\b(?:joined|join|joining)\s+{_ORG}",
+    rf"\b(?:started|start|starting)\s+(?:a\s+new\s+job\s+|work\s+)?at\s+{_ORG}",
+    rf"\b(?:job|position|role|internship)\s+(?:at|with)\s+{_ORG}",
+    rf"\bhired\s+(?:at|by)\s+{_ORG}",
+    rf"\b(?:{'|'.join(sorted(PROFESSIONS, key=len, reverse=True))}|[a-z]+(?:er|or|ist|ian))\s+(?:at|for|with)\s+{_ORG}",
+)
+_LEFT_EMPLOYER = _all(rf"\b(?:quit|left|leaving|resigned from|laid off from|fired from)\s+(?:my job at\s+)?{_ORG}")
+_PROFESSION = "|".join(sorted(PROFESSIONS, key=len, reverse=True))
+_OCCUPATION = _all(
+    rf"\b(?:work|works|working)\s+as\s+(?:an?\s+)?(?:[a-z]+\s+)?(?P<value>{_PROFESSION})\b",
+    rf"\b(?:i'm|i’m|i am|is|am)\s+(?:now\s+)?an?\s+(?:[a-z]+\s+)?(?P<value>{_PROFESSION})\b",
+    rf"\bas\s+an?\s+(?:[a-z]+\s+)?(?P<value>{_PROFESSION})\b",
+    flags=re.IGNORECASE,
+)
+_DIET = re.compile(
+    r"\b(?P<neg>not|no longer|stopped being|quit being|gave up being)?\s*(?:an?\s+)?(?P<value>"
+    + "|".join(DIETS)
+    + r")\b",
+    re.IGNORECASE,
+)
+_OMNIVORE = re.compile(r"\beat(?:s|ing)?\s+(?:everything|anything|whatever)\b|\bno (?:dietary )?restrictions\b", re.I)
+_EATS_MEAT = re.compile(
+    r"\b(?P<neg>don't|do not|doesn't|does not|never|no longer|stopped)?\s*eat(?:s|ing)?\s+meat\b", re.IGNORECASE
+)
+_STATUS = _all(r"\b(?P<value>" + "|".join(STATUSES) + r")\b", flags=re.IGNORECASE)
+_AGE = _all(
+    r"\b(?:i'm|i’m|i am|is|am)\s+(?P<value>\d{1,3})(?:\s+years?\s+old\b|(?=\s*(?:[.,!;]|and\b|now\b|$)))",
+    r"\b(?:turned|turning|just turned)\s+(?P<value>\d{1,3})\b",
+    flags=re.IGNORECASE,
+)
+_NAME = _all(r"^name is (?P<value>.+)$", flags=re.IGNORECASE)
+_FAVORITE = re.compile(
+    r"\bfavou?rite\s+(?P<thing>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are)\s+(?:now\s+)?(?P<value>[^,.;!]+)", re.IGNORECASE
+)
+_LIKES = re.compile(
+    r"\b(?P<neg>don't|do not|doesn't|does not|no longer|never)\s+(?:really\s+)?(?:love|like|enjoy|eat|drink|play)\s+"
+    r"(?P<value>[a-z]+(?:\s+[a-z]+)?)\s+(?:anymore|any more)\b",
+    re.IGNORECASE,
+)
+
+
+def _diet(text: str) -> list[tuple[str, str, bool]]:
+    found = [("diet", m.group("value").replace(" ", "-"), bool(m.group("neg"))) for m in _DIET.finditer(text)]
+    if _OMNIVORE.search(text):
+        found.append(("diet", "omnivore", False))
+    for match in _EATS_MEAT.finditer(text):  # eating meat again denies every meat-free diet; not eating it affirms one
+        found.append(("diet", "vegetarian", not match.group("neg")))
+    return found
+
+
+def _favorite(text: str) -> list[tuple[str, str, bool]]:
+    return [(f"favorite {_norm(m.group('thing'))}", m.group("value"), False) for m in _FAVORITE.finditer(text)]
+
+
+def _likes(text: str) -> list[tuple[str, str, bool]]:
+    """ "I don't like coffee anymore": a change of what one likes, denied."""
+    return [(f"likes {_norm(m.group('value'))}", "yes", True) for m in _LIKES.finditer(text)]
+
+
+READERS: tuple[Reader, ...] = (
+    _matches(_RESIDENCE, "residence"),
+    _matches(_EMPLOYER, "employer"),
+    _matches(_LEFT_EMPLOYER, "employer", negated=True),
+    _matches(_OCCUPATION, "occupation"),
+    _diet,
+    _matches(_STATUS, "relationship"),
+    _matches(_AGE, "age"),
+    _matches(_NAME, "name"),
+    _favorite,
+    _likes,
+)
+
+
+_NOT_PLACES = re.compile(
+    r"^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|tomorrow|today|next|last|this)\b",
+    re.IGNORECASE,
+)
+
+
+def claims(text: str) -> list[Claim]:
+    """What the statement claims of its subject (the user, unless it opens with a person of theirs), each claim
+    once; the last value of an attribute wins within one statement ("I moved from Paris to Lisbon": Lisbon)."""
+    subject = _subject_of(text)
+    found: dict[tuple[str, bool], Claim] = {}
+    for read in READERS:
+        for attribute, value, negated in read(text):
+            normalized = _norm(value)
+            if attribute == "residence" and _NOT_PLACES.match(normalized):
+                continue  # "the review moved to Thursday afternoon": a time, not a place
+            if normalized:
+                found[(attribute, negated)] = Claim(subject, attribute, normalized, negated)
+    return list(found.values())
+
+
+def _same_subject(a: str, b: str) -> bool:
+    """The same person: "my sister" is "my sister emma" (one named later), not "my sister lucy"."""
+    return a == b or a.startswith(b + " ") or b.startswith(a + " ")
+
+
+def _subject_of(text: str) -> str:
+    """The user, or the person of theirs the statement opens with ("my sister emma")."""
+    match = _SUBJECT.match(text.strip())
+    return _norm(match.group("who")) if match else USER
+
+
+# ---- changes: a statement that says something changed ------------------------------------------------------------
+
+# What says an earlier state ended or was replaced: "moved", "quit", "no longer", "…anymore", "instead", "my new…",
+# "…now" at the end of a clause, "passed away", "sold", "broke up".
+_NEW_THINGS = (
+    r"job|manager|boss|role|position|place|flat|apartment|house|home|car|phone|partner|girlfriend|boyfriend|company"
+)
+_CHANGE = re.compile(
+    r"\b(?:no longer|any ?more|not \w+ \w*\s*anymore|quit|left|switched|switching|instead|used to|broke up|"
+    r"split up|separated|divorced|passed away|died|put down|sold|gave up|giving up|stopped|cancelled|canceled|"
+    r"retired|graduated|got engaged|got married|was born|were born|gave birth|had (?:the|a|our) baby|"
+    r"got (?:my|our) own|back (?:home|to)|written off|pulled out|"
+    r"(?:moved|moving|relocated|relocating)\s+(?:to|into|in|out|back|away|abroad|house|home|here|there|over)|"
+    r"changed (?:jobs?|careers?|companies|my mind)|"
+    rf"(?:my|our|a) new (?:{_NEW_THINGS})|started (?:at|a new|my new|working)|took (?:a|the) (?:new )?job)\b"
+    r"|\bnow\b\s*(?:[,.!;)]|$)",
+    re.IGNORECASE,
+)
+
+
+_CLAUSE = re.compile(r"\s*(?:[,;:]|\s-\s|\b(?:and|but|so|because|since|while|although)\b)\s*", re.IGNORECASE)
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a statement (split at commas and conjunctions), those with three words or more; the whole
+    statement when none has."""
+    parts = [p.strip() for p in _CLAUSE.split(text) if len(p.split()) >= 3]
+    return parts or [text]
+
+
+def says_a_change(text: str) -> bool:
+    """Whether the statement says something changed ("I moved…", "…no longer…", "my dog passed away")."""
+    return _CHANGE.search(text) is not None
+
+
+def subject_of(text: str) -> str:
+    """Whom the statement is about: the user, or the person of theirs it opens with ("my sister emma")."""
+    return _subject_of(text)
+
+
+def same_subject(a: str, b: str) -> bool:
+    return _same_subject(a, b)
+
+
+def mentions(text: str, subject: str) -> bool:
+    """Whether the statement names the subject: the user by speaking in the first person, a person of theirs by
+    their relation or their name ("Laura left, my new manager is Ben" names "my manager laura")."""
+    if subject == USER:
+        return re.search(r"\b(?:i|i'm|i’m|i've|i’ve|me|my|we|our)\b", text, re.IGNORECASE) is not None
+    words = subject.split()[1:]  # "my sister emma" -> sister, emma
+    return any(re.search(rf"\b{re.escape(w)}\b", text, re.IGNORECASE) for w in words)
+
+
+def may_be_about(text: str, subject: str) -> bool:
+    """Whether the statement may be about `subject`: its own subject, or the user when it also speaks in the
+    first person ("my girlfriend wants a cat and I'm not really a cat person" may be about the user)."""
+    own = _subject_of(text)
+    if _same_subject(own, subject):
+        return True
+    return subject == USER and re.search(r"\b(?:i|i'm|i’m|i've|i’ve|i'd|me|myself)\b", text, re.IGNORECASE) is not None
+
+
+# ---- facets: what a memory is about, as the search index keeps it -------------------------------------------------
+
+FACETS_FIELD = "facets"  # the field of an index document that holds them
+
+
+def facets(text: str) -> list[str]:
+    """The attributes a memory states, as the index files it: "residence", "employer", … for the user's own;
+    "<person> residence" for a person of theirs ("my sister emma residence")."""
+    return sorted({c.attribute if c.subject == USER else f"{c.subject} {c.attribute}" for c in claims(text)})
+
+
+_ASKED: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (
+        re.compile(
+            r"\bwhere\b.*\b(?:live|lives|living|stay|stays|staying|based|reside|resides|home)\b|"
+            r"\b(?:city|country|town|address)\b.*\b(?:live|lives|living|from|in)\b|\bmoved?\b",
+            re.I,
+        ),
+        ("residence",),
+    ),
+    (
+        re.compile(
+            r"\bwhere\b.*\b(?:work|works|working|employed|job)\b|\b(?:company|employer|firm)\b|"
+            r"\bwho\b.*\bwork(?:s|ing)? for\b",
+            re.I,
+        ),
+        ("employer",),
+    ),
+    (
+        re.compile(
+            r"\bwhat\b.*\b(?:do|does)\b.*\bfor (?:work|a living)\b|\b(?:job|profession|occupation|career)\b|"
+            r"\bwhat\b.*\bwork(?:s|ing)? as\b",
+            re.I,
+        ),
+        ("occupation", "employer"),
+    ),
+    (re.compile(r"\b(?:diet|vegetarian|vegan|pescatarian|eat(?:s)? meat)\b", re.I), ("diet",)),
+    (
+        re.compile(r"\b(?:married|single|divorced|engaged|relationship|partner|dating|spouse)\b", re.I),
+        ("relationship",),
+    ),
+    (re.compile(r"\bhow old\b|\bage\b", re.I), ("age",)),
+    (re.compile(r"\bname\b", re.I), ("name",)),
+)
+_ASKED_FAVORITE = re.compile(r"\bfavou?rite\s+(?P<thing>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)
+
+
+def asked_facets(question: str) -> list[str]:
+    """The attributes a question asks about ("Where does she work now?" -> employer), for the user's own facts."""
+    asked = [facet for pattern, named in _ASKED if pattern.search(question) for facet in named]
+    asked += [f"favorite {_norm(m.group('thing'))}" for m in _ASKED_FAVORITE.finditer(question)]
+    return list(dict.fromkeys(asked))
