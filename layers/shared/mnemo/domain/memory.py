@@ -110,22 +110,32 @@ class Scope:
 
 @dataclass(frozen=True, slots=True)
 class SourceMessage:
-    """A message a memory was extracted from (its provenance)."""
+    """A message a memory was extracted from (its provenance). `redacted`: the message held the text of a memory
+    since deleted, so its content was erased (its place in the add, its role and name are kept)."""
 
     role: str
     content: str
     index: int
     name: str | None = None
+    redacted: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"index": self.index, "role": self.role, "content": self.content}
         if self.name:
             out["name"] = self.name
+        if self.redacted:
+            out["redacted"] = True
         return out
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> SourceMessage:
-        return cls(role=raw["role"], content=raw["content"], index=int(raw["index"]), name=raw.get("name"))
+        return cls(
+            role=raw["role"],
+            content=raw["content"],
+            index=int(raw["index"]),
+            name=raw.get("name"),
+            redacted=bool(raw.get("redacted", False)),
+        )
 
 
 @dataclass(frozen=True, slots=True)
