@@ -10,11 +10,17 @@ those places are scrubbed by; `scrubbed` walks any JSON value and removes the te
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from mnemo.domain.memory import HistoryEntry, MemoryRecord, SourceMessage
+from mnemo.domain.profiles import Profile
+from mnemo.domain.tenancy import MemoryExport, PlatformEvent
+from mnemo.domain.webhooks import OutboundEvent
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 # Texts shorter than this are not scrubbed out of longer strings (a memory "ok" must not cut every "ok" out of an
 # event's messages); a string equal to one of them still goes whole.
@@ -47,6 +53,10 @@ class Erasure:
     def names_any(self, value: Any) -> bool:
         """Whether a JSON value holds, anywhere, a string that is one of the erased memories' ids."""
         return any(s in self.ids for s in _strings(value))
+
+    def named_in(self, raw: str) -> bool:
+        """Whether JSON text names one of the erased memories (their ids are UUIDs): a cheap look before parsing."""
+        return any(found in self.ids for found in _UUID.findall(raw))
 
     def cut(self, text: str) -> str:
         """The string without any erased text in it (a string that is one of them becomes empty)."""
@@ -110,3 +120,47 @@ def redacted_sources(sources: Sequence[SourceMessage], erasure: Erasure) -> tupl
         else:
             out.append(source)
     return tuple(out) if changed else None
+
+
+# ---- the records beside the memories (a platform project's) ---------------------------------------------------
+
+
+def scrubbed_event(event: PlatformEvent, erasure: Erasure) -> PlatformEvent | None:
+    """A platform event whose results name an erased memory (the add or import that made it, the Dream run that
+    changed it or drew from it), without the memory's texts in its results and its payload (an add's messages:
+    a message the memory was drawn from is emptied, one that quotes it loses the quote); None when it needs no
+    change. A DELETE event names memories without their texts: it stays as it is."""
+    if not erasure.names_any(event.results):
+        return None
+    payload, results = scrubbed(event.payload, erasure), scrubbed(event.results, erasure)
+    if payload == event.payload and results == event.results:
+        return None
+    return event.changed(payload=payload, results=results)
+
+
+def scrubbed_export(export: MemoryExport, erasure: Erasure) -> MemoryExport | None:
+    """An export without the erased memories: an entry naming one by its `id` is dropped, and their texts are cut
+    out of every string (an export whose schema asked for texts only, or joined them into one string)."""
+    result = scrubbed(export.result, erasure, drop_named=True)
+    return None if result == export.result else replace(export, result=result)
+
+
+def scrubbed_outbound(event: OutboundEvent, erasure: Erasure) -> OutboundEvent | None:
+    """A webhook event (in an outbox, or a delivery) of an erased memory without its texts; None otherwise."""
+    if not erasure.names_any(event.payload):
+        return None
+    payload = scrubbed(dict(event.payload), erasure)
+    return None if payload == event.payload else replace(event, payload=payload)
+
+
+def scrubbed_profile(profile: Profile, erasure: Erasure) -> Profile | None:
+    """A stored profile without what the erased memories said: a property drawn from one of them goes whole (a value
+    made from several memories may quote it), and their texts are cut out of the rest; None when it needs no
+    change. The regeneration the delete queued brings back what the other memories say."""
+    dropped = {name for name, ids in profile.sources.items() if erasure.ids.intersection(ids)}
+    kept = {name: value for name, value in profile.profile.items() if name not in dropped}
+    values = scrubbed(kept, erasure)
+    sources = {name: ids for name, ids in profile.sources.items() if name not in dropped}
+    if values == profile.profile and sources == profile.sources:
+        return None
+    return replace(profile, profile=values, sources=sources)
