@@ -208,7 +208,9 @@ class LocalMemoryIndex:
     def purge(self) -> None:
         """The tokens of the rows deleted since the last purge taken out of the keyword table's segments: nothing
         to do with `secure-delete` (a delete took them out); else one `optimize` (every segment merged into one
-        without them). Called once per delete operation, however many rows it removed."""
+        without them). Called once per delete operation, however many rows it removed. Then the file's WAL is
+        checkpointed and truncated (its older page images hold the removed rows; the record store sharing the file
+        finds it empty when its own purge follows)."""
         with self._lock:
             if not self._removed:
                 return
@@ -216,6 +218,7 @@ class LocalMemoryIndex:
                 with self._db.write() as conn:
                     conn.execute("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')")
             self._removed = False
+        self._db.checkpoint()
 
     def _fts_row(self, memory_id: str) -> int:
         """The keyword-table row of a memory: its current one, or a new one."""
