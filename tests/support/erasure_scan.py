@@ -5,6 +5,7 @@ its tail (FTS5 stores a term after the prefix it shares with the term before it,
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 import zlib
 from collections.abc import Iterator
@@ -32,20 +33,22 @@ def files_holding(root: Path, needle: str) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and wanted in p.read_bytes())
 
 
+def _unpacked(raw: bytes, name: str) -> str:
+    """A binary attribute as text: zlib-unpacked when it is a compressed one (`*_z`, an export's part `data`)."""
+    if name.endswith("_z") or name == "data":
+        with contextlib.suppress(zlib.error):
+            raw = zlib.decompress(raw)
+    return raw.decode("utf-8", "replace")
+
+
 def _values(value: dict[str, Any], name: str) -> Iterator[str]:
     """Every text an attribute value holds (binary ones decoded: unpacked when `*_z`, else as bytes)."""
     for kind, inner in value.items():
         if kind == "S":
             yield inner
         elif kind == "B":
-            raw = bytes(inner)
-            if name.endswith("_z") or name == "data":
-                try:
-                    raw = zlib.decompress(raw)
-                except zlib.error:
-                    pass
-            yield raw.decode("utf-8", "replace")
-        elif kind in ("SS",):
+            yield _unpacked(bytes(inner), name)
+        elif kind == "SS":
             yield from inner
         elif kind == "L":
             for item in inner:
