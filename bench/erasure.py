@@ -84,7 +84,7 @@ def measure(memories: int) -> dict[str, Any]:
         path = Path(tmp) / "bench.sqlite3"
         db = Database(path)
         store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, DIMENSION)
-        service = MemoryService(store, index, ActiveProviders(ProviderSet(embedder=RandomEmbedder())))  # type: ignore[arg-type]
+        service = MemoryService(store, index, ActiveProviders(ProviderSet(embedder=RandomEmbedder())))
 
         def add(text: str, user: str) -> str:
             command = AddCommand([Message("user", text)], Scope(user_id=user), infer=False)
