@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.adapters.embedders.local_minilm import LocalEmbedderConfig, LocalMiniLMEmbedder
-from mnemo.domain.claims import claims, clauses, may_be_about, mentions, says_a_change, subject_of
+from mnemo.domain.claims import claims, clauses, says_it_changed
 from mnemo.services.memory_service import CHANGE_SIMILARITY
 
 DATA = Path(__file__).resolve().parent / "data" / "change_pairs.jsonl"
@@ -41,11 +41,11 @@ def closeness(embedder: LocalMiniLMEmbedder, newer: str, older: str) -> float:
 
 
 def replaces(pair: dict[str, Any], similarity: float, threshold: float) -> bool:
+    """The service's rule (mnemo.services.memory_service `_replaces`) for a newer and an older statement."""
     newer, older = pair["newer"], pair["older"]
     if any(a.conflicts(b) for a in claims(newer) for b in claims(older)):
         return True
-    about = may_be_about(older, subject_of(newer)) or mentions(newer, subject_of(older))
-    return says_a_change(newer) and about and similarity >= threshold
+    return says_it_changed(newer, older, lambda: similarity, threshold)
 
 
 def run() -> dict[str, Any]:

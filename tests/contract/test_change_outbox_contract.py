@@ -236,14 +236,28 @@ def test_a_superseded_memory_is_a_delete_with_its_text(store: OutboxMemoryStore)
     assert shapes(store.pending(10)) == [("memory_delete", NAMESPACE, memory_payload(old, old.text, "DELETE"))]
 
 
-def test_a_remove_writes_a_delete_per_memory_with_the_text_it_had(store: OutboxMemoryStore) -> None:
+def test_a_remove_writes_a_delete_per_memory_naming_it_without_its_text(store: OutboxMemoryStore) -> None:
     first, second = record("Alice likes tea", agent_id="helper"), record("Bob likes coffee", user_id="bob")
     insert(store, first, second)
     store.published([e.id for e in store.pending(10)])
     store.remove([first.id, second.id], [entry(Event.DELETE, r, r.text, None, T0) for r in (first, second)])
     assert shapes(store.pending(10)) == [
-        ("memory_delete", NAMESPACE, memory_payload(first, first.text, "DELETE")),
-        ("memory_delete", NAMESPACE, memory_payload(second, second.text, "DELETE")),
+        ("memory_delete", NAMESPACE, memory_payload(first, "", "DELETE")),
+        ("memory_delete", NAMESPACE, memory_payload(second, "", "DELETE")),
+    ]
+
+
+def test_a_remove_scrubs_the_texts_of_its_memories_unpublished_events(store: OutboxMemoryStore) -> None:
+    doomed, kept = record("Alice likes tea"), record("Bob likes coffee", user_id="bob")
+    insert(store, doomed, kept)
+    rewritten = doomed.with_text("Alice likes green tea")
+    store.replace(rewritten, None, entry(Event.UPDATE, rewritten, doomed.text, rewritten.text, T0))
+    store.remove([doomed.id], [entry(Event.DELETE, rewritten, None, None, T0)])
+    assert shapes(store.pending(10)) == [
+        ("memory_add", NAMESPACE, memory_payload(doomed, "", "ADD")),
+        ("memory_add", NAMESPACE, memory_payload(kept, kept.text, "ADD")),
+        ("memory_update", NAMESPACE, memory_payload(doomed, "", "UPDATE")),
+        ("memory_delete", NAMESPACE, memory_payload(doomed, "", "DELETE")),
     ]
 
 

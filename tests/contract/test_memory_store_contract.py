@@ -312,8 +312,9 @@ def test_given_a_memory_when_removed_then_it_is_gone_but_its_history_is_kept(sto
     assert doomed.id not in scanned(store)
     history = store.history(doomed.id)
     assert [h.event for h in history] == [Event.ADD, Event.DELETE]
-    assert history[-1] == deletion
-    assert history[-1].is_deleted and history[-1].old_memory == "I drive a red car." and history[-1].new_memory is None
+    assert history[-1] == replace(deletion, old_memory=None)  # kept without its text: a delete erases
+    assert history[-1].is_deleted and history[-1].old_memory is None and history[-1].new_memory is None
+    assert store.history(kept.id)[0].new_memory == "I ride a blue bike."
 
 
 def test_given_add_update_delete_when_history_is_read_then_entries_come_oldest_first(store: MemoryStore):
@@ -329,17 +330,19 @@ def test_given_add_update_delete_when_history_is_read_then_entries_come_oldest_f
     delete = replace(
         HistoryEntry.of(Event.DELETE, updated, updated.text, None), updated_at=T0 + timedelta(days=2, microseconds=5)
     )
-    store.remove([original.id], [delete])
-
-    history = store.history(original.id)
-
-    assert history == [add, update, delete]
-    assert [h.event for h in history] == [Event.ADD, Event.UPDATE, Event.DELETE]
-    assert [(h.old_memory, h.new_memory) for h in history] == [
+    assert [(h.old_memory, h.new_memory) for h in store.history(original.id)] == [
         (None, "I work at Acme."),
         ("I work at Acme.", "I work at Globex."),
-        ("I work at Globex.", None),
-    ]
+    ]  # while the memory exists, its history keeps the texts of its changes
+
+    said = store.remove([original.id], [delete])
+
+    history = store.history(original.id)
+    assert sorted(said) == ["I work at Acme.", "I work at Globex."]
+    assert [h.event for h in history] == [Event.ADD, Event.UPDATE, Event.DELETE]
+    assert [(h.old_memory, h.new_memory) for h in history] == [(None, None)] * 3  # once deleted, no text is left
+    assert [h.id for h in history] == [add.id, update.id, delete.id]
+    assert [h.updated_at for h in history] == [add.updated_at, update.updated_at, delete.updated_at]
     assert [h.is_deleted for h in history] == [False, False, True]
     assert all(h.actor_id == "ana" and h.role == "user" for h in history)
     assert history[1].updated_at == T0 + timedelta(days=1)
@@ -608,3 +611,54 @@ def test_given_more_than_ten_thousand_memories_when_counted_by_entity_then_none_
     store.insert(records, np.zeros((len(records), DIMENSION), dtype=np.float32), [])
     counted = {(e.id, e.total_memories) for e in store.count_by_entity()}
     assert counted == {("user-0", 3334), ("user-1", 3334), ("user-2", 3334)}
+
+
+# ---- erasure (a delete erases: mnemo.domain.erasure) ----------------------------------------------------
+
+
+def test_given_memories_of_one_add_sharing_a_message_when_one_is_removed_then_the_others_no_longer_hold_its_text(
+    store: MemoryStore,
+):
+    message = SourceMessage("user", "I moved to Lisbon. I am allergic to peanuts.", 0, "ana")
+    other = SourceMessage("user", "My cat is called Tom.", 1)
+    lisbon = record("I moved to Lisbon.", sources=(message,))
+    peanuts = record("I am allergic to peanuts.", sources=(message,))
+    cat = record("My cat is called Tom.", sources=(other,))
+    elsewhere = record("I moved to Lisbon.", user="bob", sources=(message,))  # another add: no sibling of these
+    insert(store, lisbon, peanuts, cat)
+    insert(store, elsewhere)
+
+    store.remove([peanuts.id], [HistoryEntry.of(Event.DELETE, peanuts, None, None)])
+
+    sibling = store.get(lisbon.id)
+    assert sibling is not None and sibling.text == "I moved to Lisbon."
+    assert sibling.sources == (SourceMessage("user", "", 0, "ana", redacted=True),)  # its place kept, not its words
+    assert store.get(cat.id) == cat
+    assert store.get(elsewhere.id) == elsewhere
+    assert sibling == store.get_many([lisbon.id])[lisbon.id]
+    assert [s.content for s in store.find(parse({"user_id": "alice"}))[0].sources] in ([""], ["My cat is called Tom."])
+
+
+def test_given_memories_of_one_add_when_all_are_removed_together_then_nothing_is_left_to_redact(store: MemoryStore):
+    message = SourceMessage("user", "I moved to Lisbon. I am allergic to peanuts.", 0)
+    lisbon, peanuts = record("I moved to Lisbon.", sources=(message,)), record("Peanuts.", sources=(message,))
+    insert(store, lisbon, peanuts)
+
+    said = store.remove(
+        [lisbon.id, peanuts.id], [HistoryEntry.of(Event.DELETE, r, None, None) for r in (lisbon, peanuts)]
+    )
+
+    assert store.get_many([lisbon.id, peanuts.id]) == {}
+    assert sorted(said) == ["I moved to Lisbon.", "Peanuts."]
+    assert [h.new_memory for h in store.history(lisbon.id)] == [None, None]
+
+
+def test_given_a_removal_when_purged_then_the_store_stays_readable(store: MemoryStore):
+    doomed, kept = record("I drive a red car."), record("I ride a blue bike.")
+    insert(store, doomed, kept)
+    store.remove([doomed.id], [HistoryEntry.of(Event.DELETE, doomed, None, None)])
+
+    store.purge()
+    store.purge()
+
+    assert store.get(kept.id) == kept and store.get(doomed.id) is None

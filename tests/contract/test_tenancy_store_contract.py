@@ -19,6 +19,7 @@ from moto import mock_aws
 from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore, create_tenancy_table
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
+from mnemo.domain.erasure import Erasure
 from mnemo.domain.memory import new_id
 from mnemo.domain.tenancy import (
     EventStatus,
@@ -305,3 +306,84 @@ def test_updating_an_event_of_a_deleted_project_writes_nothing_back(store: Tenan
     assert store.update_event(running.changed(status=EventStatus.PENDING)) is False
     assert store.get_event(one.id, running.id) is None and store.events_of_project(one.id, 10, 0) == []
     assert store.unfinished_events() == [] and store.count_events(one.id) == 0
+
+
+# ---- a delete erases ------------------------------------------------------------------------------------------
+
+
+def test_erasing_scrubs_the_events_that_name_a_memory_and_no_other(store: TenancyStore) -> None:
+    owner = user(store, "eraser@example.com")
+    one, two = project(store, org(store, owner), owner, "one"), project(store, org(store, owner, "o2"), owner, "two")
+    doomed, kept = new_id(), new_id()
+    message = "I moved to Lisbon. I like tea."
+    add = PlatformEvent(
+        new_id(),
+        one.id,
+        "ADD",
+        EventStatus.SUCCEEDED,
+        {"messages": [{"role": "user", "content": message, "name": None}], "user_id": "alice"},
+        T0,
+        T0,
+        results=[
+            {"id": doomed, "data": {"memory": "I moved to Lisbon."}, "event": "ADD"},
+            {"id": kept, "data": {"memory": "I like tea."}, "event": "ADD"},
+        ],
+    )
+    unrelated = PlatformEvent(
+        new_id(),
+        one.id,
+        "ADD",
+        EventStatus.SUCCEEDED,
+        {"messages": [{"role": "user", "content": message}]},
+        T0,
+        T0,
+        results=[{"id": kept, "data": {"memory": "I like tea."}, "event": "ADD"}],
+    )
+    elsewhere = add.changed(id=new_id(), project_id=two.id)
+    for made in (add, unrelated, elsewhere):
+        store.save_event(made)
+    erasure = Erasure(frozenset({doomed}), (message, "I moved to Lisbon."))
+
+    assert store.erase_from_events(one.id, erasure) == 1
+
+    scrubbed = store.get_event(one.id, add.id)
+    assert scrubbed is not None
+    assert scrubbed.payload["messages"][0]["content"] == ""
+    assert scrubbed.results == [
+        {"id": doomed, "data": {"memory": ""}, "event": "ADD"},
+        {"id": kept, "data": {"memory": "I like tea."}, "event": "ADD"},
+    ]
+    assert scrubbed.status is EventStatus.SUCCEEDED
+    assert store.get_event(one.id, unrelated.id) == unrelated  # names no erased memory
+    assert store.get_event(two.id, elsewhere.id) == elsewhere
+    assert store.erase_from_events(one.id, erasure) == 0
+
+
+def test_erasing_drops_a_memory_from_the_exports_and_cuts_its_text(store: TenancyStore) -> None:
+    owner = user(store, "exporter@example.com")
+    one = project(store, org(store, owner), owner)
+    doomed, kept = new_id(), new_id()
+    result = {
+        "memories": [{"id": doomed, "memory": "I moved to Lisbon."}, {"id": kept, "memory": "I like tea."}],
+        "texts": "I moved to Lisbon. I like tea.",
+    }
+    export = MemoryExport(new_id(), one.id, {"type": "object"}, {"user_id": "alice"}, None, result, T0)
+    big = MemoryExport(
+        new_id(),
+        one.id,
+        {},
+        {},
+        None,
+        {"texts": ["I moved to Lisbon."] + [secrets.token_hex(64) for _ in range(9000)]},
+        T0,
+    )  # stored in parts on DynamoDB
+    store.save_export(export)
+    store.save_export(big)
+
+    assert store.erase_from_exports(one.id, Erasure(frozenset({doomed}), ("I moved to Lisbon.",))) == 2
+
+    clean = store.get_export(one.id, export.id)
+    assert clean is not None
+    assert clean.result == {"memories": [{"id": kept, "memory": "I like tea."}], "texts": " I like tea."}
+    large = store.get_export(one.id, big.id)
+    assert large is not None and large.result["texts"][0] == "" and large.result["texts"][1:] == big.result["texts"][1:]

@@ -23,6 +23,7 @@ from mnemo.adapters.dynamodb.accounts_table import create_accounts_table
 from mnemo.adapters.dynamodb.webhook_store import DUE_SHARDS, DynamoWebhookStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
+from mnemo.domain.erasure import Erasure
 from mnemo.domain.memory import new_id
 from mnemo.domain.webhooks import (
     Attempt,
@@ -439,3 +440,51 @@ def test_on_dynamodb_due_and_next_due_at_read_only_the_due_heads() -> None:
         client.calls.clear()
         assert store.next_due_at() == T0
         assert sorted(client.calls) == sorted([("query", f"T#WHDUE#{n}") for n in range(DUE_SHARDS)])
+
+
+# ---- a delete erases ------------------------------------------------------------------------------------------
+
+
+def memory_event(memory_id: str, text: str, kind: str = "memory_add") -> OutboundEvent:
+    payload = {"event_details": {"id": memory_id, "data": {"memory": text}, "event": "ADD"}, "user_id": "alice"}
+    return OutboundEvent(new_id(), kind, "proj_a", payload, T0, position=1)
+
+
+def test_erasing_scrubs_the_deliveries_naming_a_memory_in_every_state_and_no_other(store: WebhookStore) -> None:
+    hook, elsewhere = added(store), added(store, project_id="proj_b")
+    doomed, kept = new_id(), new_id()
+    first, second, third = store.enqueue(
+        hook,
+        [
+            memory_event(doomed, "I moved to Lisbon."),
+            memory_event(kept, "I like tea."),
+            memory_event(doomed, "I moved to Lisbon in May.", "memory_update"),
+        ],
+        T0,
+    )
+    (other,) = store.enqueue(elsewhere, [memory_event(doomed, "I moved to Lisbon.")], T0)  # another project's
+    store.save_delivery(delivered(first, T0 + timedelta(seconds=1)))
+    erasure = Erasure(frozenset({doomed}), ("I moved to Lisbon in May.", "I moved to Lisbon."))
+
+    assert store.erase_from_deliveries("proj_a", erasure) == 2
+
+    read = {d.id: d for d in store.deliveries_of(hook.id, None, 10, 0)}
+    assert read[first.id].event.payload["event_details"]["data"]["memory"] == ""
+    assert read[first.id].state is DeliveryState.DELIVERED and len(read[first.id].attempts) == 1
+    assert read[third.id].event.payload["event_details"] == {"id": doomed, "data": {"memory": ""}, "event": "ADD"}
+    assert read[second.id].event == second.event
+    assert store.get_delivery(elsewhere.id, other.id) == other
+    assert store.erase_from_deliveries("proj_a", erasure) == 0
+
+
+def test_a_delivery_saved_after_an_erasure_keeps_the_scrubbed_event(store: WebhookStore) -> None:
+    hook = added(store)
+    doomed = new_id()
+    (delivery,) = store.enqueue(hook, [memory_event(doomed, "I moved to Lisbon.")], T0)
+    store.erase_from_deliveries("proj_a", Erasure(frozenset({doomed}), ("I moved to Lisbon.",)))
+
+    store.save_delivery(delivered(delivery, T0 + timedelta(seconds=1)))  # the sender's copy still has the text
+
+    saved = store.get_delivery(hook.id, delivery.id)
+    assert saved is not None and saved.state is DeliveryState.DELIVERED
+    assert saved.event.payload["event_details"]["data"]["memory"] == ""

@@ -636,8 +636,9 @@ def test_delete_one_removes_it_everywhere_at_once(client: TestClient) -> None:
     events = history(client, gone)
     assert [h["event"] for h in events] == ["ADD", "DELETE"]
     assert events[-1]["is_deleted"] is True
-    assert events[-1]["old_memory"] == "The wifi password at the cabin is Quokkaberry42"
+    assert events[-1]["old_memory"] is None  # a delete erases: the history keeps the events, not the texts
     assert events[-1]["new_memory"] is None
+    assert events[0]["new_memory"] is None
 
     second = client.delete(f"/memories/{gone}")
     assert second.status_code == 404
@@ -713,10 +714,11 @@ def test_history_records_add_update_delete_in_order(client: TestClient) -> None:
         assert ISO_UTC.match(entry["created_at"])
         assert ISO_UTC.match(entry["updated_at"])
     add, text_change, metadata_change, delete = entries
-    assert (add["old_memory"], add["new_memory"], add["is_deleted"]) == (None, "I live in Berlin", False)
-    assert (text_change["old_memory"], text_change["new_memory"]) == ("I live in Berlin", "I live in Tokyo")
-    assert (metadata_change["old_memory"], metadata_change["new_memory"]) == ("I live in Tokyo", "I live in Tokyo")
-    assert (delete["old_memory"], delete["new_memory"], delete["is_deleted"]) == ("I live in Tokyo", None, True)
+    # the memory is deleted: every entry keeps its event, times, actor and role, no text (a delete erases)
+    assert (add["old_memory"], add["new_memory"], add["is_deleted"]) == (None, None, False)
+    assert (text_change["old_memory"], text_change["new_memory"]) == (None, None)
+    assert (metadata_change["old_memory"], metadata_change["new_memory"]) == (None, None)
+    assert (delete["old_memory"], delete["new_memory"], delete["is_deleted"]) == (None, None, True)
     assert not text_change["is_deleted"]
     # created_at is the memory's creation time on every row; updated_at is when the event happened
     assert {h["created_at"] for h in entries} == {add["created_at"]}

@@ -154,10 +154,10 @@ def test_the_memory_answers_keep_their_exact_shapes(client: TestClient) -> None:
     assert wire(client.get(f"/memories/{first}/history")) == "[{}]".format(
         ",".join(
             [
-                entry.format("null", '"I love pizza"', "ADD", "false"),
-                entry.format('"I love pizza"', '"I love pasta"', "UPDATE", "false"),
-                entry.format('"I love pasta"', '"I love pasta"', "UPDATE", "false"),
-                entry.format('"I love pasta"', "null", "DELETE", "true"),
+                entry.format("null", "null", "ADD", "false"),  # deleted: its texts erased
+                entry.format("null", "null", "UPDATE", "false"),
+                entry.format("null", "null", "UPDATE", "false"),
+                entry.format("null", "null", "DELETE", "true"),
             ]
         )
     )

@@ -54,6 +54,9 @@ class RecordingIndex:
         self.calls.append(("clear", []))
         self.vectors.clear()
 
+    def purge(self) -> None:
+        self.calls.append(("purge", []))
+
 
 def corpus() -> list[MemoryRecord]:
     memories = [

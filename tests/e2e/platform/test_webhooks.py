@@ -217,6 +217,7 @@ def test_every_memory_event_from_every_path_reaches_the_receiver_signed(server: 
         deleted = events_of(receiver, secret, 4)[3]
         assert deleted["event_type"] == "memory_delete" and deleted["event_details"]["id"] == tea
         assert deleted["event_details"]["event"] == "DELETE" and deleted["user_id"] == "alice"
+        assert deleted["event_details"]["data"] == {"memory": ""}  # named, not quoted: a delete erases
 
         ids = [add_verbatim(server, tenant, f"Fact number {n} about me.") for n in range(3)]
         events_of(receiver, secret, 7)

@@ -36,6 +36,7 @@ from mnemo.services.platform.dream import DreamService, Entitlements
 from mnemo.services.platform.dream_runs import DreamJobs, DreamPolicy
 from mnemo.services.platform.dream_schedule import DreamScheduler, DreamTimer
 from mnemo.services.platform.entities import ProjectEntityService
+from mnemo.services.platform.erasure import ProjectErasure
 from mnemo.services.platform.events import EventService
 from mnemo.services.platform.jobs import JobService, queue_enqueuer
 from mnemo.services.platform.profile_generation import ProfileGenerator, profile_generator
@@ -70,6 +71,10 @@ def platform_services(
     namespaces = NamespaceMemoryServices(storage, providers, ranking_weights(settings))
     events = EventService(store)
     adds = AddJobs(namespaces, store, store, store)
+    erasure = ProjectErasure(
+        store, store, webhook_store, lambda: platform.profiles.store if platform.profiles is not None else None
+    )
+    namespaces.on_erased = erasure.erased
 
     def drop_project(project_id: str) -> None:
         namespaces.drop(project_id)
@@ -78,6 +83,8 @@ def platform_services(
             webhook_store.delete_project_webhooks(project_id)
         if platform.profiles is not None:
             platform.profiles.drop_project(project_id)
+        if erasure.purge is not None:
+            erasure.purge()  # what the project's records held, out of the main file's WAL too
 
     tenancy = TenancyService(store, drop_project)
     project_memory = ProjectMemoryService(namespaces, adds, events, store, decay_settings(settings))
@@ -112,6 +119,7 @@ def platform_services(
             available=lambda: settings.dream_synthesis and providers.get().llm is not None,
         ),
     )
+    platform.erasure = erasure
     return platform
 
 
@@ -188,6 +196,8 @@ def build_local_platform(
     webhook_store = SqliteWebhookStore(database)
     reflections = SqliteReflectionStore(database)
     platform = platform_services(settings, namespaces, store, providers, reflections, webhook_store)
+    if platform.erasure is not None:
+        platform.erasure.purge = database.checkpoint  # the main file's WAL, once its records are scrubbed
     profiles = profile_service(settings, SqliteProfileStore(database), platform, store, providers)
     sender = webhook_sender(settings)
     dispatcher = WebhookDispatcher(webhook_store, sender, settings.webhook_retry_schedule)

@@ -241,6 +241,14 @@ def clauses(text: str) -> list[str]:
     return parts or [text]
 
 
+def says_it_changed(later: str, earlier: str, closeness: Callable[[], float], threshold: float) -> bool:
+    """The rule for two statements said at different times whose claims do not conflict: the later one makes the
+    earlier likely out of date when it says something changed, about a subject the earlier may be about (or that
+    it names), and they are close in meaning (`closeness()` at or above `threshold`; computed last: it embeds)."""
+    about = may_be_about(earlier, subject_of(later)) or mentions(later, subject_of(earlier))
+    return says_a_change(later) and about and closeness() >= threshold
+
+
 def says_a_change(text: str) -> bool:
     """Whether the statement says something changed ("I moved…", "…no longer…", "my dog passed away")."""
     return _CHANGE.search(text) is not None

@@ -117,13 +117,15 @@ class Scope:
 class SourceMessage:
     """Where a memory came from (its provenance): a message of the add (`index`), whole, or the sentence of it the
     memory was drawn from — `content` is then that sentence, `span` its place in the message
-    (`message[start:end]`)."""
+    (`message[start:end]`). `redacted`: the source held the text of a memory since deleted, so its content was
+    erased (its place in the add, its role and name are kept)."""
 
     role: str
     content: str
     index: int
     name: str | None = None
     span: tuple[int, int] | None = None
+    redacted: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"index": self.index, "role": self.role, "content": self.content}
@@ -131,6 +133,8 @@ class SourceMessage:
             out["name"] = self.name
         if self.span is not None:
             out["span"] = list(self.span)
+        if self.redacted:
+            out["redacted"] = True
         return out
 
     @classmethod
@@ -142,6 +146,7 @@ class SourceMessage:
             index=int(raw["index"]),
             name=raw.get("name"),
             span=(int(span[0]), int(span[1])) if span else None,
+            redacted=bool(raw.get("redacted", False)),
         )
 
 

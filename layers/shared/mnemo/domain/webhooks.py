@@ -44,6 +44,10 @@ class WebhookEventType(StrEnum):
 EVENT_TYPES = tuple(t.value for t in WebhookEventType)
 TEST_EVENT = "webhook_test"  # what POST .../test/ sends: delivered whatever the webhook subscribes to
 
+# What a memory_delete event of a deleted memory carries as `data.memory`: the receiver acts on the id; the text,
+# erased everywhere else, is not sent out (nor kept in the outbox and the delivery log) again.
+ERASED_TEXT = ""
+
 _MEMORY_EVENT = {
     Event.ADD: WebhookEventType.MEMORY_ADD,
     Event.UPDATE: WebhookEventType.MEMORY_UPDATE,
@@ -169,7 +173,9 @@ def change_events(
 ) -> list[OutboundEvent]:
     """The outbound events of one write of a memory store: for each history entry, the memory's add, update or
     delete, and a categorize when the memory's categories are set or changed by it. `records` are the records
-    written (adds and updates), `before` the records as they were before the write (updates and deletes)."""
+    written (adds and updates), `before` the records as they were before the write (updates and deletes). The delete
+    of a memory removed for good carries its id and entity ids, not its text (`ERASED_TEXT`); one retired and kept
+    (superseded, merged) carries its text, which is still stored."""
     written = {r.id: r for r in records}
     events: list[OutboundEvent] = []
     for entry in history:
@@ -178,9 +184,12 @@ def change_events(
             continue
         at = entry.updated_at
         if kind is WebhookEventType.MEMORY_DELETE:
-            gone = before.get(entry.memory_id) or written.get(entry.memory_id)
-            if gone is not None:
-                events.append(memory_event(kind, gone, entry.old_memory or gone.text, at))
+            kept = written.get(entry.memory_id)  # retired (superseded, merged): still stored, its text readable
+            gone = before.get(entry.memory_id)
+            if kept is not None:
+                events.append(memory_event(kind, kept, entry.old_memory or kept.text, at))
+            elif gone is not None:  # deleted: the event names it, and carries no text (a delete erases)
+                events.append(memory_event(kind, gone, ERASED_TEXT, at))
             continue
         record = written.get(entry.memory_id)
         if record is None:

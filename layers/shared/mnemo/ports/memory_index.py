@@ -33,3 +33,10 @@ class MemoryIndex(Protocol):
     def count(self) -> int: ...
 
     def clear(self) -> None: ...
+
+    def purge(self) -> None:
+        """Make the entries removed (or cleared) so far unrecoverable from the index's storage, after a delete
+        (batched: once per operation): the SQLite keyword table merges away the segments that still hold their
+        tokens; OpenSearch has nothing that can be forced here (a deleted document leaves its segment at the
+        next merge, which Serverless schedules itself)."""
+        ...

@@ -36,8 +36,18 @@ class MemoryStore(Protocol):
         """Replace embeddings (after the embedder changed)."""
         ...
 
-    def remove(self, memory_ids: Sequence[str], history: Sequence[HistoryEntry]) -> None:
-        """Delete memories for good, keeping their history."""
+    def remove(self, memory_ids: Sequence[str], history: Sequence[HistoryEntry]) -> list[str]:
+        """Delete memories for good, and erase their texts from what the store keeps beside them: their history
+        keeps each entry's event, times, actor and role but no text (the entries given, and every earlier one);
+        another memory whose sources hold one of their messages (a sibling of the same add) keeps its place but not
+        its content (`SourceMessage.redacted`); an unpublished outbox event of theirs loses their texts, and their
+        delete events carry none. Returns the texts their history held (to erase them elsewhere too)."""
+        ...
+
+    def purge(self) -> None:
+        """Make what was removed unrecoverable from the store's files, after a delete (batched: once per
+        operation, not per memory): SQLite checkpoints its WAL and truncates it (freed pages are zeroed as they
+        are freed: `secure_delete`); nothing to do where no file keeps old pages (DynamoDB)."""
         ...
 
     def get(self, memory_id: str) -> MemoryRecord | None: ...
@@ -69,7 +79,7 @@ class MemoryStore(Protocol):
         ...
 
     def clear(self) -> None:
-        """Delete every memory and all history (reset)."""
+        """Delete every memory and all history (reset); `purge` then makes them unrecoverable."""
         ...
 
     def get_setting(self, key: str) -> Any | None: ...

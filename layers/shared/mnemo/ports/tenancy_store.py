@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+from mnemo.domain.erasure import Erasure
 from mnemo.domain.tenancy import (
     Feedback,
     Member,
@@ -119,6 +120,12 @@ class EventStore(Protocol):
         """PENDING and RUNNING events of every project, oldest first (to resume after a restart)."""
         ...
 
+    def erase_from_events(self, project_id: str, erasure: Erasure) -> int:
+        """Every event of the project whose results name an erased memory, rewritten without the memory's texts
+        (`domain.erasure.scrubbed_event`: its results and its payload); how many. One pass over the project's
+        events, whatever the number of memories erased."""
+        ...
+
 
 class ProjectRecordStore(Protocol):
     """A project's exports, memory feedback and call counters."""
@@ -129,6 +136,11 @@ class ProjectRecordStore(Protocol):
 
     def latest_export(self, project_id: str, filters: dict[str, Any] | None = None) -> MemoryExport | None:
         """The project's newest export, or its newest made with exactly these `filters`."""
+        ...
+
+    def erase_from_exports(self, project_id: str, erasure: Erasure) -> int:
+        """Every export of the project rewritten without the erased memories (`domain.erasure.scrubbed_export`);
+        how many changed."""
         ...
 
     def save_feedback(self, feedback: Feedback) -> None: ...

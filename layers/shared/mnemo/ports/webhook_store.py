@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
+from mnemo.domain.erasure import Erasure
 from mnemo.domain.webhooks import Delivery, DeliveryState, OutboundEvent, Webhook
 
 
@@ -66,4 +67,11 @@ class WebhookStore(Protocol):
 
     def cancel_pending(self, webhook_id: str, at: datetime) -> int:
         """Cancel every PENDING delivery of the webhook (it was deactivated); returns how many."""
+        ...
+
+    def erase_from_deliveries(self, project_id: str, erasure: Erasure) -> int:
+        """Every delivery of the project's webhooks (in any state: pending, delivered, dead, cancelled) whose event
+        names an erased memory, rewritten without the memory's texts (`domain.erasure.scrubbed_outbound`); how
+        many. A delivery saved after an attempt keeps the scrubbed event (`save_delivery` never writes the event
+        back). One pass over the project's deliveries."""
         ...

@@ -13,17 +13,9 @@ from typing import Any
 import numpy as np
 
 from mnemo.domain import filters as f
-from mnemo.domain.claims import (
-    FACETS_FIELD,
-    USER,
-    asked_facets,
-    claims,
-    clauses,
-    may_be_about,
-    says_a_change,
-    subject_of,
-)
+from mnemo.domain.claims import FACETS_FIELD, USER, asked_facets, claims, clauses, says_it_changed
 from mnemo.domain.entities import EntityCount
+from mnemo.domain.erasure import Erasure
 from mnemo.domain.memory import (
     ACTIVE_ONLY,
     IDENTITY_FIELDS,
@@ -78,10 +70,14 @@ MERGE_CANDIDATES = 3  # the closest active memories of the scope a new memory is
 NEAR_DUPLICATE = 0.9  # cosine at or above which a heuristic statement repeats an existing memory
 RELATED_PER_FACT = 5  # existing memories shown to the LLM for each new fact
 OUTDATE_CANDIDATES = 20  # the memories nearest a new statement whose claims it is compared with
-CHANGE_SIMILARITY = 0.40  # chosen on bench/data/change_pairs.jsonl (bench/change_rule.py): precision 0.90, recall 0.79
+CHANGE_SIMILARITY = 0.40  # chosen on bench/data/change_pairs.jsonl (bench/change_rule.py): precision 0.91, recall 0.88
 ANSWER_CANDIDATES = 10  # the memories stating what a question asks about that a search adds to its candidates
 # A word that may be a name: capitalized after the start (not "I"), or the query's first word before a verb.
 _NAMING = re.compile(r"(?<=\s)(?!I\b)[A-Z][a-z]|^[A-Z][a-z]+(?:'s|’s)?\s+(?:is|was|has|does|works|lives)\b")
+ERASE_BATCH = 500  # memories removed per store call of a bulk delete
+
+# Told of every delete once it is done: what was erased and the records as they were (to scrub what quotes them).
+ErasureListener = Callable[[Erasure, Sequence[MemoryRecord]], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +125,7 @@ class MemoryService:
         self.weights = weights or RankingWeights()
         self.policy = policy or AddPolicy()
         self.accesses = accesses
+        self.on_erased: ErasureListener | None = None  # told of each delete (a platform project's: its records)
         self._write_lock = threading.Lock()
         self._categorizer: EmbeddingCategorizer | None = None
 
@@ -362,12 +359,10 @@ class MemoryService:
         did. The one replacing it: the new memory of the fact the LLM named (`named`), else one whose claim
         conflicts with the memory's (mnemo.domain.claims), else the closest. `embedded`: the vectors of the texts
         involved, computed before the add wrote anything."""
-        history = HistoryEntry.of(Event.DELETE, record, record.text, None)
         if not replacements:
-            self.store.remove([record.id], [history])
-            self.index.remove([record.id])
-            self._forget([record.id])
+            self._erase([record])
             return AddResult(record, Event.DELETE)
+        history = HistoryEntry.of(Event.DELETE, record, record.text, None)
         missing = [t for t in (record.text, *[r.record.text for r in replacements]) if t not in embedded]
         if missing:  # a text that changed since the decision was made
             embedded = {**embedded, **dict(zip(missing, self._embed(missing), strict=True))}
@@ -755,26 +750,31 @@ class MemoryService:
             self.index.upsert([updated], vector if vector is not None else self._embed([updated.text]))
             return updated
 
+    # A delete erases (mnemo.domain.erasure): the store removes the memories and their texts from their history,
+    # their siblings' sources and the outbox; the index drops their entries; then, once per operation, both make
+    # what was removed unrecoverable from their files (`purge`), and `on_erased` scrubs the records kept elsewhere.
+
     def delete(self, memory_id: str) -> None:
         with self._write_lock:
-            record = self.get(memory_id)
-            self.store.remove([memory_id], [HistoryEntry.of(Event.DELETE, record, record.text, None)])
-            self.index.remove([memory_id])
-            self._forget([memory_id])
+            self._erase([self.get(memory_id)])
 
     def delete_all(self, filters: f.Expr) -> int:
         if all(f.pinned_values(filters, name) is None for name in ("user_id", "agent_id", "run_id")):
             raise ValidationError("At least one identifier is required.")
         with self._write_lock:
             records = self.store.find(filters)
-            for start in range(0, len(records), 500):
-                chunk = records[start : start + 500]
-                self.store.remove(
-                    [r.id for r in chunk], [HistoryEntry.of(Event.DELETE, r, r.text, None) for r in chunk]
-                )
-                self.index.remove([r.id for r in chunk])
-                self._forget([r.id for r in chunk])
+            self._erase(records)
         return len(records)
+
+    def delete_many(self, memory_ids: Sequence[str]) -> list[str]:
+        """Delete the memories of these ids that are stored (any lifecycle state), as one operation: one purge,
+        one erasure elsewhere. Their ids, in the order asked."""
+        wanted = list(dict.fromkeys(memory_ids))
+        with self._write_lock:
+            found = self.store.get_many(wanted)
+            records = [found[i] for i in wanted if i in found]
+            self._erase(records)
+        return [r.id for r in records]
 
     def reset(self) -> None:
         with self._write_lock:
@@ -782,6 +782,35 @@ class MemoryService:
             self.index.clear()
             if self.accesses is not None:
                 self.accesses.clear()
+            self._purge()
+
+    def _erase(self, records: Sequence[MemoryRecord]) -> None:
+        """Remove the memories (the caller holds the write lock), in chunks of ERASE_BATCH, each DELETE in their
+        history without text; then purge once, and tell `on_erased` what was erased."""
+        said: list[str] = []
+        for start in range(0, len(records), ERASE_BATCH):
+            chunk = records[start : start + ERASE_BATCH]
+            ids = [r.id for r in chunk]
+            said += self.store.remove(ids, [HistoryEntry.of(Event.DELETE, r, None, None) for r in chunk])
+            self.index.remove(ids)
+            self._forget(ids)
+        if not records:
+            return
+        self._purge()
+        if self.on_erased is not None:
+            try:
+                self.on_erased(Erasure.of(records, said), records)
+            except Exception:
+                log.exception("could not erase %d deleted memories from the records beside them", len(records))
+
+    def _purge(self) -> None:
+        """What was removed made unrecoverable from the index's and the store's files (a failure is logged: the
+        delete stands, and the next purge takes it along)."""
+        try:
+            self.index.purge()
+            self.store.purge()
+        except Exception:
+            log.exception("could not purge what a delete removed")
 
     def _forget(self, memory_ids: list[str]) -> None:
         """Drop the accesses of deleted memories (a failure leaves rows of memories that are gone: never read, as
@@ -950,8 +979,7 @@ def _replaces(new: MemoryRecord, other: MemoryRecord, similarity: Callable[[], f
     if new.created_at == other.created_at:  # said together: only conflicting claims tell which is current
         return False
     later, earlier = (new, other) if new.created_at > other.created_at else (other, new)
-    subject = subject_of(later.text)
-    return says_a_change(later.text) and may_be_about(earlier.text, subject) and similarity() >= CHANGE_SIMILARITY
+    return says_it_changed(later.text, earlier.text, similarity, CHANGE_SIMILARITY)
 
 
 def _successor(record: MemoryRecord, candidates: list[MemoryRecord], named: str | None) -> MemoryRecord | None:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable, Sequence
+from functools import partial
 
+from mnemo.domain.erasure import Erasure
+from mnemo.domain.memory import MemoryRecord
 from mnemo.ports.memory_access import AccessLog
 from mnemo.ports.memory_namespaces import MemoryNamespaces, NamespaceStorage
 from mnemo.services.access_buffer import AccessBuffer, BufferedAccessLog
@@ -55,6 +59,8 @@ class NamespaceMemoryServices:
         self._providers = providers
         self._weights = weights
         self.access_buffer = access_buffer or AccessBuffer()
+        # Told of each delete in a namespace (the platform scrubs the project's records of what it erased).
+        self.on_erased: Callable[[str, Erasure, Sequence[MemoryRecord]], None] | None = None
         self._services: dict[str, MemoryService] = {}
         self._lock = threading.Lock()
 
@@ -73,6 +79,8 @@ class NamespaceMemoryServices:
                     policy=PLATFORM_POLICY,
                     accesses=accesses,
                 )
+                if self.on_erased is not None:
+                    service.on_erased = partial(self.on_erased, namespace)
                 self._services[namespace] = service
             return service
 

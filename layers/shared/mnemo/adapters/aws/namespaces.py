@@ -89,7 +89,9 @@ class AwsMemoryNamespaces:
         """Every memory, history entry, claim, entity count, access log item and setting of the namespace (found
         through the by_namespace index, never by a table scan), and its search index."""
         self._store(namespace).clear(settings=True)
-        self._index_for(namespace).clear()
+        index = self._index_for(namespace)
+        index.clear()
+        index.purge()
         with self._lock:
             self._open.pop(namespace, None)
 

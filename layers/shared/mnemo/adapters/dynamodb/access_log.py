@@ -17,6 +17,7 @@ the memory's own partition (see README.md, "Access log").
 from __future__ import annotations
 
 import logging
+import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -33,7 +34,7 @@ log = logging.getLogger("mnemo.dynamodb")
 
 ACCESS_SK = "ACCESS"
 MEMORIES_PER_TRANSACTION = 50  # two actions each: a transaction holds 100
-_MAX_ATTEMPTS = 5
+_MAX_ATTEMPTS = 12  # optimistic rounds of one chunk before its accesses are dropped (each after a jittered wait)
 
 
 class DynamoAccessLog:
@@ -47,6 +48,7 @@ class DynamoAccessLog:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._ops = Operations(client, table_name, page_size=page_size, sleep=sleep)
+        self._sleep = sleep
         self._ns = "" if namespace is None else it.namespace_prefix(namespace)
 
     def _key(self, memory_id: str) -> Item:
@@ -74,6 +76,9 @@ class DynamoAccessLog:
                 gone = [i for n, i in enumerate(ids) if cancelled.failed(2 * n)]
                 for memory_id in gone:  # deleted: it gets no accesses; the others are tried again
                     del accesses[memory_id]
+                # Another writer changed an item meanwhile: wait a little (full jitter), so that writers racing on
+                # the same memory take turns instead of colliding again at once.
+                self._sleep(min(0.005 * 2**_attempt, 0.25) * random.random())
         log.warning("the accesses of %d memories kept changing while being recorded: dropped", len(accesses))
 
     def _memory_exists(self, memory_id: str) -> dict[str, Any]:

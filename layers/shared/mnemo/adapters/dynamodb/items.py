@@ -224,6 +224,16 @@ def provenance_of(item: Item) -> dict[str, Any]:
     }
 
 
+def links_attribute(links: list[str]) -> Item:
+    """`links`: the memories of the same insert that cite one of this memory's messages (JSON text; absent when
+    none): whose sources a delete of this one redacts (mnemo.domain.provenance)."""
+    return {"links": json_string(links)} if links else {}
+
+
+def links_of(item: Item) -> list[str]:
+    return [str(i) for i in json_of(item, "links")] if "links" in item else []
+
+
 # ---- history ------------------------------------------------------------------------------------------
 
 
@@ -241,6 +251,11 @@ def history_item(entry: HistoryEntry, seq: int, ns: str = "") -> Item:
         **namespace_entry(memory_pk(entry.memory_id, ns)),
         **optional(old_memory=entry.old_memory, new_memory=entry.new_memory, actor_id=entry.actor_id, role=entry.role),
     }
+
+
+def without_texts(item: Item) -> Item:
+    """A history entry's item as kept once its memory is deleted: no `old_memory`, no `new_memory`."""
+    return {name: value for name, value in item.items() if name not in ("old_memory", "new_memory")}
 
 
 def history_of(item: Item) -> HistoryEntry:

@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,9 @@ from mnemo.adapters.dynamodb.schema import (
 )
 from mnemo.domain import filters as f
 from mnemo.domain.entities import EntityCount
+from mnemo.domain.erasure import Erasure, redacted_sources, textless
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, now
+from mnemo.domain.provenance import sibling_links
 from mnemo.domain.webhooks import OutboundEvent, change_events
 from mnemo.errors import ConflictError, NotFoundError
 from mnemo.ports.embedder import Vectors
@@ -120,8 +123,10 @@ class DynamoMemoryStore:
         for entry in history:
             entries.setdefault(entry.memory_id, []).append(entry)
         groups: list[tuple[list[dict[str, Any]], MemoryRecord | None]] = []
+        links = sibling_links(records)
         for record, vector, claim in zip(records, vectors, claims, strict=True):
-            actions = [self._ops.put_new(it.memory_item(record, vector, self._seq.next(), ns=self._ns))]
+            item = it.memory_item(record, vector, self._seq.next(), ns=self._ns)
+            actions = [self._ops.put_new({**item, **it.links_attribute(links.get(record.id, []))})]
             if claim is not None:
                 actions.append(self._ops.put_new(it.claim_item(claim, record.id)))
             own = entries.pop(record.id, [])
@@ -284,15 +289,21 @@ class DynamoMemoryStore:
         with ThreadPoolExecutor(max_workers=8) as pool:
             list(pool.map(update, pairs))
 
-    def remove(self, memory_ids: Sequence[str], history: Sequence[HistoryEntry]) -> None:
-        """Delete memories (with their claims) and append history, in transactions of up to 100 actions (each
-        memory with its claim and history entries in one of them)."""
+    def remove(self, memory_ids: Sequence[str], history: Sequence[HistoryEntry]) -> list[str]:
+        """Delete memories (with their claims) and append their history without texts, in transactions of up to
+        100 actions (each memory with its claim and history entries in one of them); the texts of their earlier
+        history entries are erased first (so that a failure never leaves the text of a memory already deleted),
+        then their siblings' sources are redacted and their unpublished outbox events scrubbed. The texts their
+        history held."""
+        unique = list(dict.fromkeys(memory_ids))
+        said = self._erase_history(unique)
+        removed: dict[str, Item] = {}
         entries: dict[str, list[HistoryEntry]] = {}
         for entry in history:
-            entries.setdefault(entry.memory_id, []).append(entry)
+            entries.setdefault(entry.memory_id, []).append(textless(entry))
         chunk: list[str] = []
         size = weight = 0
-        for memory_id in dict.fromkeys(memory_ids):
+        for memory_id in unique:
             own = entries.get(memory_id, [])
             cost = 2 + len(own)  # delete, release the claim, its history entries
             heft = sum(_history_bytes(h) for h in own)
@@ -301,13 +312,13 @@ class DynamoMemoryStore:
                 cost += len(deletes)
                 heft += sum(_history_bytes(h) for h in deletes)
             if chunk and (size + cost > MAX_TRANSACTION or weight + heft > TRANSACTION_BYTES):
-                self._remove_chunk(chunk, {i: entries.pop(i, []) for i in chunk})
+                removed.update(self._remove_chunk(chunk, {i: entries.pop(i, []) for i in chunk}))
                 chunk, size, weight = [], 0, 0
             chunk.append(memory_id)
             size += cost
             weight += heft
         if chunk:
-            self._remove_chunk(chunk, {i: entries.pop(i, []) for i in chunk})
+            removed.update(self._remove_chunk(chunk, {i: entries.pop(i, []) for i in chunk}))
         leftovers: list[tuple[list[dict[str, Any]], MemoryRecord | None]] = [
             ([self._ops.put(it.history_item(h, self._seq.next(), ns=self._ns))], None)
             for hs in entries.values()
@@ -315,13 +326,59 @@ class DynamoMemoryStore:
         ]
         for part in _chunks(leftovers):
             self._ops.transact([action for group, _ in part for action in group])
+        erasure = Erasure.of((it.record_of(item) for item in removed.values()), said)
+        linked = {i for item in removed.values() for i in it.links_of(item)} - removed.keys()
+        self._redact_siblings(sorted(linked), erasure)
+        if self._outbox is not None and erasure:
+            self._outbox.scrub(erasure)
+        return said
 
-    def _remove_chunk(self, memory_ids: list[str], entries: dict[str, list[HistoryEntry]]) -> None:
-        """The memories' deletes, claims, history and (with the outbox) delete events, in one transaction."""
+    def purge(self) -> None:
+        """Nothing lingers to purge: a deleted item is gone from the table (backups and point-in-time recovery
+        keep their copies until they expire: see the README)."""
+
+    def _erase_history(self, memory_ids: Sequence[str]) -> list[str]:
+        """Every history entry of the memories rewritten without its texts (a Query of each memory's partition,
+        eight at a time; BatchWriteItem puts of the entries that held text). The texts they held."""
+
+        def texts_of(memory_id: str) -> list[Item]:
+            return [
+                item
+                for item in self._ops.partition(it.memory_pk(memory_id, ns=self._ns), it.HISTORY_PREFIX)
+                if "old_memory" in item or "new_memory" in item
+            ]
+
+        if len(memory_ids) <= 2:
+            found = [item for memory_id in memory_ids for item in texts_of(memory_id)]
+        else:
+            with ThreadPoolExecutor(max_workers=8) as pool:
+                found = [item for items in pool.map(texts_of, memory_ids) for item in items]
+        said = [item[name]["S"] for item in found for name in ("old_memory", "new_memory") if name in item]
+        self._ops.batch_write([{"PutRequest": {"Item": it.without_texts(item)}} for item in found])
+        return list(dict.fromkeys(said))
+
+    def _redact_siblings(self, sibling_ids: Sequence[str], erasure: Erasure) -> None:
+        """The siblings' source messages that hold an erased text, redacted, and their links to the erased
+        memories dropped (each an UpdateItem on condition that the sibling still exists)."""
+        if not sibling_ids:
+            return
+        keys = [it.memory_key(i, ns=self._ns) for i in sibling_ids]
+        for item in self._ops.batch_get(keys, (*RECORD_ATTRIBUTES, "links")):
+            record = it.record_of(item)
+            sources = redacted_sources(record.sources, erasure) or record.sources
+            links = [i for i in it.links_of(item) if i not in erasure.ids]
+            values = {"sources": it.provenance(replace(record, sources=sources)), **it.links_attribute(links)}
+            self._ops.set_if_exists(it.memory_key(record.id, ns=self._ns), values)
+
+    def _remove_chunk(self, memory_ids: list[str], entries: dict[str, list[HistoryEntry]]) -> dict[str, Item]:
+        """The memories' deletes, claims, history and (with the outbox) delete events, in one transaction; the
+        items removed (as they were)."""
         for _attempt in range(_MAX_RETRIES):
             current = {
                 item["id"]["S"]: item
-                for item in self._ops.batch_get([it.memory_key(i, ns=self._ns) for i in memory_ids], STATE_ATTRIBUTES)
+                for item in self._ops.batch_get(
+                    [it.memory_key(i, ns=self._ns) for i in memory_ids], (*STATE_ATTRIBUTES, "links")
+                )
             }
             actions: list[dict[str, Any]] = []
             for memory_id in memory_ids:
@@ -338,14 +395,14 @@ class DynamoMemoryStore:
             removed = [it.record_of(item) for item in current.values()]
             actions.extend(self._event_puts([], history, {r.id: r for r in removed}))
             if not actions:
-                return
+                return {}
             try:
                 self._ops.transact(actions)
             except TransactionCancelledError:
                 continue  # one of them changed meanwhile: read again
             self._notify(any(self._is_event(a) for a in actions))
             self._entities.apply((r, -1) for r in removed if r.state is LifecycleState.ACTIVE)
-            return
+            return current
         raise RuntimeError("Memories kept changing while being removed; giving up.")
 
     def _delete_memory(self, memory_id: str, claim: str | None) -> dict[str, Any]:

@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from mnemo.adapters.dynamodb.codec import (
     Item,
     WriteOrder,
@@ -37,10 +39,12 @@ from mnemo.adapters.dynamodb.codec import (
     string,
 )
 from mnemo.adapters.dynamodb.items import OUTBOX_PK
-from mnemo.adapters.dynamodb.operations import Operations, projection
+from mnemo.adapters.dynamodb.operations import Operations, condition_failed, projection
+from mnemo.domain.erasure import Erasure, scrubbed
 from mnemo.domain.webhooks import OutboundEvent
 
 REMEMBERED_KEYS = 10_000  # keys of events read by `pending`, kept for `published`
+SCRUBBED_AT_MOST = 10_000  # unpublished events a delete looks through for its memories' texts
 
 
 def outbox_sk(position: int, event_id: str) -> str:
@@ -116,6 +120,28 @@ class OutboxPartition:
                 if item["id"]["S"] in unknown:
                     keys[item["id"]["S"]] = key_of(item)
         self._ops.delete_many(keys.values())
+
+    def scrub(self, erasure: Erasure) -> int:
+        """The unpublished events (of this namespace) that name an erased memory, rewritten without its texts (a
+        Put of the same key on condition that the event is still there: one published meanwhile stays gone). How
+        many were rewritten. The partition holds only what is not yet published: a short Query."""
+        rewritten = 0
+        for event in self.pending(SCRUBBED_AT_MOST):
+            if not erasure.names_any(event.payload):
+                continue
+            clean = replace(event, payload=scrubbed(dict(event.payload), erasure))
+            try:
+                self._ops.client.put_item(
+                    TableName=self._ops.table,
+                    Item=outbox_item(self.pk, clean),
+                    ConditionExpression="attribute_exists(pk)",
+                )
+            except ClientError as exc:
+                if not condition_failed(exc):
+                    raise
+                continue
+            rewritten += 1
+        return rewritten
 
     def _remember(self, items: list[Item]) -> None:
         with self._lock:

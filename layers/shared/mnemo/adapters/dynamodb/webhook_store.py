@@ -7,7 +7,7 @@ read of the base table).
 | webhook | `T#WH#<id>` | `WH` | the webhook (`event_types` as JSON text), `list_sk` |
 | queue | `T#WH#<id>` | `QUEUE` | `seq` (last sequence given), version, `active`, `head`, `head_due`, `due_sk`, `n_*` |
 | webhook of a project | `T#WEBHOOKS#<project id>` | `<created_at>#<write order>#<id>` | webhook_id |
-| delivery | `T#WHD#<webhook id>` | `D#<sequence, 12 digits>` | the delivery (`event`, `attempts` as JSON text) |
+| delivery | `T#WHD#<webhook id>` | `D#<sequence, 12 digits>` | the delivery (`event`, `attempts`: JSON; `erased_at`) |
 | delivery by id | `T#WHD#<webhook id>` | `I#<delivery id>` | sequence |
 | due head | `T#WHDUE#<crc32(webhook id) mod 8>` | `<when due, ISO>#<webhook id>` | webhook_id, head |
 
@@ -41,6 +41,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TypeVar
 
+from botocore.exceptions import ClientError
+
 from mnemo.adapters.dynamodb.codec import (
     Item,
     WriteOrder,
@@ -62,9 +64,12 @@ from mnemo.adapters.dynamodb.operations import (
     MAX_TRANSACTION,
     Operations,
     TransactionCancelledError,
+    condition_failed,
     item_size,
     projection,
 )
+from mnemo.domain.erasure import Erasure, scrubbed_outbound
+from mnemo.domain.memory import now
 from mnemo.domain.timefmt import from_iso, iso
 from mnemo.domain.webhooks import Attempt, Delivery, DeliveryState, OutboundEvent, Webhook, delivery_id
 
@@ -74,6 +79,7 @@ TRANSACTION_BYTES = 3_500_000  # a TransactWriteItems holds 4 MB at most
 MAX_CONFLICTS = 200  # transactions lost to concurrent writers of one webhook's queue before giving up
 _STATES = tuple(DeliveryState)
 _PENDING = DeliveryState.PENDING.value
+ERASED_AT = "erased_at"  # when a delete last scrubbed the delivery's event (save_delivery is conditioned on it)
 T = TypeVar("T")
 
 
@@ -454,12 +460,23 @@ class DynamoWebhookStore:
     def save_delivery(self, delivery: Delivery) -> None:
         def attempt() -> None:
             queue = self._queue(delivery.webhook_id)
-            stored = self._ops.get(delivery_key(delivery.webhook_id, delivery.sequence), ["id", "state"])
+            stored = self._ops.get(
+                delivery_key(delivery.webhook_id, delivery.sequence), ["id", "state", "event", "event_z", ERASED_AT]
+            )
             if queue is None or stored is None or stored["id"]["S"] != delivery.id:
                 return  # its webhook was deleted: nothing comes back
             after = self._after_save(queue, DeliveryState(stored["state"]["S"]), delivery)
-            put = self._ops.put(delivery_item(delivery))
-            put["Put"]["ConditionExpression"] = "attribute_exists(pk)"
+            # The event as stored (scrubbed, should a delete have erased a memory it names), never the caller's.
+            kept = replace(delivery, event=OutboundEvent.from_json(json_value(stored, "event")))
+            put = self._ops.put(
+                {**delivery_item(kept), **({ERASED_AT: stored[ERASED_AT]} if ERASED_AT in stored else {})}
+            )
+            if ERASED_AT in stored:  # a scrub after this read makes it read again
+                put["Put"]["ConditionExpression"] = "attribute_exists(pk) AND #erased = :erased"
+                put["Put"]["ExpressionAttributeValues"] = {":erased": stored[ERASED_AT]}
+            else:
+                put["Put"]["ConditionExpression"] = "attribute_exists(pk) AND attribute_not_exists(#erased)"
+            put["Put"]["ExpressionAttributeNames"] = {"#erased": ERASED_AT}
             self._transact([put, *self._queue_writes(queue, after)])
 
         self._retrying(attempt)
@@ -527,6 +544,37 @@ class DynamoWebhookStore:
     def count_deliveries(self, webhook_id: str, state: DeliveryState | None) -> int:
         queue = self._queue(webhook_id)
         return 0 if queue is None else queue.count(state)
+
+    def erase_from_deliveries(self, project_id: str, erasure: Erasure) -> int:
+        """Each delivery of the project's webhooks naming an erased memory: its event attribute rewritten (an
+        UpdateItem that touches nothing else, stamped `erased_at`, on condition that the delivery still exists).
+        A Query of each webhook's deliveries: one pass over what the project keeps."""
+        changed = 0
+        for webhook in self.webhooks_of_project(project_id):
+            for item in self._ops.partition(deliveries_pk(webhook.id), "D#"):
+                event = OutboundEvent.from_json(json_value(item, "event"))
+                clean = scrubbed_outbound(event, erasure)
+                if clean is not None and self._rewrite_event(key_of(item), clean):
+                    changed += 1
+        return changed
+
+    def _rewrite_event(self, item_key: Item, event: OutboundEvent) -> bool:
+        (name, value), *_ = json_attribute("event", event.to_json()).items()
+        other = "event_z" if name == "event" else "event"
+        try:
+            self._ops.client.update_item(
+                TableName=self._ops.table,
+                Key=item_key,
+                UpdateExpression="SET #ev = :ev, #erased = :at REMOVE #other",
+                ConditionExpression="attribute_exists(pk)",
+                ExpressionAttributeNames={"#ev": name, "#erased": ERASED_AT, "#other": other},
+                ExpressionAttributeValues={":ev": value, ":at": moment(now())},
+            )
+        except ClientError as exc:
+            if condition_failed(exc):
+                return False  # deleted meanwhile (its webhook went)
+            raise
+        return True
 
     def cancel_pending(self, webhook_id: str, at: datetime) -> int:
         cancelled = 0

@@ -149,6 +149,11 @@ class OpenSearchMemoryIndex:
         doc_ids = self._documents_of(memory_ids) if self._generated_ids else list(memory_ids)
         self._bulk([({"delete": {"_id": doc_id}}, None) for doc_id in doc_ids])
 
+    def purge(self) -> None:
+        """Nothing that can be forced: OpenSearch marks a deleted document deleted (it is never found again) and
+        drops it from its segment at the next merge, which the service schedules. Serverless has no force merge;
+        on a managed domain an operator may run `_forcemerge?only_expunge_deletes=true` (see the README)."""
+
     def _documents_of(self, memory_ids: Sequence[str]) -> list[str]:
         """The document ids holding these memories (generated-id mode)."""
         found: list[str] = []

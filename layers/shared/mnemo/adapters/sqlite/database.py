@@ -21,6 +21,8 @@ from pathlib import Path
 
 PRIVATE_DIRECTORY = 0o700
 PRIVATE_FILE = 0o600
+BUSY_TIMEOUT_MS = 30_000
+CHECKPOINT_WAIT_MS = 2_000  # how long a checkpoint waits for readers of older snapshots before leaving the WAL
 _log = logging.getLogger(__name__)
 
 
@@ -38,10 +40,27 @@ class Database:
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
-        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA secure_delete=ON")  # deleted content is overwritten with zeros, not left in free space
         return conn
+
+    def checkpoint(self) -> bool:
+        """Copy every WAL frame into the main file and truncate the WAL to nothing (after a delete: its older page
+        images still hold what was deleted). Waits (the busy timeout) for readers of older snapshots to finish;
+        False when one still held the WAL (it is truncated at the next checkpoint)."""
+        with self._write_lock:
+            if self._depth:
+                raise RuntimeError("checkpoint() inside a write transaction")
+            self._writer.execute(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
+            try:
+                busy, _frames, _done = self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                self._writer.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        if busy:
+            _log.warning("%s: a reader held the WAL; it is truncated at the next checkpoint", self.path)
+        return not busy
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:

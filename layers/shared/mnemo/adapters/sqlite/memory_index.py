@@ -3,11 +3,18 @@
 Vectors live in memory, partitioned by user_id so that a search scoped to one user touches only that
 user's rows. The FTS5 table lives in the same SQLite file as the records. The whole index is derived:
 `load()` fills it from the record store at start-up and rebuilds the keyword table if it has drifted.
+
+A deleted memory's words must leave the file. FTS5 keeps the tokens of a deleted row in its index segments (only
+a delete marker is added) until the segments holding them are merged. So, after a delete (`purge`): with SQLite
+3.42 or later, the table's `secure-delete` option is on and a delete removes the tokens at once; with an older
+SQLite, `optimize` merges every segment into one, without the deleted rows (its cost grows with the table: see
+bench/erasure.py). The rows' content (the `_content` shadow table) goes with the row, zeroed by `secure_delete`.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +38,8 @@ SCHEMA = f"CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5({FTS_ARGS});
 DATED_WEIGHT = 1.0  # BM25 weight of a date word against a word of the text
 _BM25 = f"bm25(memory_fts, 1.0, 0.0, 0.0, {DATED_WEIGHT})"
 _INSERT = "INSERT INTO memory_fts (rowid, text, memory_id, user_id, dated) VALUES (?, ?, ?, ?, ?)"
+# FTS5's `secure-delete` option (SQLite 3.42+): a delete takes the row's tokens out of the segments at once.
+SECURE_DELETE_SINCE = (3, 42, 0)
 
 Doc = Mapping[str, Any]
 
@@ -114,6 +123,11 @@ class LocalMemoryIndex:
             # An older layout: drop it; load() refills the keyword table from the records.
             db.executescript("DROP TABLE memory_fts;")
         db.executescript(SCHEMA)
+        self.secure_delete = secure_delete_supported()
+        if self.secure_delete:
+            with db.write() as conn:
+                conn.execute("INSERT INTO memory_fts (memory_fts, rank) VALUES ('secure-delete', 1)")
+        self._removed = False  # rows deleted (or replaced) since the last purge
 
     # ---- loading ------------------------------------------------------------------------------------
 
@@ -161,6 +175,7 @@ class LocalMemoryIndex:
                 self.dimension = int(np.asarray(vectors).shape[1])
             self._add_vectors(records, vectors)
             replaced = [(self._fts_rows[r.id],) for r in records if r.id in self._fts_rows]
+            self._removed = self._removed or bool(replaced)
             rows = [self._fts_row(r.id) for r in records]
             with self._db.write() as conn:
                 conn.executemany("DELETE FROM memory_fts WHERE rowid = ?", replaced)
@@ -176,6 +191,7 @@ class LocalMemoryIndex:
         with self._lock:
             self._remove_vectors(memory_ids)
             gone = [(row,) for i in memory_ids if (row := self._fts_rows.pop(i, None)) is not None]
+            self._removed = self._removed or bool(gone)
             with self._db.write() as conn:
                 conn.executemany("DELETE FROM memory_fts WHERE rowid = ?", gone)
 
@@ -185,8 +201,24 @@ class LocalMemoryIndex:
             self._where.clear()
             self._fts_rows.clear()
             self._next_fts_row = 1
+            self._removed = True
             with self._db.write() as conn:
                 conn.execute("DELETE FROM memory_fts")
+
+    def purge(self) -> None:
+        """The tokens of the rows deleted since the last purge taken out of the keyword table's segments: nothing
+        to do with `secure-delete` (a delete took them out); else one `optimize` (every segment merged into one
+        without them). Called once per delete operation, however many rows it removed. Then the file's WAL is
+        checkpointed and truncated (its older page images hold the removed rows; the record store sharing the file
+        finds it empty when its own purge follows)."""
+        with self._lock:
+            if not self._removed:
+                return
+            if not self.secure_delete:
+                with self._db.write() as conn:
+                    conn.execute("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')")
+            self._removed = False
+        self._db.checkpoint()
 
     def _fts_row(self, memory_id: str) -> int:
         """The keyword-table row of a memory: its current one, or a new one."""
@@ -389,6 +421,12 @@ def _merged_top(
         exact.extend(part.top(query, check, limit, scores))
     exact.sort(key=lambda hit: -hit[1])
     return exact[:limit]
+
+
+def secure_delete_supported() -> bool:
+    """Whether this SQLite's FTS5 has the `secure-delete` option (3.42 or later)."""
+    version = tuple(int(part) for part in sqlite3.sqlite_version.split(".")[:3])
+    return version >= SECURE_DELETE_SINCE
 
 
 def _quoted(text: str) -> str:

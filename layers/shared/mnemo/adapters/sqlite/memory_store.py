@@ -16,7 +16,9 @@ import numpy as np
 from mnemo.adapters.sqlite.database import Database
 from mnemo.domain import filters as f
 from mnemo.domain.entities import EntityCount, EntityType
+from mnemo.domain.erasure import Erasure, redacted_sources, scrubbed, textless
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage, now
+from mnemo.domain.provenance import sibling_links
 from mnemo.domain.timefmt import date_or_none, from_iso, iso
 from mnemo.domain.webhooks import OutboundEvent, change_events
 from mnemo.ports.embedder import Vectors
@@ -39,7 +41,8 @@ CREATE TABLE IF NOT EXISTS memories (
     replaced_by TEXT,
     embedding BLOB,
     synthesized INTEGER NOT NULL DEFAULT 0,
-    derived_from TEXT NOT NULL DEFAULT '[]'
+    derived_from TEXT NOT NULL DEFAULT '[]',
+    links TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX IF NOT EXISTS memories_user ON memories(user_id, created_at);
 CREATE INDEX IF NOT EXISTS memories_agent ON memories(agent_id, created_at);
@@ -82,6 +85,7 @@ _COLUMNS = (
 _ADDED_COLUMNS = {
     "synthesized": "INTEGER NOT NULL DEFAULT 0",
     "derived_from": "TEXT NOT NULL DEFAULT '[]'",
+    "links": "TEXT NOT NULL DEFAULT '[]'",
 }
 _PINNABLE = ("user_id", "agent_id", "run_id")
 _CHUNK = 500  # ids per IN (...) list
@@ -112,9 +116,14 @@ class SqliteMemoryStore:
     # ---- writes -------------------------------------------------------------------------------------
 
     def insert(self, records: Sequence[MemoryRecord], vectors: Vectors, history: Sequence[HistoryEntry]) -> None:
-        rows = [(*_to_row(r), _blob(v)) for r, v in zip(records, vectors, strict=True)]
+        """The memories with their embeddings and their links to the siblings of the batch that cite one of their
+        messages (`links`: whom to redact when one of them is deleted)."""
+        links = sibling_links(records)
+        rows = [(*_to_row(r), _blob(v), json.dumps(links.get(r.id, []))) for r, v in zip(records, vectors, strict=True)]
         with self._db.write() as conn:
-            conn.executemany(f"INSERT INTO memories ({_COLUMNS}, embedding) VALUES ({', '.join('?' * 21)})", rows)
+            conn.executemany(
+                f"INSERT INTO memories ({_COLUMNS}, embedding, links) VALUES ({', '.join('?' * 22)})", rows
+            )
             _insert_history(conn, history)
             wrote = self._write_outbox(conn, records, history, {})
             self._cache.forget([r.id for r in records])
@@ -141,14 +150,27 @@ class SqliteMemoryStore:
                 [(_blob(v), i) for i, v in zip(memory_ids, vectors, strict=True)],
             )
 
-    def remove(self, memory_ids: Sequence[str], history: Sequence[HistoryEntry]) -> None:
+    def remove(self, memory_ids: Sequence[str], history: Sequence[HistoryEntry]) -> list[str]:
+        """The memories deleted, their history without texts, their siblings' sources redacted and their pending
+        outbox events scrubbed, in one transaction; the texts their history held."""
+        entries = [textless(h) for h in history]
         with self._db.write() as conn:
-            before = self._before(conn, memory_ids)
+            removed = {r.id: r for r in _select_by_id(conn, memory_ids)}
+            said = _history_texts(conn, memory_ids)
+            links = _links_of(conn, memory_ids)
             conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in memory_ids])
-            _insert_history(conn, history)
-            wrote = self._write_outbox(conn, [], history, before)
-            self._cache.forget(memory_ids)
+            _erase_history(conn, memory_ids)
+            _insert_history(conn, entries)
+            erasure = Erasure.of(removed.values(), said)
+            siblings = _redact_siblings(conn, links - removed.keys(), erasure)
+            _scrub_outbox(conn, erasure)
+            wrote = self._write_outbox(conn, [], entries, removed if self._outbox_namespace is not None else {})
+            self._cache.forget([*memory_ids, *siblings])
         self._notify(wrote)
+        return said
+
+    def purge(self) -> None:
+        self._db.checkpoint()
 
     def clear(self) -> None:
         """Every memory and history entry (a reset); the outbox keeps the events already written."""
@@ -322,6 +344,64 @@ class SqliteMemoryStore:
     def get_setting(self, key: str) -> Any | None:
         row = self._db.read().execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None
+
+
+def _in_chunks(conn: sqlite3.Connection, sql: str, ids: Sequence[str]) -> Iterator[Sequence[Any]]:
+    """The rows of `sql` (whose `{marks}` is an IN list) for every chunk of `ids`."""
+    for start in range(0, len(ids), _CHUNK):
+        chunk = list(ids[start : start + _CHUNK])
+        yield from conn.execute(sql.format(marks=", ".join("?" * len(chunk))), chunk)
+
+
+def _history_texts(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> list[str]:
+    sql = "SELECT old_memory, new_memory FROM history WHERE memory_id IN ({marks})"
+    return list(dict.fromkeys(t for row in _in_chunks(conn, sql, memory_ids) for t in row if t))
+
+
+def _erase_history(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> None:
+    """Every history entry of the memories keeps its event, times, actor and role, not its texts."""
+    for start in range(0, len(memory_ids), _CHUNK):
+        chunk = list(memory_ids[start : start + _CHUNK])
+        conn.execute(
+            "UPDATE history SET old_memory = NULL, new_memory = NULL WHERE memory_id IN "
+            f"({', '.join('?' * len(chunk))}) AND (old_memory IS NOT NULL OR new_memory IS NOT NULL)",
+            chunk,
+        )
+
+
+def _links_of(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> set[str]:
+    sql = "SELECT links FROM memories WHERE id IN ({marks}) AND links <> '[]'"
+    return {linked for (raw,) in _in_chunks(conn, sql, memory_ids) for linked in json.loads(raw)}
+
+
+def _redact_siblings(conn: sqlite3.Connection, sibling_ids: set[str], erasure: Erasure) -> list[str]:
+    """The siblings' source messages that hold an erased text, redacted; their links to the erased memories
+    dropped. The ids of the siblings changed."""
+    changed: list[str] = []
+    if not sibling_ids:
+        return changed
+    sql = "SELECT id, sources, links FROM memories WHERE id IN ({marks})"
+    for memory_id, raw_sources, raw_links in list(_in_chunks(conn, sql, sorted(sibling_ids))):
+        sources = tuple(SourceMessage.from_dict(s) for s in json.loads(raw_sources))
+        redacted = redacted_sources(sources, erasure)
+        links = [i for i in json.loads(raw_links) if i not in erasure.ids]
+        conn.execute(
+            "UPDATE memories SET sources = ?, links = ? WHERE id = ?",
+            (json.dumps([s.as_dict() for s in redacted or sources]), json.dumps(links), memory_id),
+        )
+        changed.append(memory_id)
+    return changed
+
+
+def _scrub_outbox(conn: sqlite3.Connection, erasure: Erasure) -> None:
+    """The unpublished events that name an erased memory, their texts cut out (the outbox is small: what the
+    relay has not published yet)."""
+    for position, payload in conn.execute("SELECT position, payload FROM outbox").fetchall():
+        event = json.loads(payload)
+        if erasure.names_any(event):
+            conn.execute(
+                "UPDATE outbox SET payload = ? WHERE position = ?", (json.dumps(scrubbed(event, erasure)), position)
+            )
 
 
 def _select_by_id(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> list[MemoryRecord]:

@@ -12,6 +12,7 @@ a process before it left events in.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sqlite3
 import threading
@@ -72,7 +73,7 @@ class SqliteMemoryNamespaces:
             if opened is not None:
                 opened[0].close()
             for suffix in ("", "-wal", "-shm"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
+                _overwritten_and_removed(Path(f"{path}{suffix}"))
 
     def stored_namespaces(self) -> list[str]:
         """Every namespace with a file under the root, open in this process or not."""
@@ -105,6 +106,23 @@ class SqliteMemoryNamespaces:
             for database, _storage in self._open.values():
                 database.close()
             self._open.clear()
+
+
+def _overwritten_and_removed(path: Path) -> None:
+    """The file's bytes overwritten with zeros before it is unlinked (a dropped project's memories are not left in
+    the freed blocks for whoever reads the disk next; best effort: a copy-on-write filesystem, a snapshot or an
+    SSD's wear levelling may still hold the old blocks)."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return
+    with path.open("r+b") as out:
+        zeros = bytes(1 << 20)
+        for _ in range(0, size, len(zeros)):
+            out.write(zeros)
+        out.flush()
+        os.fsync(out.fileno())
+    path.unlink(missing_ok=True)
 
 
 def _has_pending(path: Path) -> bool:

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from mnemo.adapters.sqlite.database import Database
+from mnemo.domain.erasure import Erasure, scrubbed_event, scrubbed_export
 from mnemo.domain.tenancy import (
     EventStatus,
     Feedback,
@@ -414,7 +415,38 @@ class SqliteTenancyStore:
         )
         return [e for e in (_event(r) for r in rows) if e is not None]
 
+    def erase_from_events(self, project_id: str, erasure: Erasure) -> int:
+        rows = self._db.read().execute(
+            f"SELECT {_EVENT} FROM platform_events WHERE project_id = ? ORDER BY seq", (project_id,)
+        )
+        changed: list[tuple[str, str, str]] = []
+        for row in rows:
+            if not erasure.named_in(row[5]):  # its results name none of them: no parsing
+                continue
+            event = _event(row)
+            clean = None if event is None else scrubbed_event(event, erasure)
+            if clean is not None:
+                changed.append((json.dumps(clean.payload), json.dumps(clean.results), clean.id))
+        if changed:
+            with self._db.write() as conn:
+                conn.executemany("UPDATE platform_events SET payload = ?, results = ? WHERE id = ?", changed)
+        return len(changed)
+
     # ---- exports, feedback, counters ----
+
+    def erase_from_exports(self, project_id: str, erasure: Erasure) -> int:
+        rows = self._db.read().execute(
+            f"SELECT {_EXPORT} FROM platform_exports WHERE project_id = ? ORDER BY seq", (project_id,)
+        )
+        changed = [
+            (json.dumps(clean.result), clean.id)
+            for export in (_export(row) for row in rows)
+            if export is not None and (clean := scrubbed_export(export, erasure)) is not None
+        ]
+        if changed:
+            with self._db.write() as conn:
+                conn.executemany("UPDATE platform_exports SET result = ? WHERE id = ?", changed)
+        return len(changed)
 
     def save_export(self, export: MemoryExport) -> None:
         with self._db.write() as conn:

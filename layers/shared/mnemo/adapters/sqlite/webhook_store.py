@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from mnemo.adapters.sqlite.database import Database
+from mnemo.domain.erasure import Erasure, scrubbed_outbound
 from mnemo.domain.timefmt import from_iso, iso
 from mnemo.domain.webhooks import Attempt, Delivery, DeliveryState, OutboundEvent, Webhook, delivery_id
 
@@ -153,6 +154,28 @@ class SqliteWebhookStore:
                     delivery.webhook_id,
                 ),
             )
+
+    def erase_from_deliveries(self, project_id: str, erasure: Erasure) -> int:
+        rows = (
+            self._db.read()
+            .execute(
+                "SELECT d.id, d.event FROM webhook_deliveries d WHERE d.webhook_id IN "
+                "(SELECT id FROM webhooks WHERE project_id = ?)",
+                (project_id,),
+            )
+            .fetchall()
+        )
+        changed: list[tuple[str, str]] = []
+        for made_id, raw in rows:
+            if not erasure.named_in(raw):
+                continue
+            clean = scrubbed_outbound(OutboundEvent.from_json(json.loads(raw)), erasure)
+            if clean is not None:
+                changed.append((json.dumps(clean.to_json()), made_id))
+        if changed:
+            with self._db.write() as conn:
+                conn.executemany("UPDATE webhook_deliveries SET event = ? WHERE id = ?", changed)
+        return len(changed)
 
     def get_delivery(self, webhook_id: str, delivery_id: str) -> Delivery | None:
         row = (

@@ -21,8 +21,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from mnemo.domain.memory import now
+from mnemo.domain.memory import Event, LifecycleState, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
+from mnemo.domain.webhooks import ERASED_TEXT
 from mnemo.errors import MnemoError, ProviderError, UnavailableError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
 from mnemo.services.commands import AddCommand, AddResult, Category
@@ -107,7 +108,9 @@ def whole_seconds(moment: datetime | None) -> datetime | None:
 def add_result_view(result: AddResult) -> dict[str, Any]:
     """One result of an add event: the memory's id, text, event and owner ids (never more)."""
     record = result.record
-    out: dict[str, Any] = {"id": record.id, "data": {"memory": record.text}, "event": result.event.value}
+    removed = result.event is Event.DELETE and record.state is LifecycleState.ACTIVE  # deleted, not kept retired
+    text = ERASED_TEXT if removed else record.text  # a deleted memory's text is erased: not kept in its event
+    out: dict[str, Any] = {"id": record.id, "data": {"memory": text}, "event": result.event.value}
     out.update(record.scope.as_filter())
     return out
 

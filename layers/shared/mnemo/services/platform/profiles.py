@@ -143,6 +143,11 @@ class ProfileService:
         self.tasks: ProfileTaskQueue = RunAtOnce(self.run_task)
         self.changes = ProfileChanges(store, self._dispatch, debounce, clock)
 
+    @property
+    def store(self) -> ProfileStore:
+        """Where the settings, profiles and jobs are kept (a delete scrubs the profiles there)."""
+        return self._store
+
     def _dispatch(self, task: ProfileTask, delay: float) -> None:
         self.tasks.dispatch(task, delay)  # the queue of now: a worker's start replaces it
 

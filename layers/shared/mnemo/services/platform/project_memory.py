@@ -164,9 +164,7 @@ class ProjectMemoryService:
 
     def delete_many(self, project_id: str, memory_ids: Sequence[str]) -> int:
         self._batch_records(project_id, memory_ids, "deleted")
-        service = self.memory_service(project_id)
-        for memory_id in memory_ids:
-            service.delete(memory_id)
+        self.memory_service(project_id).delete_many(memory_ids)
         return len(memory_ids)
 
     def _existing(self, project_id: str, memory_id: str) -> MemoryRecord:
@@ -187,11 +185,8 @@ class ProjectMemoryService:
 
 
 def delete_matching(service: MemoryService, expr: f.Expr) -> list[str]:
-    """Delete every memory (active or not) the filter matches, each with its DELETE history entry; their ids."""
+    """Delete every memory (active or not) the filter matches, each with its DELETE history entry, as one
+    operation (one erasure: mnemo.domain.erasure); their ids (one deleted meanwhile included)."""
     ids = [r.id for r in service.store.find(expr)]
-    for memory_id in ids:
-        try:
-            service.delete(memory_id)
-        except NotFoundError:
-            continue  # deleted meanwhile
+    service.delete_many(ids)
     return ids

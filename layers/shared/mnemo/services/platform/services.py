@@ -12,6 +12,7 @@ from mnemo.services.platform.add_worker import AddWorker
 from mnemo.services.platform.dream import DreamService
 from mnemo.services.platform.dream_schedule import DreamScheduler, DreamTimer
 from mnemo.services.platform.entities import ProjectEntityService
+from mnemo.services.platform.erasure import ProjectErasure
 from mnemo.services.platform.events import EventService
 from mnemo.services.platform.jobs import JobService
 from mnemo.services.platform.profile_worker import ProfileWorker
@@ -42,6 +43,7 @@ class PlatformServices:
     profile_worker: ProfileWorker | None = None  # the local worker of profile generations and jobs
     dream_scheduler: DreamScheduler | None = None  # finds the users due a Synthesis run and queues their runs
     dream_timer: DreamTimer | None = None  # the local schedule: ticks the scheduler (a thread of mnemo serve)
+    erasure: ProjectErasure | None = None  # what a delete scrubs beside the memories (events, deliveries, exports)
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def start_workers(self) -> None:

@@ -14,8 +14,10 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from mnemo.adapters.dynamodb.codec import key, key_of, string
-from mnemo.adapters.dynamodb.operations import TransactionCancelledError
+from mnemo.adapters.dynamodb.operations import TransactionCancelledError, condition_failed, fitting
 from mnemo.adapters.dynamodb.outbox import notify
 from mnemo.adapters.dynamodb.tenancy_store.items import UNFINISHED_STATES, event_attributes, event_of
 from mnemo.adapters.dynamodb.tenancy_store.keys import (
@@ -29,6 +31,7 @@ from mnemo.adapters.dynamodb.tenancy_store.keys import (
     unfinished_shard_pk,
 )
 from mnemo.adapters.dynamodb.tenancy_store.table import TenancyTable
+from mnemo.domain.erasure import Erasure, scrubbed_event
 from mnemo.domain.tenancy import PlatformEvent
 from mnemo.domain.webhooks import OutboundEvent, job_event
 
@@ -153,6 +156,29 @@ class DynamoEventStore(TenancyTable):
             found = self._ops.get(event_count_key(project_id, event_type))
             return 0 if found is None else int(found["value"]["N"])
         return sum(int(i["value"]["N"]) for i in self._ops.partition(project_pk(project_id), EVENT_COUNT))
+
+    def erase_from_events(self, project_id: str, erasure: Erasure) -> int:
+        """A Query of the project's events (its partition, oldest first); each whose results name an erased memory
+        rewritten (a Put of the same key on condition that it is still there, its other attributes as read)."""
+        changed = 0
+        for item in self._ops.partition(events_pk(project_id)):
+            clean = scrubbed_event(event_of(item), erasure)
+            if clean is None:
+                continue
+            try:
+                self._ops.client.put_item(
+                    TableName=self._ops.table,
+                    Item=fitting({**key_of(item), **event_attributes(clean)}),
+                    ConditionExpression="attribute_exists(pk) AND #status = :status",
+                    ExpressionAttributeNames={"#status": "status"},
+                    ExpressionAttributeValues={":status": item["status"]},
+                )
+            except ClientError as exc:
+                if not condition_failed(exc):
+                    raise
+                continue  # changed or deleted meanwhile: an event that ended has no more results coming
+            changed += 1
+        return changed
 
     def unfinished_events(self) -> list[PlatformEvent]:
         shards = (self._ops.partition(unfinished_shard_pk(n)) for n in range(UNFINISHED_SHARDS))

@@ -21,6 +21,7 @@ from mnemo.adapters.dynamodb.tenancy_store.keys import (
     project_pk,
 )
 from mnemo.adapters.dynamodb.tenancy_store.table import TenancyTable
+from mnemo.domain.erasure import Erasure, scrubbed_export
 from mnemo.domain.tenancy import Feedback, MemoryExport
 from mnemo.errors import ConflictError
 
@@ -82,6 +83,38 @@ class DynamoProjectRecordStore(TenancyTable):
                 found = self._ops.get(key_of(item))
                 return None if found is None else self._export_of(found)
         return None
+
+    def erase_from_exports(self, project_id: str, erasure: Erasure) -> int:
+        """A Query of the project's exports; each that held an erased memory written again whole (its result
+        inline, or its parts rewritten first and the ones left over deleted)."""
+        changed = 0
+        for item in self._ops.partition(exports_pk(project_id)):
+            export = self._export_of(item)
+            clean = scrubbed_export(export, erasure)
+            if clean is not None:
+                self._rewrite_result(item, clean)
+                changed += 1
+        return changed
+
+    def _rewrite_result(self, item: Item, export: MemoryExport) -> None:
+        sk = item["sk"]["S"]
+        packed = packed_json(export.result)
+        fresh = {**key_of(item), **export_attributes(export)}
+        old_parts = int(item["result_parts"]["N"]) if "result_parts" in item else 0
+        parts = [packed[i : i + EXPORT_PART_BYTES] for i in range(0, len(packed), EXPORT_PART_BYTES)]
+        if len(packed) <= EXPORT_PART_BYTES:
+            fresh["result_z"] = {"B": packed}
+            parts = []
+        else:
+            self._ops.batch_write(
+                [
+                    {"PutRequest": {"Item": {**export_part_key(export.project_id, sk, n), "data": {"B": part}}}}
+                    for n, part in enumerate(parts)
+                ]
+            )
+            fresh["result_parts"] = {"N": str(len(parts))}
+        self._ops.client.put_item(TableName=self._ops.table, Item=fitting(fresh))
+        self._ops.delete_many(export_part_key(export.project_id, sk, n) for n in range(len(parts), old_parts))
 
     # ---- feedback ----
 

@@ -238,8 +238,13 @@ class HistoryOut(BaseModel):
     id: str = Field(description="The history entry's id.")
     memory_id: str = Field(description="The memory's id.", examples=[MEMORY_ID])
     input: list[HistoryInput] = Field(description="The messages the memory came from; empty when unknown.")
-    old_memory: str | None = Field(description="The text before the change; null for an ADD.")
-    new_memory: str | None = Field(description="The text after the change; null for a DELETE.")
+    old_memory: str | None = Field(
+        description="The text before the change; null for an ADD, and for every entry once the memory is deleted "
+        "(a delete erases its texts; the entries keep their event, times, actor and role)."
+    )
+    new_memory: str | None = Field(
+        description="The text after the change; null for a DELETE, and for every entry once the memory is deleted."
+    )
     user_id: str | None
     agent_id: str | None
     app_id: str | None

@@ -128,6 +128,11 @@ class MemorySource(BaseModel):
         "whole message.",
         examples=[[6, 37]],
     )
+    redacted: bool | _Omitted = Field(
+        default=None,
+        description="true when the source held the text of a memory since deleted: its content was erased (a "
+        "delete erases); absent otherwise.",
+    )
 
     @classmethod
     def of(cls, source: SourceMessage) -> MemorySource:
@@ -262,8 +267,13 @@ class MemoryChange(BaseModel):
 
     id: str = Field(description="The history entry's id.")
     memory_id: MemoryId
-    old_memory: str | None = Field(description="The text before the change; null for an ADD.")
-    new_memory: str | None = Field(description="The text after the change; null for a DELETE.")
+    old_memory: str | None = Field(
+        description="The text before the change; null for an ADD, and for every entry once the memory is deleted "
+        "(a delete erases its texts; the entries keep their event, times, actor and role)."
+    )
+    new_memory: str | None = Field(
+        description="The text after the change; null for a DELETE, and for every entry once the memory is deleted."
+    )
     event: EventName = Field(description="What happened.", examples=["UPDATE"])
     created_at: Timestamp = Field(description="When the memory was created (UTC).")
     updated_at: Timestamp = Field(description="When this change happened (UTC).")
