@@ -24,7 +24,7 @@ def add(client: TestClient, text: str, *, infer: bool, user: str = "alice") -> l
 
 def written(client: TestClient, word: str) -> dict[str, str]:
     """The sentinel through every writing path; the ids of the memories that hold it, and of a sibling that does
-    not (it shares the inferred add's message)."""
+    not (it comes from the inferred add's message too, and cites only its own sentence of it)."""
     (verbatim,) = add(client, f"My gym locker code is {word} and nobody knows it.", infer=False)
     inferred = add(
         client, f"I keep the spare key under the {word} flowerpot. I love hiking in the Swiss Alps.", infer=True
@@ -77,4 +77,7 @@ def test_a_deleted_sentinel_is_in_no_byte_of_the_data_dir(client: TestClient, da
     if how == "each by id":
         sibling = client.get(f"/memories/{ids['sibling']}").json()
         assert sibling["memory"] == "I love hiking in the Swiss Alps."
-        assert [(s["content"], s.get("redacted")) for s in sibling["sources"]] == [("", True)]
+        # It cites its own sentence of the shared message (its span), never the deleted one's: nothing to redact.
+        (source,) = sibling["sources"]
+        assert source["content"] == "I love hiking in the Swiss Alps." and "redacted" not in source
+        assert sentinel.word not in str(sibling)
