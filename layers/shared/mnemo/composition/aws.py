@@ -172,6 +172,9 @@ class DreamSchedulerRuntime:
     scheduler: DreamScheduler
     settings: Settings
 
+    def close(self) -> None:
+        """Nothing to close: its clients are the SDK's."""
+
 
 def build_aws_dream_scheduler(settings: Settings | None = None, *, session: Any | None = None) -> DreamSchedulerRuntime:
     """The schedule of Dream's Synthesis on AWS: the projects with Synthesis on and their users' runs (accounts

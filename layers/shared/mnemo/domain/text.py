@@ -32,7 +32,7 @@ def keywords(text: str) -> list[str]:
     return list(seen)
 
 
-_MONTHS = (
+MONTH_NAMES = (
     "January",
     "February",
     "March",
@@ -51,4 +51,4 @@ _MONTHS = (
 def date_words(moment: datetime) -> str:
     """A day in words for keyword search, such as "8 May 2023" (in UTC, English month names)."""
     day = moment.astimezone(UTC) if moment.tzinfo else moment
-    return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
+    return f"{day.day} {MONTH_NAMES[day.month - 1]} {day.year}"

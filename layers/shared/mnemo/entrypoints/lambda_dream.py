@@ -19,36 +19,14 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from mnemo.composition.aws import DreamSchedulerRuntime, build_aws_dream_scheduler
+from mnemo.entrypoints.lazy_runtime import LazyRuntime
 
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 
-class LazyRuntime:
-    """The runtime of one execution environment: built on the first invocation, kept for the next ones."""
-
-    def __init__(self, build: Callable[[], DreamSchedulerRuntime] | None = None) -> None:
-        self.build: Callable[[], DreamSchedulerRuntime] = build or build_aws_dream_scheduler
-        self._built: DreamSchedulerRuntime | None = None
-
-    @property
-    def built(self) -> bool:
-        return self._built is not None
-
-    def get(self) -> DreamSchedulerRuntime:
-        if self._built is None:
-            self._built = self.build()
-        return self._built
-
-    def reset(self, build: Callable[[], DreamSchedulerRuntime] | None = None) -> None:
-        """Forget the runtime (and use `build` for the next one): a new execution environment."""
-        self._built = None
-        if build is not None:
-            self.build = build
-
-
 @dataclass(frozen=True)
 class DreamEntry:
-    runtime: LazyRuntime
+    runtime: LazyRuntime[DreamSchedulerRuntime]
     handler: Handler
 
     def warm(self) -> None:
@@ -59,7 +37,7 @@ def dream_schedule_entry() -> DreamEntry:
     logger = Logger()
     tracer = Tracer(patch_modules=["botocore"])
     metrics = Metrics()
-    runtime = LazyRuntime()
+    runtime = LazyRuntime(build_aws_dream_scheduler)
 
     @logger.inject_lambda_context(log_event=False)
     @tracer.capture_lambda_handler(capture_response=False)

@@ -29,40 +29,16 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from mnemo.composition.aws import WebhookDeliveryRuntime, build_aws_webhook_delivery
+from mnemo.entrypoints.lazy_runtime import LazyRuntime
 
 SWEEP_SECONDS = 50.0  # a sweep stops starting attempts after this long: the next one starts a minute after it began
 
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]
 
 
-class LazyRuntime:
-    """The runtime of one execution environment: built on the first invocation, kept for the next ones."""
-
-    def __init__(self, build: Callable[[], WebhookDeliveryRuntime] | None = None) -> None:
-        self.build: Callable[[], WebhookDeliveryRuntime] = build or build_aws_webhook_delivery
-        self._built: WebhookDeliveryRuntime | None = None
-
-    @property
-    def built(self) -> bool:
-        return self._built is not None
-
-    def get(self) -> WebhookDeliveryRuntime:
-        if self._built is None:
-            self._built = self.build()
-        return self._built
-
-    def reset(self, build: Callable[[], WebhookDeliveryRuntime] | None = None) -> None:
-        """Close and forget the runtime (and use `build` for the next one): a new execution environment."""
-        if self._built is not None:
-            self._built.close()
-        self._built = None
-        if build is not None:
-            self.build = build
-
-
 @dataclass(frozen=True)
 class WebhooksEntry:
-    runtime: LazyRuntime
+    runtime: LazyRuntime[WebhookDeliveryRuntime]
     handler: Handler
 
     def warm(self) -> None:
@@ -78,7 +54,7 @@ def webhooks_entry() -> WebhooksEntry:
     logger = Logger()
     tracer = Tracer(patch_modules=["botocore", "httpx"])
     metrics = Metrics()
-    runtime = LazyRuntime()
+    runtime = LazyRuntime(build_aws_webhook_delivery)
     processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
     invocation: dict[str, LambdaContext] = {}
 

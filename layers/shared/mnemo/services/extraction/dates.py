@@ -21,21 +21,10 @@ import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
+from mnemo.domain.text import MONTH_NAMES
+
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
+MONTHS = tuple(month.lower() for month in MONTH_NAMES)
 SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}  # the month each starts in
 SEASON_ORDER = (3, 6, 9, 12)
 NUMBERS = {
