@@ -148,10 +148,15 @@ def test_a_memory_change_generates_the_profile_with_the_llm_and_its_sources(
         text: add(server, tenant, text)
         for text in ("Lives in Lisbon", "Works as a nurse", "Loves hiking", "Moved here in 2019")
     }
-    # no read meanwhile: the delivery function notes the changes, the worker generates once they are quiet
+    # no read meanwhile: the delivery function notes the changes, the worker generates once they are quiet (a
+    # slow add may let a generation run between two adds: the next change queues one more, which reads all four)
     stored = until(
         lambda: {"p": store().get_profile(tenant.project_id, "user", "alice")},
-        lambda got: got["p"] is not None and got["p"].status.value == "succeeded",
+        lambda got: (
+            got["p"] is not None
+            and got["p"].status.value == "succeeded"
+            and {i for cited in got["p"].sources.values() for i in cited} == set(ids.values())
+        ),
     )["p"]
     assert stored.profile["location"] == "Lisbon" and stored.profile["occupation"] == "a nurse"
     assert sorted(stored.profile["hobbies"]) == ["Loves hiking", "Moved here in 2019"]
