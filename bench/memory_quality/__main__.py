@@ -1,5 +1,5 @@
-"""`python -m bench.memory_quality [--surface selfhosted|platform|both] [--split eval|tune] [--json] [--out PATH]
-[--no-erasure] [--locomo]`: the memory-quality evaluation of issue 16 on the embedded default (no LLM).
+"""`python -m bench.memory_quality [--surface selfhosted|platform|both] [--split eval|tune|dev|holdout] [--json]
+[--out PATH] [--no-erasure] [--locomo]`: the memory-quality evaluation of issue 16 on the embedded default (no LLM).
 
 Prints a table of every figure beside its target (and, with --json, the whole record), and writes it with the
 failures of each case to bench/results/memory_quality.json (or --out). --locomo also runs the LoCoMo dev retrieval
@@ -23,7 +23,12 @@ from bench.memory_quality.surfaces import SURFACES, SurfaceName
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.memory_quality", description=__doc__)
     parser.add_argument("--surface", choices=[*SURFACES, "both"], default="both")
-    parser.add_argument("--split", choices=["eval", "tune"], default="eval", help="tune: the tune conversations only")
+    parser.add_argument(
+        "--split",
+        choices=["eval", "tune", "dev", "holdout"],
+        default="eval",
+        help="tune, dev: conversations to fit rules on; holdout: conversations written apart, measured once at the end",
+    )
     parser.add_argument("--json", action="store_true", help="Print the whole record as JSON.")
     parser.add_argument("--out", type=Path, default=None, help="Where to write the record (bench/results/...).")
     parser.add_argument("--no-erasure", action="store_true", help="Skip the erasure cases.")
@@ -45,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(json.dumps({"machine": machine(), "figures": figures}, indent=2) + "\n")
         print(f"wrote {args.out}")
     else:
-        record("memory_quality" if args.split == "eval" else "memory_quality-tune", figures)
+        record("memory_quality" if args.split == "eval" else f"memory_quality-{args.split}", figures)
     return 0
 
 

@@ -20,7 +20,8 @@ from mnemo.domain.claims import (
 
 
 def said(text: str) -> set[tuple[str, str, str, bool]]:
-    return {(c.subject, c.attribute, c.value, c.negated) for c in claims(text)}
+    """What the text claims, but that each being it names is alive (test_names_say_who_is_alive…)."""
+    return {(c.subject, c.attribute, c.value, c.negated) for c in claims(text) if not c.attribute.startswith("alive ")}
 
 
 @pytest.mark.parametrize(
@@ -48,6 +49,28 @@ def said(text: str) -> set[tuple[str, str, str, bool]]:
         ("I don't like coffee anymore", {(USER, "likes coffee", "yes", True)}),
         ("I love hiking in the Alps", set()),
         ("I'm 5 minutes late", set()),
+        ("Is renting a 1-bedroom in Bushwick, Brooklyn", {(USER, "residence", "bushwick", False)}),
+        ("closed on a house in Montclair on 14 March 2026", {(USER, "residence", "montclair", False)}),
+        ("I live in Stratford upon Avon", {(USER, "residence", "stratford upon avon", False)}),
+        ("we have been talking about buying a place in New Jersey", set()),  # a plan, not a home
+        ("I share an apartment with two roommates", {(USER, "household", "two roommates", False)}),
+        ("I live with my parents", {(USER, "household", "my parents", False)}),
+        ("I finally got my own place!", {(USER, "household", "alone", False)}),
+        ("we adopted a dog in April, a rescue called Pita", {(USER, "pets", "any", False)}),
+        ("Has dog: a golden retriever, Biscuit", {(USER, "pets", "any", False)}),
+        ("no pets for now", {(USER, "pets", "any", True)}),
+        ("my neighbor's dog barks all day", set()),
+        ("My mum broke her wrist, she's staying with us", {("my mum", "stays with", "user", False)}),
+        ("My mum's wrist is healed, she went home at christmas", {("my mum", "stays with", "user", True)}),
+        ("I'm 5 months pregnant", {(USER, "expecting", "baby", False)}),
+        ("night shifts are killing me", {(USER, "shifts", "night", False)}),
+        ("I switched to day shifts in April", {(USER, "shifts", "day", False)}),
+        ("I signed up for a gym near my office", {(USER, "exercise", "gym", False)}),
+        ("I cancelled the membership, I swim now", {(USER, "exercise", "gym", True), (USER, "sport", "swim", False)}),
+        ("I work from home", {(USER, "workplace", "home", False)}),
+        ("we're back in the office three days a week", {(USER, "workplace", "office", False)}),
+        ("Job is frontend developer at a startup", {(USER, "occupation", "developer", False)}),
+        ("I left the agency, I'm freelancing now", {(USER, "occupation", "freelancing", False)}),
     ],
 )
 def test_what_a_statement_claims(text: str, expected: set[tuple[str, str, str, bool]]) -> None:
@@ -64,6 +87,39 @@ def test_claims_conflict_with_another_value_or_a_denial_of_the_same_one() -> Non
     assert not Claim("my sister", "residence", "oslo").conflicts(paris)  # another subject
     assert Claim("my sister emma", "residence", "oslo").conflicts(Claim("my sister", "residence", "berlin"))
     assert not Claim("my sister emma", "residence", "oslo").conflicts(Claim("my sister lucy", "residence", "rome"))
+    roommates, alone = claims("I share an apartment with two roommates")[0], claims("I got my own place")[0]
+    assert alone.conflicts(roommates)
+    no_pets, a_dog, a_cat = (claims(t)[0] for t in ("no pets", "we adopted a dog", "I have a cat"))
+    assert a_dog.conflicts(no_pets) and not a_cat.conflicts(a_dog)
+
+
+def conflicting(later: str, earlier: str) -> bool:
+    return any(a.conflicts(b) for a in claims(later) for b in claims(earlier))
+
+
+@pytest.mark.parametrize(
+    ("earlier", "later", "conflict"),
+    [
+        ("I'm 5 months pregnant", "our daughter Klara was born on 28 April", True),
+        ("I have two kids", "I'm pregnant again", False),  # a third child does not undo the first two
+        ("my old VW Golf failed its inspection", "I sold the Golf and got a used Renault Zoe", True),
+        ("Has dog: a golden retriever, Biscuit", "we had to put Biscuit down in May", True),
+        ("My sister Ana lives in Rome", "we had to put Biscuit down in May", False),
+        ("Manager's name is Petr", "Petr left in the summer, my new manager is Hana", True),
+        ("I work from home", "we're back in the office three days a week", True),
+        ("I'd get a dog if I wasn't working nights", "I switched to day shifts", True),
+    ],
+)
+def test_a_later_state_conflicts_with_the_one_it_ends(earlier: str, later: str, conflict: bool) -> None:
+    assert conflicting(later, earlier) is conflict
+
+
+def test_names_say_who_is_alive_without_a_facet_of_their_own() -> None:
+    alive = {(c.attribute, c.value, c.negated) for c in claims("Has dog: a golden retriever, Biscuit")}
+    assert alive >= {("alive biscuit", "yes", False), ("alive dog", "yes", False)}
+    assert {(c.attribute, c.negated) for c in claims("we had to put Biscuit down")} >= {("alive biscuit", True)}
+    assert facets("Has dog: a golden retriever, Biscuit") == ["pets"]
+    assert facets("we had to put Biscuit down") == ["pet died"]
 
 
 @pytest.mark.parametrize(
@@ -76,6 +132,17 @@ def test_claims_conflict_with_another_value_or_a_denial_of_the_same_one() -> Non
         ("Am I vegetarian?", ["diet"]),
         ("How old is Carol?", ["age"]),
         ("What's my favorite color?", ["favorite color"]),
+        ("Who do I live with?", ["household"]),
+        ("Does Nora have a pet?", ["pets", "pet died"]),
+        ("Is my mum staying with me?", ["stays with"]),
+        ("Do I have kids?", ["children", "expecting"]),
+        ("When do I work?", ["shifts"]),
+        ("What car do I drive?", ["car"]),
+        ("What exercise do I do?", ["exercise", "sport"]),
+        ("Do I work from home?", ["workplace"]),
+        ("Who is my manager?", ["manager"]),
+        ("What does Mei do?", ["occupation", "employer"]),
+        ("What does Leo eat?", ["diet"]),
         ("When is my birthday?", []),
     ],
 )

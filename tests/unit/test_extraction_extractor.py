@@ -77,3 +77,49 @@ def test_short_statements_about_oneself_are_kept_and_empty_ones_are_not() -> Non
 def test_a_yes_to_a_question_is_read_with_it_but_a_bare_yes_otherwise_is_filler() -> None:
     assert extract(("assistant", "Do you have any pets?"), ("user", "Yes, two cats.")) == ["Has pets: two cats"]
     assert extract(("user", "Yes, two cats.")) == []
+
+
+def test_replies_read_with_their_question_and_what_says_no_fact_dropped() -> None:
+    found = extract(
+        ("user", "Need a birthday gift idea for my daughter."),
+        ("assistant", "How fun! What is she into at the moment?"),
+        ("user", "Lily is obsessed with horses and drawing"),
+        ("assistant", "Does Lily eat spicy food? Do you drink coffee in the morning? Do you take it black?"),
+        ("user", "haha yes, always black"),
+        ("assistant", "Have you started thinking about the wedding?"),
+        ("user", "a bit. we want something small next summer"),
+        ("assistant", "Lovely! Rent-stabilized apartments have capped increases."),
+        ("user", "it's not, I checked. good point, I'll ask Giulia. I feel human again"),
+        ("user", "closed on a house in Montclair yesterday. exhausted and broke lol"),
+        ("user", "finals start in two weeks. The weather is nice today."),
+    )
+    assert found == [
+        "Need a birthday gift idea for my daughter.",
+        "My daughter Lily is obsessed with horses and drawing",
+        "Takes coffee black: always black",
+        "we want something small in summer 2025 (about the wedding)",
+        "closed on a house in Montclair on 12 March 2025.",
+        "finals start around 27 March 2025.",
+    ]
+
+
+def test_an_it_in_a_reply_is_what_the_question_asked_about() -> None:
+    found = extract(
+        ("user", "My sister Sofia is visiting."),
+        ("assistant", "Lovely! Does Sofia eat spicy food?"),
+        ("user", "she loves it."),
+    )
+    assert found == ["My sister Sofia is visiting.", "My sister Sofia loves spicy food."]
+
+
+def test_an_introduction_in_lower_case_and_a_job_without_its_subject() -> None:
+    found = extract(
+        ("user", "hi!! rosa here. hi im ines, on my break at 2am"),
+        ("user", "data analyst at a fintech now"),
+    )
+    assert found == [
+        "Name is Rosa",
+        "Name is Ines",
+        "on my break at 2am",
+        "Works as a data analyst at a fintech now",
+    ]

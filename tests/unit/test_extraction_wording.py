@@ -5,7 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.services.extraction.wording import content_words, is_filler, is_question, speaks_of_self, third_person
+from mnemo.services.extraction.wording import (
+    content_words,
+    is_filler,
+    is_passing_feeling,
+    is_question,
+    is_reply_intention,
+    is_subjectless_event,
+    job_title,
+    speaks_of_an_unnamed_it,
+    speaks_of_self,
+    third_person,
+)
 
 
 @pytest.mark.parametrize(
@@ -63,3 +74,75 @@ def test_content_words_leave_out_stop_words_and_filler() -> None:
 )
 def test_verbs_in_the_third_person(verb: str, expected: str) -> None:
     assert third_person(verb) == expected
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reply"),
+    [
+        ("good point, I'll ask Giulia", True),
+        ("omg amazing, I'll send her the recipe", True),
+        ("ok thx, I'll order the Lupton one", True),
+        ("I'll be in Rome next week", False),
+        ("my sister called, I'll visit her in May", False),
+    ],
+)
+def test_an_acknowledgement_with_what_the_user_will_do_next_is_a_reply(sentence: str, reply: bool) -> None:
+    assert is_reply_intention(sentence) is reply
+
+
+@pytest.mark.parametrize(
+    ("sentence", "unnamed"),
+    [
+        ("it's not, I checked", True),
+        ("it's grey and expensive but I love it.", True),
+        ("that was fun", True),
+        ("it's a tiny 1K in Namba but it's mine", False),
+        ("it's for a prenatal appointment, I'm 5 months pregnant", False),
+        ("I love it", False),
+    ],
+)
+def test_a_sentence_about_an_it_it_does_not_name(sentence: str, unnamed: bool) -> None:
+    assert speaks_of_an_unnamed_it(sentence) is unnamed
+
+
+@pytest.mark.parametrize(
+    ("sentence", "passing"),
+    [("I feel human again", True), ("feeling better", True), ("I feel that my job is at risk since the merger", False)],
+)
+def test_a_passing_feeling(sentence: str, passing: bool) -> None:
+    assert is_passing_feeling(sentence) is passing
+
+
+@pytest.mark.parametrize(
+    ("sentence", "event"),
+    [
+        ("closed on a house in Montclair yesterday", True),
+        ("moving out of Brooklyn at the end of the month", True),
+        ("back at work after parental leave, kind of surreal", True),
+        ("finally got a new bike", True),
+        ("exhausted and broke lol", False),
+        ("putting on some music to calm down", False),
+        ("need a gift for my dad", False),
+        ("looking forward to it", False),
+    ],
+)
+def test_a_subjectless_event_of_the_user(sentence: str, event: bool) -> None:
+    assert is_subjectless_event(sentence) is event
+
+
+@pytest.mark.parametrize(
+    ("sentence", "job"),
+    [
+        ("data analyst at a fintech now", "Works as a data analyst at a fintech now"),
+        ("nurse.", "Works as a nurse"),
+        ("an ER nurse at the Jewish General", "Works as an ER nurse at the Jewish General"),
+        ("the nurse was rude to me", None),
+        ("mostly screens", None),
+    ],
+)
+def test_a_fragment_that_is_a_job(sentence: str, job: str | None) -> None:
+    assert job_title(sentence) == job
+
+
+def test_speaking_of_oneself_as_typed() -> None:
+    assert speaks_of_self("im a nurse at são joão") and speaks_of_self("ive been vegan for years")

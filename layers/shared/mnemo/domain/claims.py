@@ -19,11 +19,12 @@ from dataclasses import dataclass
 # The words that name a person of someone's (the people a statement may be about), by the pronoun that stands for
 # them: mnemo.services.extraction.people resolves pronouns with them.
 FEMALE = frozenset(
-    """sister mother mom mum wife girlfriend daughter grandmother grandma aunt niece fiancee fiancée stepmother
+    """sister mother mom mum wife girlfriend gf daughter grandmother grandma aunt niece fiancee fiancée stepmother
     stepsister stepdaughter""".split()
 )
 MALE = frozenset(
-    """brother father dad husband boyfriend son grandfather grandpa uncle nephew fiance fiancé stepfather stepbrother
+    """brother father dad husband hubby boyfriend bf son
+    grandfather grandpa uncle nephew fiance fiancé stepfather stepbrother
     stepson""".split()
 )
 EITHER = frozenset(
@@ -35,7 +36,7 @@ RELATIONS = FEMALE | MALE | EITHER | PLURAL
 
 USER = "user"
 PROFESSIONS = frozenset(
-    """accountant actor actress architect artist baker barista biologist carpenter cashier chef chemist coach
+    """accountant actor actress analyst architect artist baker barista biologist carpenter cashier chef chemist coach
     consultant cook dancer dentist designer developer doctor driver economist editor electrician engineer farmer
     firefighter journalist judge lawyer lecturer librarian manager mechanic midwife musician nurse painter
     paramedic pharmacist photographer physician physicist physiotherapist pilot plumber police policeman
@@ -68,7 +69,7 @@ _RELATION = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=
 _SUBJECT = re.compile(
     rf"^(?P<who>(?i:my\s+(?:(?:best|older|younger|little|big|old|new)\s+)?(?:{_RELATION}))(?:\s+[A-Z][a-z'’-]+)?)(?!\w)"
 )
-_PLACE = r"(?P<value>[A-Z][\w'’.-]*(?:[ -](?:[A-Z][\w'’.-]*|de|do|da|del|la|le|am|upon|on))*)"
+_PLACE = r"(?P<value>[A-Z][\w'’.-]*(?:[ -](?:[A-Z][\w'’.-]*|(?:de|do|da|del|la|le|am|upon|on)(?=[ -][A-Z])))*)"
 _ORG = r"(?P<value>[A-Z0-9][\w&'’.-]*(?: [A-Z0-9][\w&'’.-]*)*)"
 
 
@@ -102,6 +103,33 @@ _RESIDENCE = _all(
     rf"\b(?:live|lives|living|based|reside|resides|residing|settled)\s+(?:now\s+)?in\s+{_PLACE}",
     rf"\b(?:moved|move|moving|relocated|relocating|relocate)\s+(?:back\s+)?(?:from\s+[A-Z][\w'’ -]*?\s+)?to\s+{_PLACE}",
     rf"\bhome is (?:now )?in\s+{_PLACE}",
+    rf"\b(?:rent|rents|renting|rented)\s+(?:an?|the|my|our)\s+(?:[\w-]+\s+){{0,2}}?in\s+{_PLACE}",
+    rf"\b(?:bought|closed on|own|owns)\s+(?:an?|our|my)\s+(?:new\s+)?(?:house|home|flat|apartment|place|condo)\s+"
+    rf"in\s+{_PLACE}",
+)
+# Whom one lives with: "I share an apartment with two roommates", "I live with my parents"; on one's own: "I got my
+# own place", "I live alone", "no more roommates".
+_HOUSEHOLD = _all(
+    r"\b(?:share|shares|sharing)\s+(?:an?|the|my|our)\s+(?:apartment|flat|house|place|room)\s+with\s+"
+    r"(?P<value>(?:my\s+|two\s+|three\s+|a\s+)?[a-z]+)",
+    r"\b(?:live|lives|living)\s+with\s+(?P<value>(?:my\s+|two\s+|three\s+)?[a-z]+)",
+    flags=re.IGNORECASE,
+)
+_ALONE = re.compile(
+    r"\b(?:got|have|has|found|bought|rented)\s+(?:my|our|his|her)\s+own\s+(?:place|flat|apartment|home)\b|"
+    r"\b(?:live|lives|living)\s+(?:alone|on (?:my|his|her) own|by (?:myself|himself|herself))\b|"
+    r"\bno more (?:roommates|flatmates|housemates)\b",
+    re.IGNORECASE,
+)
+# Whether one has pets: "no pets", "I don't have any pets" against "we adopted a dog", "I have two cats".
+_PET_WORDS = r"(?:dogs?|cats?|puppy|puppies|kittens?|pets?|rabbits?|hamsters?|parrots?)"
+_NO_PETS = re.compile(
+    rf"\bno\s+{_PET_WORDS}\b|\b(?:don't|do not|doesn't|does not)\s+have\s+(?:any\s+)?{_PET_WORDS}", re.I
+)
+_HAS_PETS = re.compile(
+    rf"\b(?:adopted|adopt|got|have|has|own|owns|rescued)\s+(?:(?:an?|two|three|our|my|a new)\s+)?(?:[\w-]+\s+)?"
+    rf"{_PET_WORDS}\b",
+    re.IGNORECASE,
 )
 _EMPLOYER = _all(
     rf"\b(?:work|works|working|worked)\s+(?:now\s+)?(?:at|for)\s+{_ORG}",
@@ -117,6 +145,8 @@ _OCCUPATION = _all(
     rf"\b(?:work|works|working)\s+as\s+(?:an?\s+)?(?:[a-z]+\s+)?(?P<value>{_PROFESSION})\b",
     rf"\b(?:i'm|i’m|i am|is|am)\s+(?:now\s+)?an?\s+(?:[a-z]+\s+)?(?P<value>{_PROFESSION})\b",
     rf"\bas\s+an?\s+(?:[a-z]+\s+)?(?P<value>{_PROFESSION})\b",
+    rf"\bjob is\s+(?:an?\s+)?(?:[a-z-]+\s+){{0,2}}(?P<value>{_PROFESSION})\b",
+    r"\b(?:i'm|i’m|i am|is|am)\s+(?:now\s+)?(?:an?\s+)?(?P<value>freelanc\w*|self-employed)\b",
     flags=re.IGNORECASE,
 )
 _DIET = re.compile(
@@ -146,6 +176,141 @@ _LIKES = re.compile(
 )
 
 
+# A person of the user's staying with them ("she's staying with us for a few weeks") until they go home.
+_STAYS = re.compile(r"\b(?:staying|stays|living|lives|moved in)\s+with\s+(?:us|me)\b", re.IGNORECASE)
+_WENT_HOME = re.compile(r"\b(?:went|gone|going|moved|flew|headed|is)\s+(?:back\s+)?home\b|\bmoved out\b", re.IGNORECASE)
+# A baby expected, then born: "I'm 5 months pregnant" -> "our daughter Klara was born".
+_EXPECTING = re.compile(r"\bpregnant\b|\bexpecting\s+(?:a|our|my)\s+(?:baby|child|first|second)\b", re.I)
+_BORN = re.compile(r"\b(?:was|were)\s+born\b|\bgave birth\b|\bhad\s+(?:the|our|a|my)\s+baby\b", re.I)
+_HAS_CHILDREN = re.compile(
+    r"\b(?:have|has)\s+(?:a|an|one|two|three|four|\d)\s+(?:\w+\s+)?(?:kids?|children|sons?|daughters?|babies|baby)\b",
+    re.IGNORECASE,
+)
+# When one works: night or day shifts ("night shifts are killing me", "working nights", "switched to day shifts").
+_SHIFTS = re.compile(
+    r"\b(?P<value>night|day|early|late|evening|morning)\s+shifts?\b|\bwork(?:s|ing)?\s+(?P<value2>nights|days)\b",
+    re.IGNORECASE,
+)
+# The car one drives: "got a used Renault Zoe", "my old VW Golf".
+_CAR_MAKES = (
+    r"VW|Volkswagen|Renault|Toyota|Honda|Ford|BMW|Audi|Mercedes|Tesla|Peugeot|Fiat|Kia|Hyundai|Nissan|Skoda|Seat|"
+    r"Volvo|Mazda|Opel|Citroen|Citroën|Dacia|Subaru|Mini|Polestar"
+)
+_CAR = re.compile(
+    rf"\b(?:got|bought|drive|drives|driving|have|has|leased|my|our)\s+(?:an?\s+)?(?:new\s+|used\s+|old\s+)*"
+    rf"(?P<value>(?:{_CAR_MAKES})(?:\s+[A-Z0-9][\w-]*)?)",
+)
+_SOLD_CAR = re.compile(
+    rf"\b(?:sold|scrapped|crashed|totaled|totalled)\s+(?:the|my|our)\s+(?:old\s+)?(?:(?:{_CAR_MAKES})\s+)?(?P<value>[A-Z][\w-]*)"
+)
+# A gym membership, and the sports one does.
+_GYM = re.compile(r"\b(?:signed up (?:for|at)|joined|go(?:ing)? to|member of)\s+(?:a|the)\s+gym\b", re.I)
+_NO_GYM = re.compile(
+    r"\b(?:cancelled|canceled|quit|stopped going to|gave up)\s+(?:the|my)\s+(?:gym(?:\s+membership)?|membership)\b",
+    re.I,
+)
+_SPORT = re.compile(
+    r"\b(?:i|we)\s+(?:now\s+)?(?P<value>swim|run|cycle|climb|row|box|surf|skate|ski|hike)\b(?!\s+(?:out|into|late))",
+    re.IGNORECASE,
+)
+# A being that died ("we had to put Biscuit down", "Biscuit died", "our dog passed away").
+_DIED = re.compile(
+    r"\bput\s+(?P<value>[A-Z][a-z'’-]+)\s+(?:down|to sleep)\b|\b(?P<value2>[A-Z][a-z'’-]+)\s+(?:died|passed away)\b|"
+    r"\b(?:our|my)\s+(?P<value3>dog|cat|pet|puppy|kitten)\s+(?:died|passed away)\b"
+)
+
+
+def _stays(text: str) -> list[tuple[str, str, bool]]:
+    """Whether a person stays with the user: "staying with us" against "went home"."""
+    if _STAYS.search(text):
+        return [("stays with", "user", False)]
+    return [("stays with", "user", True)] if _WENT_HOME.search(text) else []
+
+
+def _children(text: str) -> list[tuple[str, str, bool]]:
+    found: list[tuple[str, str, bool]] = []
+    if _BORN.search(text):
+        found += [("expecting", "baby", True), ("children", "any", False)]
+    elif _EXPECTING.search(text):
+        found.append(("expecting", "baby", False))
+    if _HAS_CHILDREN.search(text):
+        found.append(("children", "any", False))
+    return found
+
+
+def _shifts(text: str) -> list[tuple[str, str, bool]]:
+    found = []
+    for match in _SHIFTS.finditer(text):
+        value = (match.group("value") or match.group("value2") or "").lower().rstrip("s")
+        found.append(("shifts", value, False))
+    return found
+
+
+def _car(text: str) -> list[tuple[str, str, bool]]:
+    found = [("car", m.group("value"), False) for m in _CAR.finditer(text)]
+    return [("car", m.group("value"), True) for m in _SOLD_CAR.finditer(text)] + found[-1:]
+
+
+def _exercise(text: str) -> list[tuple[str, str, bool]]:
+    found = [("exercise", "gym", False)] if _GYM.search(text) else []
+    if _NO_GYM.search(text):
+        found = [("exercise", "gym", True)]
+    return found + [("sport", m.group("value").lower(), False) for m in _SPORT.finditer(text)]
+
+
+_NOT_BEINGS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
+    september october november december i i'm i've i'd i'll""".split()
+)
+_NAMED = re.compile(r"(?<=[\s,(])(?P<value>[A-Z][a-z'’-]+)\b")
+_MY_PET = re.compile(r"\b(?:my|our|has|have)\s+(?P<value>dog|cat|pet|puppy|kitten)\b", re.IGNORECASE)
+
+
+_PET_DIED = re.compile(
+    r"\bput\s+[A-Z][a-z'’-]+\s+(?:down|to sleep)\b|\b(?:our|my)\s+(?:dog|cat|pet|puppy|kitten)\s+(?:died|passed away)\b"
+)
+_WORKPLACE = (
+    ("home", re.compile(r"\bwork(?:s|ing)?\s+(?:from|at)\s+home\b|\bwork(?:s|ing)?\s+remotely\b", re.I)),
+    ("office", re.compile(r"\b(?:back|work(?:s|ing)?)\s+(?:in|at|from)\s+the\s+office\b", re.I)),
+)
+_MANAGER = _all(
+    r"\b(?i:(?:my|our)\s+(?:new\s+)?(?:manager|boss)\s+is)\s+(?P<value>[A-Z][a-z'’-]+)",
+    r"\b(?i:(?:manager|boss)(?:'s|’s)\s+name\s+is)\s+(?P<value>[A-Z][a-z'’-]+)",
+)
+
+
+def _workplace(text: str) -> list[tuple[str, str, bool]]:
+    return [("workplace", value, False) for value, pattern in _WORKPLACE if pattern.search(text)][-1:]
+
+
+def _died(text: str) -> list[tuple[str, str, bool]]:
+    """A being of the user's that died is no longer alive ("alive biscuit" denied); a statement that names someone
+    (or "my dog") says they are ("Has dog: a golden retriever, Biscuit"), which such a death makes out of date."""
+    died = [
+        (f"alive {_norm(m.group('value') or m.group('value2') or m.group('value3') or '')}", "yes", True)
+        for m in _DIED.finditer(text)
+    ]
+    if died:
+        return died + ([("pet died", "yes", False)] if _PET_DIED.search(text) else [])
+    named = {_norm(m.group("value")) for m in _NAMED.finditer(text)} | {
+        _norm(m.group("value")) for m in _MY_PET.finditer(text)
+    }
+    return [(f"alive {name}", "yes", False) for name in sorted(named) if name not in _NOT_BEINGS]
+
+
+def _household(text: str) -> list[tuple[str, str, bool]]:
+    found = [("household", m.group("value"), False) for p in _HOUSEHOLD for m in p.finditer(text)]
+    if _ALONE.search(text):
+        found.append(("household", "alone", False))
+    return found
+
+
+def _pets(text: str) -> list[tuple[str, str, bool]]:
+    if _NO_PETS.search(text):
+        return [("pets", "any", True)]
+    return [("pets", "any", False)] if _HAS_PETS.search(text) else []
+
+
 def _diet(text: str) -> list[tuple[str, str, bool]]:
     found = [("diet", m.group("value").replace(" ", "-"), bool(m.group("neg"))) for m in _DIET.finditer(text)]
     if _OMNIVORE.search(text):
@@ -170,6 +335,16 @@ READERS: tuple[Reader, ...] = (
     _matches(_LEFT_EMPLOYER, "employer", negated=True),
     _matches(_OCCUPATION, "occupation"),
     _diet,
+    _household,
+    _pets,
+    _stays,
+    _children,
+    _shifts,
+    _car,
+    _exercise,
+    _died,
+    _workplace,
+    _matches(_MANAGER, "manager"),
     _matches(_STATUS, "relationship"),
     _matches(_AGE, "age"),
     _matches(_NAME, "name"),
@@ -289,7 +464,13 @@ FACETS_FIELD = "facets"  # the field of an index document that holds them
 def facets(text: str) -> list[str]:
     """The attributes a memory states, as the index files it: "residence", "employer", … for the user's own;
     "<person> residence" for a person of theirs ("my sister emma residence")."""
-    return sorted({c.attribute if c.subject == USER else f"{c.subject} {c.attribute}" for c in claims(text)})
+    return sorted(
+        {
+            c.attribute if c.subject == USER else f"{c.subject} {c.attribute}"
+            for c in claims(text)
+            if not c.attribute.startswith("alive ")  # what each name says: no facet of its own
+        }
+    )
 
 
 _ASKED: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
@@ -323,6 +504,17 @@ _ASKED: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
         ("relationship",),
     ),
     (re.compile(r"\bhow old\b|\bage\b", re.I), ("age",)),
+    (re.compile(r"\blive with\b|\b(?:roommates?|flatmates?|housemates?|live alone)\b", re.I), ("household",)),
+    (re.compile(r"\b(?:pets?|dogs?|cats?)\b", re.I), ("pets", "pet died")),
+    (re.compile(r"\bwhat (?:do|does) \w+ eat\b", re.I), ("diet",)),
+    (re.compile(r"^what (?:do|does) \w+ do\??$", re.I), ("occupation", "employer")),
+    (re.compile(r"\bwork(?:s|ing)? (?:from home|remotely)\b|\bremote\b|\boffice\b", re.I), ("workplace",)),
+    (re.compile(r"\bwho is\b.*\b(?:manager|boss)\b|\b(?:manager|boss)(?:'s|’s)? name\b", re.I), ("manager",)),
+    (re.compile(r"\bstay(?:s|ing)? with\b", re.I), ("stays with",)),
+    (re.compile(r"\b(?:kids?|children|child|baby|pregnant|son|daughter)\b", re.I), ("children", "expecting")),
+    (re.compile(r"\b(?:shifts?|nights?|when do(?:es)? \w+ work)\b", re.I), ("shifts",)),
+    (re.compile(r"\b(?:car|drive|drives)\b", re.I), ("car",)),
+    (re.compile(r"\b(?:exercise|work(?:s)? out|workout|gym|sports?|swim|fitness)\b", re.I), ("exercise", "sport")),
     (re.compile(r"\bname\b", re.I), ("name",)),
 )
 _ASKED_FAVORITE = re.compile(r"\bfavou?rite\s+(?P<thing>[a-z]+(?:\s+[a-z]+)?)", re.IGNORECASE)

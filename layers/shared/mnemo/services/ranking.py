@@ -21,7 +21,10 @@ from typing import Any
 from mnemo.ports.memory_index import IndexHit
 
 KEYWORD_EXPONENT = 2.0
-ANSWER_BOOST = 0.3  # added to the score of a memory that states what the query asks about (its facet)
+# Added to the score of a memory that states what the query asks about (its facet): enough that an answer ranks above
+# a memory that only shares the question's words (issue 16's evaluation: 0.3 left 7 of its 56 questions with the
+# current fact below such a memory), while LoCoMo dev recall@10 stays 0.739.
+ANSWER_BOOST = 0.6
 
 
 @dataclass(frozen=True, slots=True)

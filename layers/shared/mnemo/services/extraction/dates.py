@@ -5,9 +5,12 @@ What is resolved (case-insensitive), with `at` the message's time (UTC):
   before yesterday; tomorrow; the day after tomorrow; "N days ago" / "in N days" (N a digit or a number word, "a",
   "a couple of" = 2, "a few" = 3: "around" that day);
 - a weekday: "last Tuesday" (the latest before `at`'s day), "next Tuesday" and "this Tuesday" (the first one after,
-  or `at`'s day for "this"), and a bare "on Tuesday" (the next one when the sentence speaks of the future — will,
-  going to, 'll, plan — else the latest one, `at`'s day included);
-- a week: last/this/next week, "N weeks ago", "in N weeks" -> "the week of <its Monday>";
+  or `at`'s day for "this"), and a bare "on Tuesday": the latest one, `at`'s day included, when the sentence speaks
+  of the past (was, went, got, a verb in -ed…) and not of the future (will, going to, 'll, plan), else the next one;
+- a weekend: last/this/next weekend -> "the weekend of <its Saturday>" (this weekend: the coming one, or the
+  current one on a Saturday or Sunday; last: the one before it; next: the one after it);
+- a week: last/this/next week -> "the week of <its Monday>"; "N weeks ago", "in N weeks" -> "around <that day>";
+- the end of the month (this, next) or of the year -> "the end of March 2025", "the end of 2025";
 - a month: last/this/next month, "N months ago" -> "in March 2025"; "last May" (the latest May before `at`'s
   month), "next May", "this May";
 - a year: last/this/next year, "N years ago" -> "in 2024";
@@ -47,6 +50,12 @@ NUMBERS = {
     "several": 3,
 }
 FUTURE = re.compile(r"\b(will|going to|gonna|plan(?:ning)? to|'ll|’ll|next)\b", re.IGNORECASE)
+PAST = re.compile(
+    r"\b(?:was|were|did|had|went|got|came|saw|met|ran|made|took|gave|bought|sold|told|said|left|fell|broke|tore|won|"
+    r"lost|began|found|felt|kept|spent|flew|drove|wrote|ate|drank|(?!(?:need|indeed|excited|tired|interested|scared|"
+    r"worried|bored|married|engaged|supposed|used|based|stressed|booked|scheduled|planned)\b)[a-z]+ed)\b",
+    re.IGNORECASE,
+)
 _NUMBER = r"(?P<n>\d{1,3}|a couple of|a few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
 _UNIT = r"(?P<unit>day|week|month|year)s?"
 _WEEKDAY = "|".join(WEEKDAYS)
@@ -72,9 +81,13 @@ def _count(text: str) -> int:
     return int(text) if text.isdigit() else NUMBERS[text]
 
 
-def _ago(today: date, n: int, unit: str, sign: int) -> str:
+def _ago(today: date, n: int, unit: str, sign: int, *, counted: bool = False) -> str:
+    """`n` units before (sign -1) or after (+1) today; `counted`: said as a number of units ("two weeks ago"), which
+    dates a week to its day, not to its Monday."""
     if unit == "day":
         return f"on {day_words(today + timedelta(days=sign * n))}"
+    if unit == "week" and counted:
+        return f"around {day_words(today + timedelta(weeks=sign * n))}"
     if unit == "week":
         monday = today + timedelta(weeks=sign * n) - timedelta(days=today.weekday())
         return f"the week of {day_words(monday)}"
@@ -96,6 +109,25 @@ def _weekday(today: date, name: str, which: str) -> str:
     else:  # next
         day = today + timedelta(days=forward or 7)
     return f"on {name.capitalize()} {day_words(day)}"
+
+
+def _weekend(today: date, which: str) -> date:
+    """The Saturday of the weekend meant: this one (the coming one, or the current one on a Saturday or Sunday), the
+    one before it, or the one after it."""
+    this = (
+        today + timedelta(days=(5 - today.weekday()) % 7)
+        if today.weekday() < 5
+        else today - timedelta(days=today.weekday() - 5)
+    )
+    return this + timedelta(days={"last": -7, "this": 0, "next": 7}[which])
+
+
+def _period(today: date, which: str) -> str:
+    if which == "month":
+        return month_words(today.year, today.month)
+    if which == "next month":
+        return month_words(*_shift_months(today, 1))
+    return str(today.year + (1 if which == "next year" else 0))
 
 
 def _named_month(today: date, name: str, which: str) -> str:
@@ -151,11 +183,11 @@ RULES: list[Rule] = [
     ),
     (
         re.compile(rf"\b{_NUMBER} {_UNIT} ago\b", re.IGNORECASE),
-        lambda m, d, s: _ago(d, _count(m.group("n")), m.group("unit").lower(), -1),
+        lambda m, d, s: _ago(d, _count(m.group("n")), m.group("unit").lower(), -1, counted=True),
     ),
     (
         re.compile(rf"\bin {_NUMBER} {_UNIT}\b", re.IGNORECASE),
-        lambda m, d, s: _ago(d, _count(m.group("n")), m.group("unit").lower(), 1),
+        lambda m, d, s: _ago(d, _count(m.group("n")), m.group("unit").lower(), 1, counted=True),
     ),
     (
         re.compile(rf"\b(?:on )?(?P<which>last|this|next) (?P<name>{_WEEKDAY})\b", re.IGNORECASE),
@@ -163,7 +195,15 @@ RULES: list[Rule] = [
     ),
     (
         re.compile(rf"\bon (?P<name>{_WEEKDAY})\b", re.IGNORECASE),
-        lambda m, d, s: _weekday(d, m.group("name"), "this" if FUTURE.search(s) else "latest"),
+        lambda m, d, s: _weekday(d, m.group("name"), "latest" if PAST.search(s) and not FUTURE.search(s) else "this"),
+    ),
+    (
+        re.compile(r"\b(?P<which>last|this|next) weekend\b", re.IGNORECASE),
+        lambda m, d, s: f"the weekend of {day_words(_weekend(d, m.group('which').lower()))}",
+    ),
+    (
+        re.compile(r"\bthe end of (?:the |this )?(?P<which>month|year|next month|next year)\b", re.IGNORECASE),
+        lambda m, d, s: f"the end of {_period(d, m.group('which').lower())}",
     ),
     (
         re.compile(r"\b(?P<which>last|this|next) (?P<unit>week|month|year)\b", re.IGNORECASE),

@@ -11,8 +11,14 @@ For each user message, sentence by sentence (mnemo.services.extraction.sentences
   stand for, written with them as its subject ("She's a nurse." -> "My sister Emma is a nurse."); with nobody to
   stand for, it is not the user's fact and is dropped (mnemo.services.extraction.people);
 - a sentence that speaks of the user (I, my, we, our…) or of a person they named is kept;
-- any other sentence is a fragment: the first sentence of a reply to the assistant's question that says more than
-  filler ("Well…") is read with it
+- a reply opening with yes or no is read with the question it answers ("Are you watching your B12?" + "yes I take a
+  supplement" -> "Is watching B12: I take a supplement"); in a reply kept as it is, an "it" that stands for what the
+  question asked about is written out, and a topic the question was "about" that the reply does not name is added;
+- what says no fact is dropped though it says "I": "good point, I'll ask Giulia", "it's not, I checked", "I feel
+  human again" (mnemo.services.extraction.wording);
+- any other sentence is a fragment: kept when it tells an event of the user's without its subject ("closed on a
+  house in Montclair yesterday") or dates something other than today ("finals start in two weeks"); else the first
+  sentence of a reply to the assistant's question that says more than filler ("Well…") is read with it
   ("Where do you hike?" + "Mostly in the Alps." -> "Hikes mostly in the Alps", citing both messages:
   mnemo.services.extraction.answers); otherwise it is dropped (small talk, "Mostly in the Alps." on its own);
 - relative dates are written as the dates they mean at the message's time ("last Tuesday" -> "on Tuesday 11 March
@@ -31,18 +37,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from mnemo.services.extraction.answers import answered
+from mnemo.services.extraction.answers import NO, YES, answered, with_object
 from mnemo.services.extraction.dates import resolve_dates
-from mnemo.services.extraction.introductions import introduced_name, introduction
-from mnemo.services.extraction.people import People
+from mnemo.services.extraction.introductions import introduction_end, introduction_of, is_greeting
+from mnemo.services.extraction.people import People, with_owner
 from mnemo.services.extraction.sentences import Sentence, sentences
 from mnemo.services.extraction.wording import (
     content_words,
     is_filler,
+    is_passing_feeling,
     is_question,
+    is_reply_intention,
     is_request,
+    is_subjectless_event,
     is_vague,
+    job_title,
+    speaks_of_an_unnamed_it,
     speaks_of_self,
+    tokens,
 )
 
 
@@ -89,8 +101,8 @@ def extract_statements(turns: Sequence[Turn], at: datetime) -> list[Statement]:
             continue
         if turn.role != "user":
             continue
-        for span in spans:
-            statement = _statement(span, turn.index, people, questions, at)
+        for span, greeted in _with_introductions_apart(spans):
+            statement = _statement(span, turn.index, people, questions, at, greeted)
             people.observe(span.text)
             if statement is not None:
                 found.append(statement)
@@ -100,28 +112,109 @@ def extract_statements(turns: Sequence[Turn], at: datetime) -> list[Statement]:
     return found
 
 
+def _with_introductions_apart(spans: Sequence[Sentence]) -> list[tuple[Sentence, bool]]:
+    """The user's sentences, an introduction followed by more ("hi im ines, on my break") split in two, each with
+    whether a greeting came right before it ("hi!!" before "rosa here.")."""
+    out: list[tuple[Sentence, bool]] = []
+    for i, span in enumerate(spans):
+        greeted = i > 0 and is_greeting(spans[i - 1].text)
+        end = introduction_end(span.text, greeted)
+        if end is None:
+            out.append((span, greeted))
+            continue
+        intro = span.text[:end].rstrip(" ,")
+        rest = span.text[end:]
+        out.append((Sentence(intro, span.start, span.start + len(intro)), greeted))
+        out.append((Sentence(rest, span.start + end, span.end), False))
+    return out
+
+
 def _statement(
-    span: Sentence, index: int, people: People, questions: Sequence[Cited], at: datetime
+    span: Sentence, index: int, people: People, questions: Sequence[Cited], at: datetime, greeted: bool = False
 ) -> Statement | None:
-    """What one user sentence says of the user, or None (see the module)."""
+    """What one user sentence says of the user, or None (see the module); `greeted`: a greeting came right before
+    it."""
     said = _said_before_asking(span) if is_question(span.text) else span
     if said is None or is_request(said.text):
         return None
-    span = said
-    cited = _cited(index, span)
-    name = introduced_name(span.text)
-    if name is not None:
-        return Statement(introduction(name), (cited,))
-    if is_filler(span.text) and not questions:
+    cited = _cited(index, said)
+    introduced = introduction_of(said.text, greeted)
+    if introduced is not None:
+        return Statement(introduced, (cited,))
+    if _says_no_fact(said.text, questions):
         return None
-    resolved = people.resolve(span.text)
+    people.name_the_unnamed(said.text)
+    return _read(said, cited, people, questions, at)
+
+
+def _says_no_fact(sentence: str, questions: Sequence[Cited]) -> bool:
+    """Filler (unless it may answer a question), an acknowledgement with what the user will do next, a sentence about
+    an "it" it does not name, a passing feeling."""
+    if is_filler(sentence) and not questions:
+        return True
+    return is_reply_intention(sentence) or speaks_of_an_unnamed_it(sentence) or is_passing_feeling(sentence)
+
+
+def _read(span: Sentence, cited: Cited, people: People, questions: Sequence[Cited], at: datetime) -> Statement | None:
+    """A sentence that may say something of the user: a yes or no read with its question, a statement of the user or
+    of a person of theirs, a subjectless event or a dated one, else a fragment read with its question."""
+    if questions and _answers_yes_or_no(span.text):
+        statement = _answer(span, cited, questions, at, people)
+        if statement is not None:
+            return statement
+    resolved = people.resolve(with_owner(span.text))
     if resolved is None:
         return None
     resolved = people.introduce(resolved)
     if resolved != span.text or speaks_of_self(span.text) or people.names_someone(span.text):
-        meaningful = bool(content_words(resolved)) and not is_vague(resolved)
-        return Statement(resolve_dates(resolved, at), (cited,)) if meaningful else None
-    return _answer(span, cited, questions, at)
+        return _kept(_in_context(resolved, questions[-1].text) if questions else resolved, (cited,), at)
+    if is_subjectless_event(resolved) or (not questions and _dated(resolved, at)):
+        return _kept(resolved, (cited,), at)
+    job = None if questions else job_title(resolved)  # with a question open, it may be someone else's job
+    if job is not None:
+        return _kept(job, (cited,), at)
+    return _answer(span, cited, questions, at, people)
+
+
+_TODAY = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.IGNORECASE)
+
+
+def _dated(sentence: str, at: datetime) -> bool:
+    """Dates something of the user's other than today ("finals start in two weeks"); "The weather is nice today" is
+    small talk."""
+    undated = _TODAY.sub("", sentence)
+    return resolve_dates(undated, at) != undated
+
+
+def _kept(text: str, cited: tuple[Cited, ...], at: datetime) -> Statement | None:
+    """The statement, its relative dates resolved, when it says something: a content word beyond filler, and more
+    than vague words."""
+    meaningful = bool(content_words(text)) and not is_vague(text)
+    return Statement(resolve_dates(text, at), cited) if meaningful else None
+
+
+def _answers_yes_or_no(sentence: str) -> bool:
+    """Opens with yes or no ("yes I take a supplement", "nah I cancelled it")."""
+    first = tokens(sentence)[:1]
+    return bool(first) and first[0] in YES | NO
+
+
+_ABOUT = re.compile(r"\babout (?:the|your) (?P<topic>[\w-]+(?: [\w-]+)?)\?*$", re.IGNORECASE)
+
+
+def _in_context(sentence: str, question: str) -> str:
+    """The user's reply with what it answers: an "it" that stands for what the question asked about written out ("she
+    loves it" + "Does Sofia eat spicy food?" -> "she loves spicy food"), and the question's topic added when the reply
+    does not name it ("we want something small next summer" + "Have you started thinking about the wedding?" -> "…
+    (about the wedding)")."""
+    sentence = with_object(sentence, question)
+    about = _ABOUT.search(question.strip())
+    if about is None:
+        return sentence
+    topic = about.group("topic")
+    if set(content_words(topic)) & set(content_words(sentence)):
+        return sentence
+    return f"{sentence.rstrip(' .!')} (about the {topic})"
 
 
 _ASKING = re.compile(
@@ -141,12 +234,13 @@ def _said_before_asking(span: Sentence) -> Sentence | None:
     return Sentence(said, span.start, span.start + len(said))
 
 
-def _answer(span: Sentence, cited: Cited, questions: Sequence[Cited], at: datetime) -> Statement | None:
+def _answer(span: Sentence, cited: Cited, questions: Sequence[Cited], at: datetime, people: People) -> Statement | None:
     """A fragment read with the assistant's question it answers (its last one that gives a reading), or None."""
-    for question in reversed(questions):
-        read = answered(question.text, span.text)
+    for i in range(len(questions) - 1, -1, -1):
+        previous = questions[i - 1].text if i else None
+        read = answered(questions[i].text, span.text, previous)
         if read is not None:
-            return Statement(resolve_dates(read, at), (question, cited))
+            return Statement(resolve_dates(people.introduce(read), at), (questions[i], cited))
     return None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from mnemo.domain.claims import PROFESSIONS
 from mnemo.domain.text import STOP_WORDS, words
 
 FILLER = frozenset(
@@ -14,13 +15,13 @@ FILLER = frozenset(
     alright right got gotcha indeed totally absolutely exactly agreed sounds glad happy help helpful chat talk soon
     too much appreciate it that this you your me i we all anyway well so just really very lot lots again there day
     problem problems worries meet meeting makes make sense funny care take luck enjoy bet true same
-    interesting""".split()
+    interesting bit little yet""".split()
 )
 QUESTION_OPENERS = frozenset(
     """what when where who whom whose which why how is are am was were do does did can could would should will
     shall may might have has had isn aren don doesn didn won wouldn shouldn couldn""".split()
 )
-FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves".split())
+FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves im ive".split())  # "im", "ive": as typed
 INTERJECTIONS = frozenset(
     """haha hahaha hehe lol lmao oh ah well hmm hm um uh so yeah yes yep yup yea sure no nope nah ok okay
     honestly""".split()
@@ -96,3 +97,89 @@ def is_vague(sentence: str) -> bool:
 def is_request(sentence: str) -> bool:
     """A request to the assistant, not a fact of the user's ("I need dinner ideas", "Can you write an email…")."""
     return _REQUEST.search(sentence.strip()) is not None
+
+
+# What the user says back to the assistant, which is no fact of theirs.
+REACTIONS = frozenset(
+    """amazing point idea noted fair good great perfect nice cool omg wow brilliant excellent lovely true fine makes
+    sense will do deal""".split()
+)
+_REPLY_INTENTION = re.compile(r"^(?P<ack>[^,;:]+)[,;:]\s*(?:i['’]ll|i will|will)\b", re.IGNORECASE)
+_UNREFERENCED_IT = re.compile(r"^(?:it|that|this)(?:['’]s|\s+is|\s+was)\b", re.IGNORECASE)
+_PASSING_FEELING = re.compile(
+    r"^(?:i\s+feel|i['’]m\s+feeling|i\s+am\s+feeling|feeling)\s+(?:\w+\s*){1,3}[.!]*$", re.IGNORECASE
+)
+
+
+def is_reply_intention(sentence: str) -> bool:
+    """An acknowledgement and what the user will do next in the conversation ("good point, I'll ask Giulia", "omg
+    amazing, I'll send her the recipe")."""
+    match = _REPLY_INTENTION.match(sentence.strip())
+    if match is None:
+        return False
+    return all(t in FILLER or t in STOP_WORDS or t in REACTIONS for t in tokens(match.group("ack")))
+
+
+def speaks_of_an_unnamed_it(sentence: str) -> bool:
+    """Opens with "it's", "that's", "this is" about something the sentence does not name, with no name or number in
+    it ("it's not, I checked", "it's grey and expensive but I love it"); "it's a tiny flat in Namba" names one."""
+    stripped = sentence.strip()
+    if _UNREFERENCED_IT.match(stripped) is None:
+        return False
+    later = stripped.split()[1:]
+    return not any(any(c.isdigit() for c in w) or (w[:1].isupper() and w != "I") for w in later)
+
+
+def is_passing_feeling(sentence: str) -> bool:
+    """How the user feels just now, in a few words ("I feel human again", "feeling better")."""
+    return _PASSING_FEELING.match(sentence.strip()) is not None
+
+
+# A sentence without its subject, of something the user did or does ("closed on a house in Montclair yesterday",
+# "moving out of Brooklyn at the end of the month", "back at work after parental leave").
+_PAST = frozenset(
+    """got went bought sold left quit moved started finished joined adopted closed signed booked ran won lost broke
+    tore took made met found began came flew drove switched married graduated retired""".split()
+)
+_DOING = frozenset(
+    """moving starting leaving quitting joining working studying living planning training learning renting buying
+    selling teaching running taking getting going visiting flying travelling traveling staying retiring""".split()
+)
+_NOT_VERBS = frozenset(
+    "need feed seed speed bed red shed wed indeed thing nothing something anything evening morning".split()
+)
+_OBJECT_OPENERS = frozenset("on in at to from out up into for with of off a an the my our his her their".split())
+_LEADING_NOISE = frozenset("finally just also and so then btw update anyway".split())
+
+
+def is_subjectless_event(sentence: str) -> bool:
+    """Opens (after "finally", "just", …) with a verb in the past or in -ing, or with "back", followed by its object
+    or a place: the user's own doing told without "I"."""
+    found = tokens(sentence)
+    while found and (found[0] in _LEADING_NOISE or found[0] in INTERJECTIONS):
+        found = found[1:]
+    if len(found) < 3 or found[0] in _NOT_VERBS:
+        return False
+    first, second = found[0], found[1]
+    verb = first in _PAST or first in _DOING or first.endswith("ed") or first == "back"
+    return verb and second in _OBJECT_OPENERS
+
+
+_PROFESSION = "|".join(sorted(PROFESSIONS, key=len, reverse=True))
+_JOB_TITLE = re.compile(
+    rf"^(?:(?:now|currently|still)\s+)?(?P<role>(?:an?\s+)?(?:[a-z-]+\s+){{0,2}}(?:{_PROFESSION})s?)\b"
+    r"(?P<rest>\s+(?:at|for|in|with)\b[^.!?]*)?[.!]*$",
+    re.IGNORECASE,
+)
+
+
+def job_title(sentence: str) -> str | None:
+    """A fragment that is the user's job ("data analyst at a fintech now" -> "Works as a data analyst at a fintech
+    now"); None for any other sentence."""
+    match = _JOB_TITLE.match(sentence.strip())
+    if match is None:
+        return None
+    role = match.group("role")
+    if not role.lower().startswith(("a ", "an ")):
+        role = ("an " if role[:1].lower() in "aeiou" else "a ") + role
+    return f"Works as {role}{match.group('rest') or ''}".rstrip()
