@@ -71,6 +71,17 @@ def said(text: str) -> set[tuple[str, str, str, bool]]:
         ("we're back in the office three days a week", {(USER, "workplace", "office", False)}),
         ("Job is frontend developer at a startup", {(USER, "occupation", "developer", False)}),
         ("I left the agency, I'm freelancing now", {(USER, "occupation", "freelancing", False)}),
+        ("now that im in denver the altitude is rough", {(USER, "residence", "denver", False)}),
+        ("we got the keys to our house in burnaby!!!", {(USER, "residence", "burnaby", False)}),
+        ("I live in fear of spiders", set()),
+        ("i was vegan for 8 years", {(USER, "diet", "vegan", True)}),
+        (
+            "sold the civic and got a used subaru outback",
+            {(USER, "car", "civic", True), (USER, "car", "subaru outback", False)},
+        ),
+        ("I sold the house", set()),
+        ("our daughter mila refuses to sleep", {(USER, "children", "any", False)}),
+        ("our last trip before the baby comes in december", {(USER, "expecting", "baby", False)}),
     ],
 )
 def test_what_a_statement_claims(text: str, expected: set[tuple[str, str, str, bool]]) -> None:
@@ -140,6 +151,7 @@ def test_names_say_who_is_alive_without_a_facet_of_their_own() -> None:
         ("What car do I drive?", ["car"]),
         ("What exercise do I do?", ["exercise", "sport"]),
         ("Do I work from home?", ["workplace"]),
+        ("Do I rent or own my home?", ["residence"]),
         ("Who is my manager?", ["manager"]),
         ("What does Mei do?", ["occupation", "employer"]),
         ("What does Leo eat?", ["diet"]),

@@ -106,6 +106,18 @@ _RESIDENCE = _all(
     rf"\b(?:rent|rents|renting|rented)\s+(?:an?|the|my|our)\s+(?:[\w-]+\s+){{0,2}}?in\s+{_PLACE}",
     rf"\b(?:bought|closed on|own|owns)\s+(?:an?|our|my)\s+(?:new\s+)?(?:house|home|flat|apartment|place|condo)\s+"
     rf"in\s+{_PLACE}",
+    rf"\bkeys\s+to\s+(?:our|my)\s+(?:new\s+)?(?:house|home|flat|apartment|place|condo)\s+in\s+{_PLACE}",
+)
+# The same cues with a place typed in lower case ("now that im in denver", "our house in burnaby"): a word that is
+# no common one.
+_LOWER_PLACE = (
+    r"(?P<value>(?!(?:the|a|an|my|our|fear|love|peace|hope|denial|sin|town|bed|person|general)\b)[a-z][a-z'-]{2,})\b"
+)
+_RESIDENCE_TYPED = _all(
+    rf"\b(?:live|lives|living|based)\s+(?:now\s+)?in\s+{_LOWER_PLACE}",
+    rf"\b(?:moved|relocated)\s+(?:back\s+)?to\s+{_LOWER_PLACE}",
+    rf"\bnow that (?:i'm|i’m|im|i am|we're|we’re|we are)\s+in\s+{_LOWER_PLACE}",
+    rf"\b(?:house|home|flat|apartment|place|condo)\s+in\s+{_LOWER_PLACE}",
 )
 # Whom one lives with: "I share an apartment with two roommates", "I live with my parents"; on one's own: "I got my
 # own place", "I live alone", "no more roommates".
@@ -150,7 +162,7 @@ _OCCUPATION = _all(
     flags=re.IGNORECASE,
 )
 _DIET = re.compile(
-    r"\b(?P<neg>not|no longer|stopped being|quit being|gave up being)?\s*(?:an?\s+)?(?P<value>"
+    r"\b(?P<neg>not|no longer|stopped being|quit being|gave up being|was|were|used to be)?\s*(?:an?\s+)?(?P<value>"
     + "|".join(DIETS)
     + r")\b",
     re.IGNORECASE,
@@ -182,6 +194,8 @@ _WENT_HOME = re.compile(r"\b(?:went|gone|going|moved|flew|headed|is)\s+(?:back\s
 # A baby expected, then born: "I'm 5 months pregnant" -> "our daughter Klara was born".
 _EXPECTING = re.compile(r"\bpregnant\b|\bexpecting\s+(?:a|our|my)\s+(?:baby|child|first|second)\b", re.I)
 _BORN = re.compile(r"\b(?:was|were)\s+born\b|\bgave birth\b|\bhad\s+(?:the|our|a|my)\s+baby\b", re.I)
+_OUR_CHILD = re.compile(r"\b(?:my|our)\s+(?:baby\s+|little\s+|newborn\s+)?(?:daughter|son|kids|children|twins)\b", re.I)
+_BABY_DUE = re.compile(r"\bthe baby\s+(?:comes|is due|arrives|is coming)\b|\bbaby (?:is )?due\b", re.I)
 _HAS_CHILDREN = re.compile(
     r"\b(?:have|has)\s+(?:a|an|one|two|three|four|\d)\s+(?:\w+\s+)?(?:kids?|children|sons?|daughters?|babies|baby)\b",
     re.IGNORECASE,
@@ -197,11 +211,12 @@ _CAR_MAKES = (
     r"Volvo|Mazda|Opel|Citroen|Citroën|Dacia|Subaru|Mini|Polestar"
 )
 _CAR = re.compile(
-    rf"\b(?:got|bought|drive|drives|driving|have|has|leased|my|our)\s+(?:an?\s+)?(?:new\s+|used\s+|old\s+)*"
-    rf"(?P<value>(?:{_CAR_MAKES})(?:\s+[A-Z0-9][\w-]*)?)",
+    rf"\b(?i:(?:got|bought|drive|drives|driving|have|has|leased|my|our)\s+(?:an?\s+)?(?:new\s+|used\s+|old\s+)*)"
+    rf"(?P<value>(?i:{_CAR_MAKES})(?:\s+(?:[A-Z0-9][\w-]*|[a-z][a-z-]+(?=\s*(?:[,.!;]|$|\s+(?:and|but|so|with)\b))))?)",
 )
 _SOLD_CAR = re.compile(
-    rf"\b(?:sold|scrapped|crashed|totaled|totalled)\s+(?:the|my|our)\s+(?:old\s+)?(?:(?:{_CAR_MAKES})\s+)?(?P<value>[A-Z][\w-]*)"
+    rf"\b(?i:(?:sold|scrapped|crashed|totaled|totalled)\s+(?:the|my|our)\s+(?:old\s+)?(?:(?:{_CAR_MAKES})\s+)?)"
+    r"(?P<value>(?!(?:house|flat|apartment|home|place|condo|business|company|shares|stock|bike)\b)[A-Za-z][\w-]*)"
 )
 # A gym membership, and the sports one does.
 _GYM = re.compile(r"\b(?:signed up (?:for|at)|joined|go(?:ing)? to|member of)\s+(?:a|the)\s+gym\b", re.I)
@@ -231,9 +246,9 @@ def _children(text: str) -> list[tuple[str, str, bool]]:
     found: list[tuple[str, str, bool]] = []
     if _BORN.search(text):
         found += [("expecting", "baby", True), ("children", "any", False)]
-    elif _EXPECTING.search(text):
+    elif _EXPECTING.search(text) or _BABY_DUE.search(text):
         found.append(("expecting", "baby", False))
-    if _HAS_CHILDREN.search(text):
+    if (_HAS_CHILDREN.search(text) or _OUR_CHILD.search(text)) and ("children", "any", False) not in found:
         found.append(("children", "any", False))
     return found
 
@@ -331,6 +346,7 @@ def _likes(text: str) -> list[tuple[str, str, bool]]:
 
 READERS: tuple[Reader, ...] = (
     _matches(_RESIDENCE, "residence"),
+    _matches(_RESIDENCE_TYPED, "residence"),
     _matches(_EMPLOYER, "employer"),
     _matches(_LEFT_EMPLOYER, "employer", negated=True),
     _matches(_OCCUPATION, "occupation"),
@@ -477,6 +493,7 @@ _ASKED: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (
         re.compile(
             r"\bwhere\b.*\b(?:live|lives|living|stay|stays|staying|based|reside|resides|home)\b|"
+            r"\b(?:rent|own)\b.*\b(?:home|house|flat|apartment|place)\b|"
             r"\b(?:city|country|town|address)\b.*\b(?:live|lives|living|from|in)\b|\bmoved?\b",
             re.I,
         ),
