@@ -20,6 +20,7 @@ from mnemo.services.extraction.answers import answered, object_of, with_object
         ("Have you ever been to Japan?", "Yes, twice!", "Has been to Japan: twice"),
         ("How many kids do you have?", "Three.", "Has three kids"),
         ("How many days a week can you run?", "4 days", "Runs 4 days a week"),
+        ("How many nights in a row do you usually work?", "usually 4 on, 3 off", "Works 4 nights in a row on, 3 off"),
         ("Aww. What kind of dog do you have?", "a golden retriever, Biscuit", "Has dog: a golden retriever, Biscuit"),
         ("What kind of dog is Pita?", "some kind of beagle mix", "Pita is some kind of beagle mix"),
         ("Where are you renting?", "a 1-bedroom in Bushwick, Brooklyn", "Is renting a 1-bedroom in Bushwick, Brooklyn"),

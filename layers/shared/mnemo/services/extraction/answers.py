@@ -42,7 +42,10 @@ _WHATS_YOUR = re.compile(r"^what(?:'s|’s| is| are) your (?P<thing>(?:(?!\band\
 _ARE_YOU = re.compile(r"^are you (?P<rest>[^?]+?)\?*$", re.IGNORECASE)
 _HAVE_YOU = re.compile(r"^have you (?:ever )?(?P<rest>[^?]+?)\?*$", re.IGNORECASE)
 _HOW_MANY = re.compile(r"^how many (?P<things>[a-z ]+?) do you have\?*$", re.IGNORECASE)
-_HOW_MANY_DO = re.compile(r"^how many (?P<things>[a-z ]+?) (?:can|do|will) you (?P<verb>[a-z]+)\?*$", re.IGNORECASE)
+_HOW_MANY_DO = re.compile(
+    r"^how many (?P<things>[a-z ]+?) (?:can|do|will) you (?:usually |normally |typically |often )?(?P<verb>[a-z]+)\?*$",
+    re.IGNORECASE,
+)
 _KIND_OF = r"^what (?:kind|type|sort|breed) of (?P<thing>[a-z ]+?)"
 _KIND_YOU = re.compile(rf"{_KIND_OF} do you (?P<verb>[a-z]+)\?*$", re.IGNORECASE)
 _KIND_NAME = re.compile(rf"{_KIND_OF} is (?P<name>[A-Z][\w'’-]+)\?*$", re.IGNORECASE)
@@ -246,7 +249,7 @@ def _whats_the(question: str, polarity: bool | None, said: str) -> str | None:
 
 def _how_many_do(question: str, polarity: bool | None, said: str) -> str | None:
     match = _HOW_MANY_DO.match(question)
-    number = _NUMBER.match(said)
+    number = _NUMBER.match(re.sub(r"^(?:usually|normally|typically|mostly|about|around|like)\s+", "", said, flags=re.I))
     if match is None or number is None:
         return None
     things = match.group("things").strip()
