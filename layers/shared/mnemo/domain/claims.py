@@ -194,7 +194,6 @@ _WENT_HOME = re.compile(r"\b(?:went|gone|going|moved|flew|headed|is)\s+(?:back\s
 # A baby expected, then born: "I'm 5 months pregnant" -> "our daughter Klara was born".
 _EXPECTING = re.compile(r"\bpregnant\b|\bexpecting\s+(?:a|our|my)\s+(?:baby|child|first|second)\b", re.I)
 _BORN = re.compile(r"\b(?:was|were)\s+born\b|\bgave birth\b|\bhad\s+(?:the|our|a|my)\s+baby\b", re.I)
-_OUR_CHILD = re.compile(r"\b(?:my|our)\s+(?:baby\s+|little\s+|newborn\s+)?(?:daughter|son|kids|children|twins)\b", re.I)
 _BABY_DUE = re.compile(r"\bthe baby\s+(?:comes|is due|arrives|is coming)\b|\bbaby (?:is )?due\b", re.I)
 _HAS_CHILDREN = re.compile(
     r"\b(?:have|has)\s+(?:a|an|one|two|three|four|\d)\s+(?:\w+\s+)?(?:kids?|children|sons?|daughters?|babies|baby)\b",
@@ -248,7 +247,7 @@ def _children(text: str) -> list[tuple[str, str, bool]]:
         found += [("expecting", "baby", True), ("children", "any", False)]
     elif _EXPECTING.search(text) or _BABY_DUE.search(text):
         found.append(("expecting", "baby", False))
-    if (_HAS_CHILDREN.search(text) or _OUR_CHILD.search(text)) and ("children", "any", False) not in found:
+    if _HAS_CHILDREN.search(text) and ("children", "any", False) not in found:
         found.append(("children", "any", False))
     return found
 
