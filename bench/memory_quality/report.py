@@ -147,3 +147,40 @@ def markdown(figures: Figures, machine: dict[str, Any] | None = None) -> list[st
             f"{figures['seconds']} s on {machine['cores']} cores.",
         ]
     return rows
+
+
+# How each split was used: the rules were written against eval and tune, then dev; holdout was written apart (blind to
+# the rules) and measured once they were fitted.
+SPLIT_ROLES = {
+    "eval": "eval (rules fitted to it)",
+    "dev": "dev (rules fitted to it)",
+    "holdout": "holdout (written apart, blind)",
+    "tune": "tune",
+}
+HEADLINE_ROWS = (
+    ("junk", "junk_share"),
+    ("gold facts stored", "gold_stored_share"),
+    ("current fact top-1", "current_top1_share"),
+    ("outdated above current", "outdated_above_current_share"),
+)
+
+
+def splits_markdown(recorded: dict[str, dict[str, Any]]) -> list[str]:
+    """The headline figures of each recorded split side by side (the self-hosted surface; the platform's are the
+    same in every recorded run), so that what the rules were fitted to is read apart from what they were not."""
+    names = [n for n in SPLIT_ROLES if n in recorded]
+    rows = [
+        "| Memory quality by split (self-hosted) | target | " + " | ".join(SPLIT_ROLES[n] for n in names) + " |",
+        "|---|---|" + "---|" * len(names),
+    ]
+    first = recorded[names[0]]["figures"]
+    for label, key in HEADLINE_ROWS:
+        values = [cell(recorded[n]["figures"]["surfaces"]["selfhosted"]["headline"][key]) for n in names]
+        rows.append(f"| {label} | {target_text(first, key)} | " + " | ".join(values) + " |")
+    sizes = [recorded[n]["figures"]["dataset"] for n in names]
+    rows.append(
+        "| conversations / gold facts / probes | | "
+        + " | ".join(f"{d['conversations']} / {d['gold_facts']} / {d['probes']}" for d in sizes)
+        + " |"
+    )
+    return rows
