@@ -247,6 +247,10 @@ def test_exports_summary_stats_and_feedback(server: Server, tenant: Tenant) -> N
     assert client.feedback(first) == {"id": first, "feedback": None, "feedback_reason": None}
     with pytest.raises(MemoryNotFoundError):
         client.feedback("00000000-0000-4000-8000-000000000000", feedback="NEGATIVE")
+    refused = httpx.post(
+        f"{server.url}/v1/feedback/", json={"memory_id": "not-a-uuid", "feedback": "NEGATIVE"}, headers=tenant.headers
+    )
+    assert refused.status_code == 400 and refused.json() == {"error": "Invalid memory_id"}  # the reference's answer
 
 
 def test_events_list_and_legacy_routes(server: Server, tenant: Tenant) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
@@ -130,8 +131,8 @@ class ReportService:
     # ---- feedback ----
 
     def feedback(self, project: Project, memory_id: Any, value: Any, reason: Any) -> Feedback:
-        if not isinstance(memory_id, str) or not memory_id:
-            raise ValidationError("Invalid memory_id")
+        if not isinstance(memory_id, str) or not _is_uuid(memory_id):
+            raise ValidationError("Invalid memory_id").keyed("error")  # the reference's answer to an id that is no UUID
         self._namespaces.memory_service(project.id).get(memory_id)  # NotFoundError for another project's memory
         if value is not None and (not isinstance(value, str) or value.upper() not in FEEDBACK_VALUES):
             raise ValidationError(f"feedback must be one of {', '.join(FEEDBACK_VALUES)} or null.")
@@ -146,6 +147,15 @@ class ReportService:
         )
         self._store.save_feedback(saved)
         return saved
+
+
+def _is_uuid(text: str) -> bool:
+    """Whether the text is a UUID, as every memory id is."""
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _names_entity(raw: Any) -> bool:
