@@ -117,6 +117,16 @@ def test_orgs_projects_and_members(store: TenancyStore) -> None:
     store.save_project(first.changed(decay=True, custom_categories=({"food": "what they eat"},)))
     saved = store.get_project(first.id)
     assert saved is not None and saved.decay and saved.custom_categories == ({"food": "what they eat"},)
+    settings = {
+        "agent_custom_instructions": "Remember the agent's tools.",
+        "memory_depth": "deep",
+        "usecase_setting": "a travel assistant",
+        "version": "v2",
+    }
+    store.save_project(saved.changed(**settings))
+    assert store.get_project(first.id) == saved.changed(**settings)
+    store.save_project(saved)  # cleared again
+    assert store.get_project(first.id) == saved
     store.set_project_member(first.id, bob, Role.READER)
     assert [(m.user.id, m.role) for m in store.project_members(first.id)] == [
         (alice.id, Role.OWNER),

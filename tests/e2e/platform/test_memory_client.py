@@ -250,7 +250,8 @@ def test_exports_summary_stats_and_feedback(server: Server, tenant: Tenant) -> N
     refused = httpx.post(
         f"{server.url}/v1/feedback/", json={"memory_id": "not-a-uuid", "feedback": "NEGATIVE"}, headers=tenant.headers
     )
-    assert refused.status_code == 400 and refused.json() == {"error": "Invalid memory_id"}  # the reference's answer
+    assert refused.status_code == 400  # the reference's answer, under `error`; under `detail` for the clients
+    assert refused.json() == {"detail": "Invalid memory_id", "error": "Invalid memory_id"}
 
 
 def test_events_list_and_legacy_routes(server: Server, tenant: Tenant) -> None:

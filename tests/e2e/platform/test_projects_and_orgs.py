@@ -51,6 +51,34 @@ def test_project_get_update_and_fields(server: Server, tenant: Tenant) -> None:
     }
 
 
+def test_the_clients_project_update_options_are_stored_and_answered(server: Server, tenant: Tenant) -> None:
+    client = MemoryClient(api_key=tenant.key, host=server.url)
+    before = client.project.get()
+    assert (before["agent_custom_instructions"], before["memory_depth"], before["enable_graph"]) == (None, None, False)
+    client.update_project(  # the deprecated form sends memory_depth and usecase_setting
+        agent_custom_instructions="Keep the tools the agent learned.",
+        memory_depth="deep",
+        usecase_setting="A travel concierge",
+    )
+    read = client.project.get()
+    assert read["agent_custom_instructions"] == "Keep the tools the agent learned."
+    assert (read["memory_depth"], read["usecase_setting"]) == ("deep", "A travel concierge")
+    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    path = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
+    assert http.patch(path, json={"version": "v2", "enable_graph": False}).status_code == 200
+    assert http.get(path, params={"fields": ["version", "enable_graph"]}).json() == {
+        "version": "v2",
+        "enable_graph": False,
+    }
+    graph = http.patch(path, json={"enable_graph": True})
+    assert graph.status_code == 400 and "no graph store" in graph.json()["detail"]
+    unknown = http.patch(path, json={"decay": True, "summary_batch_size": 5})
+    assert unknown.status_code == 400 and "summary_batch_size" in unknown.json()["detail"]
+    assert client.project.get(fields=["decay"]) == {"decay": False}  # nothing of a refused patch is kept
+    client.project.update(agent_custom_instructions="")  # "" clears, as the reference's does
+    assert client.project.get(fields=["agent_custom_instructions"]) == {"agent_custom_instructions": None}
+
+
 def test_project_settings_reach_the_add(server: Server, tenant: Tenant) -> None:
     client = MemoryClient(api_key=tenant.key, host=server.url)
     client.project.update(

@@ -58,6 +58,12 @@ class RateLimitedOut(ErrorOut):
     error: str = Field(description="The same message, where Mem0's server puts it.", examples=["Rate limit exceeded"])
 
 
+class ErrorAlsoUnderErrorOut(ErrorOut):
+    """An error the reference answers under `error`: the same message under both keys."""
+
+    error: str = Field(description="The same message, where the reference puts it.", examples=["Invalid memory_id"])
+
+
 class ValidationProblem(BaseModel):
     """One problem of a request that does not fit its route (a parameter or a body field)."""
 

@@ -106,6 +106,13 @@ class Project:
     reflection_enabled: bool = False  # Dream's synthesis (reflection) turned on
     reflection_enabled_at: datetime | None = None  # when it was last turned on
     reflection_mode: str = "batch"
+    # Settings the clients' ProjectUpdateOptions send: instructions for memories of an agent alone, and what the
+    # reference keeps beside (stored and answered; mnemo's extraction does not read memory_depth, usecase_setting or
+    # version).
+    agent_custom_instructions: str | None = None
+    memory_depth: str | None = None
+    usecase_setting: str | None = None
+    version: str | None = None
 
     def changed(self, **fields: Any) -> Project:
         return replace(self, **fields)

@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS platform_projects (
     decay INTEGER NOT NULL DEFAULT 0, is_default INTEGER NOT NULL DEFAULT 0,
     created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
     reflection_enabled INTEGER NOT NULL DEFAULT 0, reflection_enabled_at TEXT,
-    reflection_mode TEXT NOT NULL DEFAULT 'batch'
+    reflection_mode TEXT NOT NULL DEFAULT 'batch',
+    agent_custom_instructions TEXT, memory_depth TEXT, usecase_setting TEXT, version TEXT
 );
 CREATE INDEX IF NOT EXISTS platform_projects_org ON platform_projects(org_id);
 CREATE TABLE IF NOT EXISTS platform_project_members (
@@ -96,12 +97,17 @@ CREATE TABLE IF NOT EXISTS platform_outbox (
 
 _PROJECT = (
     "id, org_id, name, description, custom_instructions, custom_categories, multilingual, decay, is_default, "
-    "created_at, updated_at, reflection_enabled, reflection_enabled_at, reflection_mode"
+    "created_at, updated_at, reflection_enabled, reflection_enabled_at, reflection_mode, agent_custom_instructions, "
+    "memory_depth, usecase_setting, version"
 )
-_DREAM_COLUMNS = (
+_ADDED_PROJECT_COLUMNS = (
     ("reflection_enabled", "INTEGER NOT NULL DEFAULT 0"),
     ("reflection_enabled_at", "TEXT"),
     ("reflection_mode", "TEXT NOT NULL DEFAULT 'batch'"),
+    ("agent_custom_instructions", "TEXT"),
+    ("memory_depth", "TEXT"),
+    ("usecase_setting", "TEXT"),
+    ("version", "TEXT"),
 )
 _KEY = "id, project_id, user_id, label, key_prefix, key_hash, created_at, last_used_at, revoked_at"
 _EVENT = (
@@ -134,8 +140,8 @@ class SqliteTenancyStore:
             with db.write() as conn:
                 conn.execute("ALTER TABLE platform_events ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0")
         projects = {row[1] for row in db.read().execute("PRAGMA table_info(platform_projects)")}
-        with db.write() as conn:  # a data dir from before Dream's configuration
-            for column, declaration in _DREAM_COLUMNS:
+        with db.write() as conn:  # a data dir from before Dream's configuration or the clients' project settings
+            for column, declaration in _ADDED_PROJECT_COLUMNS:
                 if column not in projects:
                     conn.execute(f"ALTER TABLE platform_projects ADD COLUMN {column} {declaration}")
 
@@ -202,7 +208,10 @@ class SqliteTenancyStore:
 
     def add_project(self, project: Project, owner: PlatformUser) -> None:
         with self._db.write() as conn:
-            conn.execute(f"INSERT INTO platform_projects ({_PROJECT}) VALUES ({', '.join('?' * 14)})", _row(project))
+            conn.execute(
+                f"INSERT INTO platform_projects ({_PROJECT}) VALUES ({', '.join('?' * _PROJECT.count(','))}, ?)",
+                _row(project),
+            )
             self.set_project_member(project.id, owner, Role.OWNER)
 
     def get_project(self, project_id: str) -> Project | None:
@@ -578,6 +587,10 @@ def _row(p: Project) -> tuple[Any, ...]:
         int(p.reflection_enabled),
         iso(p.reflection_enabled_at) if p.reflection_enabled_at else None,
         p.reflection_mode,
+        p.agent_custom_instructions,
+        p.memory_depth,
+        p.usecase_setting,
+        p.version,
     )
 
 
@@ -599,6 +612,10 @@ def _project(row: Sequence[Any] | None) -> Project | None:
         reflection_enabled=bool(row[11]),
         reflection_enabled_at=from_iso(row[12]) if row[12] else None,
         reflection_mode=row[13],
+        agent_custom_instructions=row[14],
+        memory_depth=row[15],
+        usecase_setting=row[16],
+        version=row[17],
     )
 
 

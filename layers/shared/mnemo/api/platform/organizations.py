@@ -69,6 +69,21 @@ class ProjectPatch(Lenient):
     custom_categories: list[Any] | None = Field(default=None, max_length=MAX_CATEGORIES)
     multilingual: bool | None = None
     decay: bool | None = None
+    agent_custom_instructions: str | None = Field(
+        default=None,
+        max_length=MAX_INSTRUCTIONS,
+        description='Instructions for the memories of an agent alone (no user id); "" or null clears them.',
+    )
+    memory_depth: str | None = Field(default=None, max_length=MAX_NAME, description="Stored and answered.")
+    usecase_setting: str | None = Field(default=None, max_length=MAX_DESCRIPTION, description="Stored and answered.")
+    version: str | None = Field(default=None, max_length=MAX_NAME, description="Stored and answered.")
+    enable_graph: bool | None = Field(
+        default=None, description="mnemo has no graph store: false is accepted, true is a 400 that says so."
+    )
+
+
+# What the clients send in every project update besides the settings (the Project class adds its ids).
+ALWAYS_SENT = frozenset({"org_id", "project_id"})
 
 
 # ---- organizations --------------------------------------------------------------------------------------
@@ -181,11 +196,12 @@ def get_project(
 
 def _project_patch(body: ProjectPatch) -> dict[str, Any]:
     """The settings the body sets (an explicit null clears custom_instructions; other nulls change nothing)."""
-    patch: dict[str, Any] = {}
-    for name in ("name", "description", "custom_instructions", "multilingual", "decay", "custom_categories"):
-        if name in body.model_fields_set:
-            patch[name] = getattr(body, name)
-    return patch
+    unknown = sorted(set(body.model_extra or {}) - ALWAYS_SENT)
+    if unknown:
+        raise ValidationError(
+            f"Unknown project settings: {', '.join(unknown)}. Known: {', '.join(ProjectPatch.model_fields)}."
+        )
+    return {name: getattr(body, name) for name in ProjectPatch.model_fields if name in body.model_fields_set}
 
 
 @router.patch(PROJECT, summary="Update a project's settings (OWNER)", responses=errors(400, 401, 403, 404))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
 
 from mnemo.api.dependencies import EventServiceDep, ProjectEntityServiceDep, ReportServiceDep
 from mnemo.api.limits import MAX_PAGE, MAX_PAGE_SIZE, EntityId, entity_types, offset
@@ -26,9 +27,10 @@ from mnemo.api.platform.responses.project_data import (
     SummaryOut,
 )
 from mnemo.api.platform.security import Caller, Owner
-from mnemo.api.responses import errors
+from mnemo.api.responses import ErrorAlsoUnderErrorOut, errors
 from mnemo.api.routing import TypedRoute
 from mnemo.domain.memory import checked_entity_id
+from mnemo.errors import ValidationError
 from mnemo.services.platform.entities import ENTITY_TYPES, ProjectEntityService, entity_field
 from mnemo.services.platform.tenancy import PlatformCaller
 
@@ -261,7 +263,18 @@ def stats(caller: Caller, reports: ReportServiceDep) -> StatsOut:
 @router.post(
     "/v1/feedback/",
     summary="Feedback on a memory (POSITIVE, NEGATIVE, VERY_NEGATIVE, or null to clear)",
-    responses=errors(400, 401, 403, 404),
+    response_model=FeedbackOut,
+    responses={
+        **errors(400, 401, 403, 404),
+        400: {
+            "model": ErrorAlsoUnderErrorOut,
+            "description": "Invalid input; a memory id that is no UUID: `Invalid memory_id` under `detail` and, as "
+            "the reference answers it, `error`.",
+        },
+    },
 )
-def feedback(body: FeedbackBody, caller: Owner, reports: ReportServiceDep) -> FeedbackOut:
-    return FeedbackOut.of(reports.feedback(caller.project, body.memory_id, body.feedback, body.feedback_reason))
+def feedback(body: FeedbackBody, caller: Owner, reports: ReportServiceDep) -> FeedbackOut | JSONResponse:
+    try:
+        return FeedbackOut.of(reports.feedback(caller.project, body.memory_id, body.feedback, body.feedback_reason))
+    except ValidationError as exc:
+        return JSONResponse({"detail": exc.message, "error": exc.message}, status_code=400)

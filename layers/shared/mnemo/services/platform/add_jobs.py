@@ -87,11 +87,14 @@ def project_categories(project: Project) -> tuple[Category, ...]:
 
 
 def with_project_settings(command: AddCommand, project: Project) -> AddCommand:
-    """The call's own instructions and categories win; else the project's (categories replace, never merge)."""
+    """The call's own instructions and categories win; else the project's (categories replace, never merge): for
+    the memories of an agent alone (an agent id and no user id), its agent_custom_instructions when it has them."""
     categories = command.custom_categories or project_categories(project)
+    of_an_agent = command.scope.agent_id is not None and command.scope.user_id is None
+    project_instructions = (of_an_agent and project.agent_custom_instructions) or project.custom_instructions
     return replace(
         command,
-        instructions=command.instructions or project.custom_instructions,
+        instructions=command.instructions or project_instructions,
         custom_categories=categories,
         multilingual=project.multilingual,
         timestamp=whole_seconds(command.timestamp),

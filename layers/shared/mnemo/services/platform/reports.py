@@ -20,6 +20,7 @@ from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform import filters as pf
 
 FEEDBACK_VALUES = ("POSITIVE", "NEGATIVE", "VERY_NEGATIVE")
+INVALID_MEMORY_ID = "Invalid memory_id"
 MAX_REASON = 2_000  # characters of a feedback reason
 MAX_SCHEMA_DEPTH = 16  # nested objects and lists of an export schema (a JSON Schema nests deeper than metadata)
 EXPORT_LIMIT = 10_000
@@ -132,7 +133,7 @@ class ReportService:
 
     def feedback(self, project: Project, memory_id: Any, value: Any, reason: Any) -> Feedback:
         if not isinstance(memory_id, str) or not _is_uuid(memory_id):
-            raise ValidationError("Invalid memory_id").keyed("error")  # the reference's answer to an id that is no UUID
+            raise ValidationError(INVALID_MEMORY_ID)  # the reference's answer to an id that is no UUID
         self._namespaces.memory_service(project.id).get(memory_id)  # NotFoundError for another project's memory
         if value is not None and (not isinstance(value, str) or value.upper() not in FEEDBACK_VALUES):
             raise ValidationError(f"feedback must be one of {', '.join(FEEDBACK_VALUES)} or null.")

@@ -232,15 +232,14 @@ class TenancyService:
 
     def update_project(self, org_id: str, project_id: str, user: PlatformUser, patch: dict[str, Any]) -> ProjectDetails:
         """`patch`: the settings the caller sent (name, description, custom_instructions, custom_categories,
-        multilingual, decay); a null clears custom_instructions and custom_categories and changes nothing else."""
+        multilingual, decay, agent_custom_instructions, memory_depth, usecase_setting, version, enable_graph); a null
+        clears the texts and custom_categories and changes nothing else."""
         project, role = self._project_for(org_id, project_id, user, Role.OWNER)
         changes = project_changes(patch)
         if "name" in changes and not str(changes["name"]).strip():
             raise ValidationError("name must not be empty.")
-        if not changes:
-            raise ValidationError(
-                "Give at least one of: name, description, custom_instructions, custom_categories, multilingual, decay."
-            )
+        if not changes and "enable_graph" not in patch:
+            raise ValidationError(f"Give at least one of: {', '.join(PATCHED)}, custom_categories, enable_graph.")
         updated = project.changed(**changes, updated_at=self._clock())
         self._store.save_project(updated)
         return ProjectDetails(updated, self._store.project_members(updated.id), role)
@@ -396,15 +395,33 @@ def required_role(role: Any) -> Any:
     return role
 
 
+# What a project patch may set (besides custom_categories and enable_graph): the values it stores as they are.
+PATCHED = (
+    "name",
+    "description",
+    "custom_instructions",
+    "multilingual",
+    "decay",
+    "agent_custom_instructions",
+    "memory_depth",
+    "usecase_setting",
+    "version",
+)
+CLEARABLE = ("custom_instructions", "agent_custom_instructions", "memory_depth", "usecase_setting", "version")
+NO_GRAPH = "enable_graph: mnemo has no graph store, so graph memory cannot be turned on (false is accepted)."
+
+
 def project_changes(patch: dict[str, Any]) -> dict[str, Any]:
-    """The changes a project patch makes: set values, a cleared custom_instructions, the categories parsed."""
-    changes = {
-        name: value
-        for name, value in patch.items()
-        if name in ("name", "description", "custom_instructions", "multilingual", "decay") and value is not None
-    }
-    if "custom_instructions" in patch and patch["custom_instructions"] is None:
-        changes["custom_instructions"] = None
+    """The changes a project patch makes: set values, cleared texts (null, or "" for agent_custom_instructions as
+    the reference clears it), the categories parsed; `enable_graph: true` is a 400 (no graph store here)."""
+    if patch.get("enable_graph"):
+        raise ValidationError(NO_GRAPH)
+    changes = {name: value for name, value in patch.items() if name in PATCHED and value is not None}
+    for name in CLEARABLE:
+        if name in patch and patch[name] is None:
+            changes[name] = None
+    if changes.get("agent_custom_instructions") == "":
+        changes["agent_custom_instructions"] = None
     if "custom_categories" in patch:
         changes["custom_categories"] = tuple(
             {name: text} for name, text in parse_categories(patch["custom_categories"])

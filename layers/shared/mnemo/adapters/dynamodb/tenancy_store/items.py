@@ -99,7 +99,14 @@ def project_item(p: Project) -> Item:
         "updated_at": moment(p.updated_at),
         "reflection_enabled": {"BOOL": p.reflection_enabled},
         "reflection_mode": string(p.reflection_mode),
-        **optional(custom_instructions=p.custom_instructions, reflection_enabled_at=p.reflection_enabled_at),
+        **optional(
+            custom_instructions=p.custom_instructions,
+            reflection_enabled_at=p.reflection_enabled_at,
+            agent_custom_instructions=p.agent_custom_instructions,
+            memory_depth=p.memory_depth,
+            usecase_setting=p.usecase_setting,
+            version=p.version,
+        ),
     }
 
 
@@ -120,6 +127,10 @@ def project_of(item: Item) -> Project:
         reflection_enabled=bool(item.get("reflection_enabled", {}).get("BOOL", False)),
         reflection_enabled_at=moment_or_none(item, "reflection_enabled_at"),
         reflection_mode=item.get("reflection_mode", {}).get("S", "batch"),
+        agent_custom_instructions=text_or_none(item, "agent_custom_instructions"),
+        memory_depth=text_or_none(item, "memory_depth"),
+        usecase_setting=text_or_none(item, "usecase_setting"),
+        version=text_or_none(item, "version"),
     )
 
 

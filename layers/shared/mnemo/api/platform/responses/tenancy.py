@@ -98,6 +98,13 @@ class ProjectOut(BaseModel):
     decay: bool = Field(description="v3 search favours memories used recently.")
     is_default: bool = Field(description="Whether it is the organization's default project.")
     user_role: Role = Field(description="The caller's role in it.")
+    agent_custom_instructions: str | None = Field(
+        default=None, description="Extraction instructions for the memories of an agent alone; null for none."
+    )
+    memory_depth: str | None = Field(default=None, description="As set; mnemo's extraction does not read it.")
+    usecase_setting: str | None = Field(default=None, description="As set; mnemo's extraction does not read it.")
+    version: str | None = Field(default=None, description="As set; mnemo's extraction does not read it.")
+    enable_graph: bool = Field(default=False, description="Always false: mnemo has no graph store.")
 
     @classmethod
     def of(cls, found: ProjectDetails) -> ProjectOut:
@@ -120,6 +127,11 @@ def _project_keys(found: ProjectDetails) -> dict[str, Any]:
         "decay": project.decay,
         "is_default": project.is_default,
         "user_role": found.role,
+        "agent_custom_instructions": project.agent_custom_instructions,
+        "memory_depth": project.memory_depth,
+        "usecase_setting": project.usecase_setting,
+        "version": project.version,
+        "enable_graph": False,
     }
 
 
