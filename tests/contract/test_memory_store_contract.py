@@ -205,6 +205,19 @@ def test_given_a_synthesized_memory_when_inserted_and_replaced_then_its_links_to
     assert store.get(pattern.id) == retired
 
 
+def test_given_an_immutable_memory_when_stored_listed_and_replaced_then_it_stays_immutable(store: MemoryStore):
+    kept = replace(record("Lives in Paris."), immutable=True)
+    insert(store, kept, record("Likes tea.", at=T0 + timedelta(seconds=1)))
+
+    assert store.get(kept.id) == kept
+    listed = {r.id: r for r in store.find(parse({"user_id": "alice"}))}
+    assert listed[kept.id].immutable and not [r for r in listed.values() if r.id != kept.id and r.immutable]
+    assert store.get_many([kept.id])[kept.id].immutable
+    moved = kept.changed(metadata={"checked": True})
+    store.replace(moved, None, HistoryEntry.of(Event.UPDATE, moved, kept.text, kept.text))
+    assert store.get(kept.id) == moved and moved.immutable
+
+
 def test_given_an_unknown_id_when_get_then_none(store: MemoryStore):
     insert(store, record("I like tea."))
 

@@ -238,6 +238,27 @@ def test_a_change_naming_a_memory_gone_since_the_run_read_it_is_left_out(setup: 
     ]
 
 
+def test_a_run_never_merges_supersedes_or_rewords_an_immutable_memory(setup: Setup) -> None:
+    service = setup.namespaces.memory_service(setup.project.id)
+    texts = ["Lives in Paris", "Is based in Paris", "Works at Acme", "Drinks tea"]
+    command = AddCommand([Message("user", t) for t in texts], Scope(user_id="ann"), infer=False, immutable=True)
+    paris, based, acme, tea = [r.record.id for r in service.add(command)]
+    mutable = setup.add("ann", 1)[0]
+
+    changes = service.consolidate(
+        ConsolidateCommand(
+            Scope(user_id="ann"),
+            merges=(Merge(paris, (based,), "Lives in Paris, France"), Merge(paris, (mutable,))),
+            supersedes=(Supersede(acme, tea),),
+        )
+    )
+
+    # the mutable duplicate is merged into the immutable memory, which keeps its words; nothing else changes
+    assert [(c.record.id, c.action.value) for c in changes] == [(mutable, "MERGE")]
+    assert service.get(paris).text == "Lives in Paris"
+    assert all(service.get(i).state is LifecycleState.ACTIVE for i in (paris, based, acme, tea))
+
+
 def test_the_queue_summary_and_resume_know_dream_runs(setup: Setup) -> None:
     setup.add("ann", 3)
     event = setup.dreams.submit(setup.project, "request")

@@ -40,3 +40,11 @@ def test_the_calls_own_instructions_win_and_an_agent_without_its_own_gets_the_pr
     assert with_project_settings(add(Scope(agent_id="bot"), "Mine."), PROJECT).instructions == "Mine."
     plain = PROJECT.changed(agent_custom_instructions=None)
     assert with_project_settings(add(Scope(agent_id="bot")), plain).instructions == "Remember food only."
+
+
+def test_an_immutable_add_keeps_its_flag_through_its_event() -> None:
+    command = AddCommand(messages=[Message("user", "I live in Paris.")], scope=Scope(user_id="alice"), immutable=True)
+    assert command.to_json()["immutable"] is True
+    assert AddCommand.from_json(command.to_json()).immutable
+    assert "immutable" not in add(Scope(user_id="alice")).to_json()  # the usual add's event is unchanged
+    assert not AddCommand.from_json(add(Scope(user_id="alice")).to_json()).immutable

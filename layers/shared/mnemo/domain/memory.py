@@ -169,6 +169,7 @@ class MemoryRecord:
     replaced_by: str | None = None
     synthesized: bool = False  # written by Dream's synthesis from other memories (`derived_from`)
     derived_from: tuple[str, ...] = ()  # the ids of the memories a synthesized memory was drawn from
+    immutable: bool = False  # added with immutable=true: never updated, reworded, merged away or outdated; deletable
 
     @classmethod
     def create(

@@ -64,6 +64,7 @@ class AddCommand:
     procedural: bool = False
     timestamp: datetime | None = None  # backdates created_at
     multilingual: bool = False
+    immutable: bool = False  # its memories are never updated later (a 409), only deleted
 
     def check_size(self) -> None:
         """A 413 when the messages and metadata are over MAX_ADD_BYTES."""
@@ -88,6 +89,8 @@ class AddCommand:
         }
         if self.procedural:
             out["procedural"] = True
+        if self.immutable:
+            out["immutable"] = True
         if self.categories is not None:
             out["categories"] = list(self.categories)
         return out
@@ -112,6 +115,7 @@ class AddCommand:
             categories=tuple(parsed.categories) if parsed.categories is not None else None,
             timestamp=datetime.fromtimestamp(parsed.timestamp, tz=UTC) if parsed.timestamp else None,  # 0: none
             multilingual=parsed.multilingual,
+            immutable=parsed.immutable,
         )
 
 
@@ -138,6 +142,7 @@ class _AddJson(BaseModel):
     procedural: bool = False
     timestamp: int | None = None
     multilingual: bool = False
+    immutable: bool = False
 
 
 def check_memory_size(text: str, metadata: Any) -> None:

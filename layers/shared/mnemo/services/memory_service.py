@@ -27,7 +27,7 @@ from mnemo.domain.memory import (
     SourceMessage,
     now,
 )
-from mnemo.errors import NotFoundError, ValidationError
+from mnemo.errors import ConflictError, NotFoundError, ValidationError
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.ports.memory_access import AccessLog
@@ -220,7 +220,8 @@ class MemoryService:
                     closeness = self._closeness(current.text, other.text, hits[other.id])
                     if other.state is LifecycleState.ACTIVE and _replaces(current, other, closeness):
                         older, newer = (other, current) if other.created_at <= current.created_at else (current, other)
-                        self._outdate(older, newer)
+                        if not older.immutable:  # an immutable memory stays as it was added
+                            self._outdate(older, newer)
 
     def _closeness(self, text: str, other: str, whole: float) -> Callable[[], float]:
         """How close two statements are in meaning: the cosine of the whole sentences, or of their closest clauses
@@ -292,7 +293,8 @@ class MemoryService:
         return command.instructions or self.providers.get().custom_instructions
 
     def _related(self, fact_vectors: Vectors, scope: Scope) -> list[MemoryRecord]:
-        """The active memories of the scope closest to each new fact, each once, in the order found."""
+        """The active memories of the scope closest to each new fact, each once, in the order found; not the
+        immutable ones, which the LLM's decisions must not change (a fact that would update one is added)."""
         scope_filter = f.conjoin(_scope_expr(scope), _ACTIVE)
         related: dict[str, MemoryRecord] = {}
         for vector in fact_vectors:
@@ -300,8 +302,8 @@ class MemoryService:
                 if hit.memory_id in related:
                     continue
                 record = self.store.get(hit.memory_id)
-                if record is not None and record.state is LifecycleState.ACTIVE:
-                    related[hit.memory_id] = record
+                if record is not None and record.state is LifecycleState.ACTIVE and not record.immutable:
+                    related[hit.memory_id] = record  # an immutable memory is no candidate to UPDATE or DELETE
         return list(related.values())
 
     def _embed_decided(self, decisions: list[Decision], refs: dict[str, MemoryRecord]) -> dict[str, Vectors]:
@@ -406,6 +408,7 @@ class MemoryService:
             metadata=dict(command.metadata),
             expiration_date=command.expiration_date,
             categories=categories or add.categories,
+            immutable=command.immutable,
             **fields,
         )
 
@@ -445,6 +448,9 @@ class MemoryService:
         out: list[MemoryRecord] = []
         scope_filter = f.conjoin(_scope_expr(scope), _ACTIVE)
         for k, (record, vector) in enumerate(zip(records, vectors, strict=True)):
+            if record.immutable:  # stays a memory of its own, as it was added
+                out.append(record)
+                continue
             candidates = [
                 (float(vector @ vectors[j]), out[j]) for j in range(k) if out[j].state is LifecycleState.ACTIVE
             ]
@@ -729,6 +735,10 @@ class MemoryService:
             raise ValidationError("text must not be empty.")
         with self._write_lock:
             current = self.get(command.memory_id)
+            if current.immutable:
+                raise ConflictError(
+                    f"Memory {current.id} is immutable: it cannot be updated. Delete it and add the new text instead."
+                )
             changes: dict[str, Any] = {}
             if command.metadata is not None:
                 changes["metadata"] = {**current.metadata, **strip_identity(command.metadata)}
@@ -874,7 +884,10 @@ class _Consolidating:
         duplicates = [d for d in map(self.active, dict.fromkeys(merge.duplicates)) if d and d.id != merge.keep]
         if keep is None or not duplicates:
             return
-        if merge.text and merge.text != keep.text:
+        duplicates = [d for d in duplicates if not d.immutable]  # an immutable memory is never merged away
+        if not duplicates:
+            return
+        if merge.text and merge.text != keep.text and not keep.immutable:
             reworded = self._service._reworded(keep, merge.text, self._vectors[merge.text], category_set)
             self.current[keep.id] = reworded
             self.changes.append(ConsolidationChange(reworded, Event.UPDATE, DreamAction.MERGE, keep.text))
@@ -883,7 +896,7 @@ class _Consolidating:
 
     def supersede(self, supersede: Supersede) -> None:
         outdated, successor = self.active(supersede.outdated), self.active(supersede.current)
-        if outdated is not None and successor is not None and outdated.id != successor.id:
+        if outdated is not None and successor is not None and outdated.id != successor.id and not outdated.immutable:
             self._retire(outdated, LifecycleState.SUPERSEDED, successor.id, DreamAction.SUPERSEDE)
 
     def _retire(self, record: MemoryRecord, state: LifecycleState, by: str, action: DreamAction) -> None:

@@ -205,12 +205,20 @@ def record_of(item: Item) -> MemoryRecord:
 
 def provenance(record: MemoryRecord) -> Item:
     """The `sources` attribute: the messages the memory came from (a JSON list); for a memory drawn from other
-    memories (Dream's synthesis), an object `{"messages", "memories", "synthesized"}`. Kept in the one attribute
-    the indexes already project, so that a table made by an earlier version needs no new projection."""
+    memories (Dream's synthesis), or an immutable one, an object `{"messages", "memories", "synthesized",
+    "immutable"}`. Kept in the one attribute the indexes already project, so that a table made by an earlier version
+    needs no new projection."""
     messages = [s.as_dict() for s in record.sources]
-    if not record.synthesized and not record.derived_from:
+    if not record.synthesized and not record.derived_from and not record.immutable:
         return json_string(messages)
-    return json_string({"messages": messages, "memories": list(record.derived_from), "synthesized": record.synthesized})
+    return json_string(
+        {
+            "messages": messages,
+            "memories": list(record.derived_from),
+            "synthesized": record.synthesized,
+            "immutable": record.immutable,
+        }
+    )
 
 
 def provenance_of(item: Item) -> dict[str, Any]:
@@ -221,6 +229,7 @@ def provenance_of(item: Item) -> dict[str, Any]:
         "sources": tuple(SourceMessage.from_dict(s) for s in raw.get("messages", [])),
         "derived_from": tuple(str(m) for m in raw.get("memories", [])),
         "synthesized": bool(raw.get("synthesized")),
+        "immutable": bool(raw.get("immutable")),
     }
 
 

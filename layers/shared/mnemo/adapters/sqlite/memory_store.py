@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS memories (
     embedding BLOB,
     synthesized INTEGER NOT NULL DEFAULT 0,
     derived_from TEXT NOT NULL DEFAULT '[]',
-    links TEXT NOT NULL DEFAULT '[]'
+    links TEXT NOT NULL DEFAULT '[]',
+    immutable INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS memories_user ON memories(user_id, created_at);
 CREATE INDEX IF NOT EXISTS memories_agent ON memories(agent_id, created_at);
@@ -79,13 +80,14 @@ CREATE TABLE IF NOT EXISTS outbox (
 
 _COLUMNS = (
     "id, text, hash, user_id, agent_id, run_id, app_id, actor_id, role, attributed_to, metadata, categories, "
-    "sources, created_at, updated_at, expiration_date, state, replaced_by, synthesized, derived_from"
+    "sources, created_at, updated_at, expiration_date, state, replaced_by, synthesized, derived_from, immutable"
 )
 # Columns a file made by an earlier version lacks, added when it is opened.
 _ADDED_COLUMNS = {
     "synthesized": "INTEGER NOT NULL DEFAULT 0",
     "derived_from": "TEXT NOT NULL DEFAULT '[]'",
     "links": "TEXT NOT NULL DEFAULT '[]'",
+    "immutable": "INTEGER NOT NULL DEFAULT 0",
 }
 _PINNABLE = ("user_id", "agent_id", "run_id")
 _CHUNK = 500  # ids per IN (...) list
@@ -120,10 +122,9 @@ class SqliteMemoryStore:
         messages (`links`: whom to redact when one of them is deleted)."""
         links = sibling_links(records)
         rows = [(*_to_row(r), _blob(v), json.dumps(links.get(r.id, []))) for r, v in zip(records, vectors, strict=True)]
+        marks = ", ".join("?" * (_COLUMNS.count(",") + 3))  # the columns, the embedding and the links
         with self._db.write() as conn:
-            conn.executemany(
-                f"INSERT INTO memories ({_COLUMNS}, embedding, links) VALUES ({', '.join('?' * 22)})", rows
-            )
+            conn.executemany(f"INSERT INTO memories ({_COLUMNS}, embedding, links) VALUES ({marks})", rows)
             _insert_history(conn, history)
             wrote = self._write_outbox(conn, records, history, {})
             self._cache.forget([r.id for r in records])
@@ -456,6 +457,7 @@ def _to_row(r: MemoryRecord) -> tuple[Any, ...]:
         r.replaced_by,
         int(r.synthesized),
         json.dumps(list(r.derived_from)),
+        int(r.immutable),
     )
 
 
@@ -478,6 +480,7 @@ def _from_row(row: Sequence[Any]) -> MemoryRecord:
         replaced_by=row[17],
         synthesized=bool(row[18]),
         derived_from=tuple(json.loads(row[19])),
+        immutable=bool(row[20]),
     )
 
 

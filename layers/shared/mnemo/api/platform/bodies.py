@@ -72,6 +72,11 @@ class AddBody(Lenient):
     expiration_date: str | None = Field(default=None, max_length=MAX_SHORT, description="YYYY-MM-DD.")
     async_mode: bool | None = None
     output_format: str | None = Field(default=None, max_length=MAX_SHORT)
+    immutable: bool = Field(
+        default=False,
+        description="The memories this add makes can never be updated (a 409 says so); they can still be deleted, "
+        "and later adds never reword, merge away or outdate them.",
+    )
 
 
 class ReadsLifecycle(Lenient):
@@ -225,6 +230,7 @@ def add_command(body: AddBody) -> AddCommand:
         instructions=instructions,
         custom_categories=categories_of(body.custom_categories),
         timestamp=timestamp_of(body.timestamp),
+        immutable=body.immutable,
     )
     command.check_size()
     return command

@@ -289,8 +289,8 @@ def get_memory(memory_id: MemoryId, caller: Caller, project_memory: ProjectMemor
 
 @router.put(
     ONE_MEMORY,
-    summary="Update a memory; returns the updated memory",
-    responses=errors(400, 401, 403, 404, 502),
+    summary="Update a memory; returns the updated memory (409: an immutable memory)",
+    responses=errors(400, 401, 403, 404, 409, 502),
 )
 def update_memory(
     memory_id: MemoryId, body: UpdateBody, caller: Owner, project_memory: ProjectMemoryServiceDep
@@ -424,7 +424,11 @@ def delete_memories(
 # ---- batch ----------------------------------------------------------------------------------------------
 
 
-@router.put("/v1/batch/", summary="Update up to 1000 memories", responses=errors(400, 401, 403, 404, 502))
+@router.put(
+    "/v1/batch/",
+    summary="Update up to 1000 memories, all or none (409: one of them is immutable)",
+    responses=errors(400, 401, 403, 404, 409, 502),
+)
 def batch_update(body: BatchBody, caller: Owner, project_memory: ProjectMemoryServiceDep) -> MessageOut:
     categories = project_categories(caller.project)
     commands = [

@@ -13,7 +13,7 @@ from typing import Any
 from mnemo.domain import filters as f
 from mnemo.domain.memory import ACTIVE_ONLY, HistoryEntry, LifecycleState, MemoryRecord, now
 from mnemo.domain.tenancy import PlatformEvent, Project
-from mnemo.errors import NotFoundError, ValidationError
+from mnemo.errors import ConflictError, NotFoundError, ValidationError
 from mnemo.ports.tenancy_store import ProjectRecordStore
 from mnemo.services.commands import UNSET, AddCommand, SearchCommand, SearchResult, UpdateCommand
 from mnemo.services.decay import Decay, DecaySettings
@@ -152,8 +152,12 @@ class ProjectMemoryService:
         return Deleted(self._events.record(project_id, DELETE, payload, results), len(deleted))
 
     def update_many(self, project_id: str, commands: Sequence[UpdateCommand]) -> int:
-        """All or nothing: every memory is checked to exist, and every change to say something, before any."""
-        self._batch_records(project_id, [c.memory_id for c in commands], "updated")
+        """All or nothing: every memory is checked to exist and not to be immutable, and every change to say
+        something, before any."""
+        found = self._batch_records(project_id, [c.memory_id for c in commands], "updated")
+        immutable = [memory_id for memory_id, record in found.items() if record.immutable]
+        if immutable:
+            raise ConflictError(f"Immutable memories cannot be updated (nothing was): {', '.join(immutable)}")
         for command in commands:
             if command.text is None and command.metadata is None:
                 raise ValidationError(f"Memory {command.memory_id}: give text or metadata.")
@@ -173,7 +177,7 @@ class ProjectMemoryService:
             raise NotFoundError(MEMORY_NOT_FOUND)
         return record
 
-    def _batch_records(self, project_id: str, memory_ids: Sequence[str], verb: str) -> None:
+    def _batch_records(self, project_id: str, memory_ids: Sequence[str], verb: str) -> dict[str, MemoryRecord]:
         if len(memory_ids) > BATCH_LIMIT:
             raise ValidationError(f"Maximum of {BATCH_LIMIT} memories can be {verb} in a single request")
         if not memory_ids:
@@ -182,6 +186,7 @@ class ProjectMemoryService:
         missing = [memory_id for memory_id in memory_ids if memory_id not in found]
         if missing:
             raise NotFoundError(f"Memories not found: {', '.join(missing)}")
+        return found
 
 
 def delete_matching(service: MemoryService, expr: f.Expr) -> list[str]:
