@@ -65,6 +65,8 @@ class AddCommand:
     timestamp: datetime | None = None  # backdates created_at
     multilingual: bool = False
     immutable: bool = False  # its memories are never updated later (a 409), only deleted
+    includes: str | None = None  # what to extract: only facts about these topics (free text)
+    excludes: str | None = None  # what never to extract
 
     def check_size(self) -> None:
         """A 413 when the messages and metadata are over MAX_ADD_BYTES."""
@@ -91,6 +93,10 @@ class AddCommand:
             out["procedural"] = True
         if self.immutable:
             out["immutable"] = True
+        if self.includes:
+            out["includes"] = self.includes
+        if self.excludes:
+            out["excludes"] = self.excludes
         if self.categories is not None:
             out["categories"] = list(self.categories)
         return out
@@ -116,6 +122,8 @@ class AddCommand:
             timestamp=datetime.fromtimestamp(parsed.timestamp, tz=UTC) if parsed.timestamp else None,  # 0: none
             multilingual=parsed.multilingual,
             immutable=parsed.immutable,
+            includes=parsed.includes,
+            excludes=parsed.excludes,
         )
 
 
@@ -143,6 +151,18 @@ class _AddJson(BaseModel):
     timestamp: int | None = None
     multilingual: bool = False
     immutable: bool = False
+    includes: str | None = None
+    excludes: str | None = None
+
+
+def check_topics(command: AddCommand) -> None:
+    """`includes` and `excludes` say what to extract: an add that extracts nothing (infer=false, a procedural
+    summary, an import of given texts) cannot honour them, so it is refused rather than ignoring them."""
+    if (command.includes or command.excludes) and (not command.infer or command.procedural or command.categories):
+        raise ValidationError(
+            "includes and excludes say what to extract; this add extracts nothing (infer=false), so they cannot "
+            "apply. Leave them out, or add with infer=true."
+        )
 
 
 def check_memory_size(text: str, metadata: Any) -> None:

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from mnemo.domain import filters as f
 from mnemo.domain.claims import FACETS_FIELD, USER, asked_facets, claims, clauses, says_it_changed
@@ -51,11 +52,13 @@ from mnemo.services.commands import (
     Supersede,
     UpdateCommand,
     check_memory_size,
+    check_topics,
 )
 from mnemo.services.decay import DECAY_POOL, Decay, record_multiplier
 from mnemo.services.extraction.extractor import Cited, Turn, extract_statements
 from mnemo.services.extraction.questions import in_first_person
 from mnemo.services.extraction.sentences import sentences
+from mnemo.services.extraction.topics import TopicMatcher, topics_of
 from mnemo.services.extraction.wording import content_words
 from mnemo.services.llm_extraction import Decision
 from mnemo.services.paraphrase import MERGE_THRESHOLD, same_fact
@@ -128,6 +131,7 @@ class MemoryService:
         self.on_erased: ErasureListener | None = None  # told of each delete (a platform project's: its records)
         self._write_lock = threading.Lock()
         self._categorizer: EmbeddingCategorizer | None = None
+        self._topics: TopicMatcher | None = None
 
     # ---- add ----------------------------------------------------------------------------------------
 
@@ -136,6 +140,7 @@ class MemoryService:
         the first write, so an add that fails on a provider can be made again whole."""
         if command.scope.is_empty():
             raise ValidationError("At least one identifier (user_id, agent_id, run_id) is required.")
+        check_topics(command)
         command = replace(command, metadata=strip_identity(command.metadata))
         if command.categories is not None:  # exactly these (an import's)
             add = _Add(command, command.categories)
@@ -178,6 +183,11 @@ class MemoryService:
         if not statements:
             return []
         vectors = self._embed([s.text for s in statements])
+        wanted = self._wanted(vectors, add.command)
+        statements = [s for s, keep in zip(statements, wanted, strict=True) if keep]
+        vectors = vectors[wanted]
+        if not statements:
+            return []
         scope_filter = f.conjoin(_scope_expr(add.scope), _ACTIVE)
         kept: list[MemoryRecord] = []
         kept_vectors: list[Vectors] = []
@@ -282,15 +292,28 @@ class MemoryService:
         sources = {d.text: cited_sources(messages, d.text, cited.get(d.text, ())) for d in decisions}
         return [*added, *self._apply_decisions(decisions, refs, fresh, embedded, sources, facts)]
 
+    def _wanted(self, vectors: Vectors, command: AddCommand) -> npt.NDArray[np.bool_]:
+        """Which statements the add's `includes` and `excludes` let through (mnemo.services.extraction.topics): with
+        `includes`, only those about one of its topics; never one about a topic of `excludes`."""
+        keep = np.ones(len(vectors), dtype=bool)
+        embedder = self.providers.get().embedder
+        if self._topics is None or self._topics.embedder is not embedder:
+            self._topics = TopicMatcher(embedder)
+        for text, wanted in ((command.includes, True), (command.excludes, False)):
+            named = topics_of(text)
+            if named:
+                keep &= self._topics.about(vectors, named) == wanted
+        return keep
+
     def _instructions(self, command: AddCommand) -> str | None:
         """The extraction's instructions: the add's own, else the configured ones; an add with custom categories
         (a platform project's) uses its own only, followed by its categories (unless the policy files memories:
         the extraction then lists the categories itself)."""
         if command.custom_categories and self.policy.categorize:
-            return command.instructions
+            return with_topics(command.instructions, command)
         if command.custom_categories:
-            return with_categories(command.instructions, command.custom_categories)
-        return command.instructions or self.providers.get().custom_instructions
+            return with_topics(with_categories(command.instructions, command.custom_categories), command)
+        return with_topics(command.instructions or self.providers.get().custom_instructions, command)
 
     def _related(self, fact_vectors: Vectors, scope: Scope) -> list[MemoryRecord]:
         """The active memories of the scope closest to each new fact, each once, in the order found; not the
@@ -909,6 +932,16 @@ class _Consolidating:
         self._service.index.upsert([retired], self._vectors[record.text][None, :])
         self.current[record.id] = retired
         self.changes.append(ConsolidationChange(retired, Event.DELETE, action))
+
+
+def with_topics(instructions: str | None, command: AddCommand) -> str | None:
+    """The extraction's instructions, followed by what the add asks to extract only and never to extract."""
+    asked = [
+        f"Extract only facts about: {command.includes}." if command.includes else "",
+        f"Never extract facts about: {command.excludes}." if command.excludes else "",
+    ]
+    parts = [p for p in (instructions, *asked) if p]
+    return "\n".join(parts) if parts else None
 
 
 def _owner_of(scope: Scope) -> tuple[str | None, str | None, str | None]:

@@ -30,7 +30,7 @@ from mnemo.domain import filters as f
 from mnemo.domain.memory import LifecycleState, Scope
 from mnemo.errors import ValidationError
 from mnemo.services.categories import parse_categories
-from mnemo.services.commands import AddCommand, Category, Message
+from mnemo.services.commands import AddCommand, Category, Message, check_topics
 from mnemo.services.platform import filters as pf
 from mnemo.services.platform import imports
 from mnemo.services.platform.imports import MAX_IMPORT_ITEMS
@@ -72,6 +72,18 @@ class AddBody(Lenient):
     expiration_date: str | None = Field(default=None, max_length=MAX_SHORT, description="YYYY-MM-DD.")
     async_mode: bool | None = None
     output_format: str | None = Field(default=None, max_length=MAX_SHORT)
+    includes: str | None = Field(
+        default=None,
+        max_length=MAX_DESCRIPTION,
+        description="What to extract: only facts about these topics (free text, e.g. 'food, travel'). With an LLM "
+        "the extraction reads it; without one, a statement is kept when it is close in meaning to one of its topics "
+        "(approximate: README). Not with infer=false (400).",
+    )
+    excludes: str | None = Field(
+        default=None,
+        max_length=MAX_DESCRIPTION,
+        description="What never to extract (free text, e.g. 'health, my kids'); as `includes`, the other way.",
+    )
     immutable: bool = Field(
         default=False,
         description="The memories this add makes can never be updated (a 409 says so); they can still be deleted, "
@@ -231,7 +243,10 @@ def add_command(body: AddBody) -> AddCommand:
         custom_categories=categories_of(body.custom_categories),
         timestamp=timestamp_of(body.timestamp),
         immutable=body.immutable,
+        includes=body.includes or None,
+        excludes=body.excludes or None,
     )
+    check_topics(command)
     command.check_size()
     return command
 

@@ -1,11 +1,12 @@
-"""`immutable=true` on add (issue 17), on both backends: the memory can never be updated (409, one at a time or in a
-batch, which then changes nothing), later adds never outdate or merge it away, and it can still be deleted."""
+"""Options of an add (issue 17), on both backends. `immutable=true`: the memory can never be updated (409, one at a
+time or in a batch, which then changes nothing), later adds never outdate or merge it away, and it can still be
+deleted. `includes` / `excludes`: what the extractor keeps, without an LLM; with infer=false, a 400."""
 
 from __future__ import annotations
 
 import httpx
 
-from tests.e2e.platform.conftest import Server, new_tenant
+from tests.e2e.platform.conftest import Server, Tenant, new_tenant
 from tests.e2e.platform.test_categories import add, memory
 
 
@@ -34,3 +35,30 @@ def test_an_immutable_memory_is_never_updated_but_can_be_deleted(server: Server)
 
     assert http.delete(f"/v1/memories/{kept['id']}/").status_code == 200
     assert http.get(f"/v1/memories/{kept['id']}/").status_code == 404
+
+
+SAID = (
+    "I'm allergic to peanuts and my doctor gave me an EpiPen. Sushi is my favourite food. I play bass in a punk band."
+)
+
+
+def stored(server: Server, tenant: Tenant, user: str) -> list[str]:
+    page = httpx.post(f"{server.url}/v2/memories/", json={"filters": {"user_id": user}}, headers=tenant.headers)
+    assert page.status_code == 200, page.text
+    return sorted(m["memory"] for m in page.json())
+
+
+def test_includes_and_excludes_say_what_is_extracted_without_an_llm(server: Server) -> None:
+    tenant = new_tenant(server, "topics")
+    for user, option in (("all", {}), ("no-health", {"excludes": "health"}), ("food", {"includes": "food"})):
+        add(server, tenant, SAID, infer=True, user_id=user, **option)
+    everything = stored(server, tenant, "all")
+    assert len(everything) == 3
+    assert stored(server, tenant, "no-health") == [m for m in everything if "peanuts" not in m]
+    assert stored(server, tenant, "food") == ["Sushi is my favourite food."]
+    refused = httpx.post(
+        f"{server.url}/v3/memories/add/",
+        json={"messages": [{"role": "user", "content": SAID}], "user_id": "x", "infer": False, "excludes": "health"},
+        headers=tenant.headers,
+    )
+    assert refused.status_code == 400 and "infer=false" in refused.json()["detail"]
