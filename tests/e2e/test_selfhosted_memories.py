@@ -253,6 +253,7 @@ def test_add_without_any_identifier_is_400_with_the_reference_message(client: Te
     for body in (
         {"messages": [{"role": "user", "content": "I like tea"}]},
         {"messages": [{"role": "user", "content": "I like tea"}], "user_id": None, "metadata": {"user_id": "x"}},
+        {"messages": [{"role": "user", "content": "I like tea"}], "app_id": "web"},  # an app alone: as the reference
     ):
         response = client.post("/memories", json=body)
         assert response.status_code == 400

@@ -62,3 +62,20 @@ def test_includes_and_excludes_say_what_is_extracted_without_an_llm(server: Serv
         headers=tenant.headers,
     )
     assert refused.status_code == 400 and "infer=false" in refused.json()["detail"]
+
+
+def test_an_app_alone_is_a_scope_like_the_others(server: Server) -> None:
+    tenant = new_tenant(server, "apps")
+    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    for app, text in (("web", "Prefers dark mode"), ("web", "Ships on Fridays"), ("cli", "Uses zsh")):
+        body = {"messages": [{"role": "user", "content": text}], "app_id": app, "infer": False}
+        answer = http.post("/v3/memories/add/", json=body)
+        assert answer.status_code == 200 and answer.json()["status"] == "SUCCEEDED", answer.text
+    web = http.post("/v2/memories/", json={"filters": {"app_id": "web"}}).json()
+    assert sorted(m["memory"] for m in web) == ["Prefers dark mode", "Ships on Fridays"]
+    assert all(m["app_id"] == "web" and m["user_id"] is None for m in web)
+    found = http.post("/v3/memories/search/", json={"query": "shell", "filters": {"app_id": "cli"}}).json()
+    assert [h["memory"] for h in found["results"]] == ["Uses zsh"]  # another app's memories are not its
+    assert http.delete("/v1/memories/", params={"app_id": "web"}).status_code in (200, 204)
+    assert http.post("/v2/memories/", json={"filters": {"app_id": "web"}}).json() == []
+    assert [m["memory"] for m in http.post("/v2/memories/", json={"filters": {"app_id": "cli"}}).json()] == ["Uses zsh"]

@@ -298,8 +298,6 @@ def test_add_failures_are_reported(server: Server) -> None:
     client = client_of(server, tenant)
     with pytest.raises(ValidationError):
         client.add("I like tea", infer=False)  # no entity id
-    with pytest.raises(ValidationError, match="app_id alone"):
-        client.add("I like tea", app_id="web", infer=False)
     with pytest.raises(ValidationError):
         client.add(
             [{"role": "user", "content": {"type": "image_url", "image_url": {"url": "http://x"}}}],

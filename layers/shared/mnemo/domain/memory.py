@@ -78,7 +78,8 @@ def is_clean_text(value: str, *, line_breaks: bool = True) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Scope:
-    """Who a memory belongs to. At least one of user, agent or run is set on every stored memory."""
+    """Who a memory belongs to. At least one of user, agent or run is set on every stored memory, or, on the
+    platform, an app alone (the Vercel AI provider and MCP servers scope memories by app)."""
 
     user_id: str | None = None
     agent_id: str | None = None
@@ -91,12 +92,22 @@ class Scope:
                 checked_entity_id(value, name)
 
     def is_empty(self) -> bool:
+        """No user, agent or run (an app alone is no owner on the self-hosted surface)."""
         return not (self.user_id or self.agent_id or self.run_id)
 
+    def has_owner(self) -> bool:
+        """A user, an agent, a run, or at least an app: whose memories these are on the platform."""
+        return not self.is_empty() or bool(self.app_id)
+
     def owner(self) -> str:
-        """Whose memories these are, as one key: `user:<id>`, else `agent:<id>`, else `run:<id>` ("none" for an
-        empty scope). Work on one owner's memories is applied in order (a queue's message group)."""
-        for name, value in (("user", self.user_id), ("agent", self.agent_id), ("run", self.run_id)):
+        """Whose memories these are, as one key: `user:<id>`, else `agent:<id>`, else `run:<id>`, else `app:<id>`
+        ("none" for an empty scope). Work on one owner's memories is applied in order (a queue's message group)."""
+        for name, value in (
+            ("user", self.user_id),
+            ("agent", self.agent_id),
+            ("run", self.run_id),
+            ("app", self.app_id),
+        ):
             if value:
                 return f"{name}:{value}"
         return "none"

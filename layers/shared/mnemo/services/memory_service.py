@@ -138,7 +138,7 @@ class MemoryService:
     def add(self, command: AddCommand) -> list[AddResult]:
         """Store what the add says (its size was checked where it was made). Every provider call happens before
         the first write, so an add that fails on a provider can be made again whole."""
-        if command.scope.is_empty():
+        if not command.scope.has_owner():
             raise ValidationError("At least one identifier (user_id, agent_id, run_id) is required.")
         check_topics(command)
         command = replace(command, metadata=strip_identity(command.metadata))
@@ -1005,10 +1005,11 @@ def _visible(filters: f.Expr, show_expired: bool, states: Sequence[LifecycleStat
 
 
 def _scope_expr(scope: Scope) -> f.Expr:
-    conditions: tuple[f.Expr, ...] = tuple(
-        f.Condition(name, "eq", value) for name, value in scope.as_filter().items() if name != "app_id"
-    )
-    return f.And(conditions)
+    """The memories of the same owner: its user, agent and run (any app), or its app when it has nothing else."""
+    ids = scope.as_filter()
+    if not scope.is_empty():
+        ids.pop("app_id", None)
+    return f.And(tuple(f.Condition(name, "eq", value) for name, value in ids.items()))
 
 
 def _said(command: AddCommand) -> str:

@@ -228,8 +228,8 @@ def add_command(body: AddBody) -> AddCommand:
         f.check_shape(body.filters)
     ids = {**pf.entity_ids(body.filters), **top_level_ids(body)}
     scope = Scope(**{name: clean_id(name, value) for name, value in ids.items()})
-    if scope.is_empty():
-        raise ValidationError("At least one of user_id, agent_id or run_id is required (app_id alone is no scope).")
+    if not scope.has_owner():
+        raise ValidationError("At least one of user_id, agent_id, run_id or app_id is required.")
     instructions = body.custom_instructions
     if body.agent_custom_instructions and scope.agent_id and not scope.user_id:
         instructions = body.agent_custom_instructions

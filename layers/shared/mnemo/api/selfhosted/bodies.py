@@ -107,6 +107,8 @@ def add_command(body: MemoryCreate) -> AddCommand:
         run_id=clean_id("run_id", body.run_id),
         app_id=clean_id("app_id", body.app_id),
     )
+    if scope.is_empty():  # the reference server's rule: an app alone owns no memory here
+        raise ValidationError("At least one identifier (user_id, agent_id, run_id) is required.")
     if body.memory_type is not None and body.memory_type != "procedural_memory":
         raise ValidationError("Invalid 'memory_type'. Please pass procedural_memory to create procedural memories.")
     command = AddCommand(

@@ -158,10 +158,10 @@ def item_command(entry: Any, defaults: Mapping[str, str], infer: bool) -> AddCom
             else "An item is a conversation (messages) or a memory (memory or text), not both."
         )
     scope = Scope(**(_scope_ids(entry, "") or defaults))
-    if scope.is_empty():
+    if not scope.has_owner():
         raise ValidationError(
-            "At least one of user_id, agent_id or run_id is required (app_id alone is no scope): on the item, or "
-            "for every item that names none, on the import."
+            "At least one of user_id, agent_id, run_id or app_id is required: on the item, or for every item that "
+            "names none, on the import."
         )
     common: dict[str, Any] = {
         "scope": scope,
