@@ -104,7 +104,7 @@ def platform_services(
         project_memory=project_memory,
         events=events,
         entities=ProjectEntityService(namespaces, store, events),
-        reports=ReportService(namespaces, store),
+        reports=ReportService(namespaces, store, llm=lambda: providers.get().llm),
         adds=adds,
         jobs=JobService(adds, max_attempts=settings.job_attempts),
         namespaces=namespaces,

@@ -228,8 +228,8 @@ class FeedbackBody(Lenient):
 @router.post(
     "/v1/exports/",
     status_code=201,
-    summary="Export memories shaped by a JSON schema",
-    responses=errors(400, 401, 413),
+    summary="Export memories shaped by a JSON schema (filled by the LLM when `export_instructions` are given)",
+    responses=errors(400, 401, 413, 502),
 )
 def create_export(body: dict[str, Any], caller: Caller, reports: ReportServiceDep) -> ExportCreatedOut:
     export = reports.create_export(

@@ -14,10 +14,12 @@ from mnemo.domain.memory import MemoryRecord, new_id, now
 from mnemo.domain.tenancy import Feedback, MemoryExport, Project
 from mnemo.domain.timefmt import iso
 from mnemo.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from mnemo.ports.llm import LLM
 from mnemo.ports.tenancy_store import ProjectRecordStore
 from mnemo.services.commands import check_size, json_size
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform import filters as pf
+from mnemo.services.platform.llm_export import export_with_llm
 
 FEEDBACK_VALUES = ("POSITIVE", "NEGATIVE", "VERY_NEGATIVE")
 INVALID_MEMORY_ID = "Invalid memory_id"
@@ -30,11 +32,16 @@ MAX_EXPORT_BYTES = 5_000_000
 
 class ReportService:
     def __init__(
-        self, namespaces: NamespaceMemoryServices, store: ProjectRecordStore, clock: Callable[[], datetime] = now
+        self,
+        namespaces: NamespaceMemoryServices,
+        store: ProjectRecordStore,
+        clock: Callable[[], datetime] = now,
+        llm: Callable[[], LLM | None] = lambda: None,
     ) -> None:
         self._namespaces = namespaces
         self._store = store
         self._clock = clock
+        self._llm = llm  # the configured LLM, read at each use (POST /configure may change it)
 
     # ---- exports ----
 
@@ -56,7 +63,7 @@ class ReportService:
                 "One of the filters: app_id, user_id, agent_id, run_id, memory_export_id is required!"
             )
         records = self._namespaces.memory_service(project.id).get_all(expr, top_k=EXPORT_LIMIT)
-        result = shape(schema, records)
+        result = self._shaped(schema, instructions, records)
         size = len(json.dumps(result, separators=(",", ":")))  # escaped to ASCII, as Lambda's runtime sends it
         if size > MAX_EXPORT_BYTES:
             raise _too_large(f"{size:,}")
@@ -71,6 +78,19 @@ class ReportService:
         )
         self._store.save_export(export)
         return export
+
+    def _shaped(self, schema: dict[str, Any], instructions: str | None, records: list[MemoryRecord]) -> Any:
+        """The export: filled by the LLM when the request gives instructions (mnemo.services.platform.llm_export),
+        else shaped from the memories by the schema's property names; instructions without an LLM are a 400."""
+        if not instructions or not instructions.strip():
+            return shape(schema, records)
+        llm = self._llm()
+        if llm is None:
+            raise ValidationError(
+                "export_instructions are followed by an LLM, and none is configured: configure one, or leave them "
+                "out for an export shaped by the schema's property names."
+            )
+        return export_with_llm(llm, schema, instructions, records)
 
     def get_export(self, project: Project, export_id: str | None, raw_filters: Any) -> MemoryExport:
         if raw_filters is not None:
