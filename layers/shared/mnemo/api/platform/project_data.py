@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
+from pydantic import Field
 
 from mnemo.api.dependencies import EventServiceDep, ProjectEntityServiceDep, ReportServiceDep
 from mnemo.api.limits import MAX_PAGE, MAX_PAGE_SIZE, EntityId, entity_types, offset
@@ -219,6 +220,14 @@ class FiltersBody(Lenient):
     filters: dict[str, Any] | None = None
 
 
+class SummaryBody(FiltersBody):
+    prompt: str | None = Field(
+        default=None,
+        max_length=20_000,
+        description="Ours: instructions for the LLM that writes each summary (with an LLM configured; a 400 without).",
+    )
+
+
 class FeedbackBody(Lenient):
     memory_id: Any = None
     feedback: Any = None
@@ -247,12 +256,13 @@ def get_export(body: ExportGetBody, caller: Caller, reports: ReportServiceDep) -
 
 @router.post(
     "/v1/summary/",
-    summary="Per-entity summaries of the memories the filter selects",
+    summary="Per-entity summaries of the memories the filter selects (written by the LLM when one is configured)",
     response_model_exclude_unset=True,  # each summary names its entity under its own kind's key
     responses=errors(400, 401),
 )
-def summary(caller: Caller, reports: ReportServiceDep, body: FiltersBody | None = None) -> list[SummaryOut]:
-    return [SummaryOut.model_validate(s) for s in reports.summary(caller.project, (body or FiltersBody()).filters)]
+def summary(caller: Caller, reports: ReportServiceDep, body: SummaryBody | None = None) -> list[SummaryOut]:
+    asked = body or SummaryBody()
+    return [SummaryOut.model_validate(s) for s in reports.summary(caller.project, asked.filters, asked.prompt)]
 
 
 @router.get("/v1/stats/", summary="Counts of the project's memories and calls", responses=errors(401))

@@ -13,7 +13,7 @@ from mnemo.domain.json_shape import json_problem
 from mnemo.domain.memory import MemoryRecord, new_id, now
 from mnemo.domain.tenancy import Feedback, MemoryExport, Project
 from mnemo.domain.timefmt import iso
-from mnemo.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from mnemo.errors import NotFoundError, PayloadTooLargeError, ProviderError, ValidationError
 from mnemo.ports.llm import LLM
 from mnemo.ports.tenancy_store import ProjectRecordStore
 from mnemo.services.commands import check_size, json_size
@@ -23,6 +23,12 @@ from mnemo.services.platform.llm_export import export_with_llm
 
 FEEDBACK_VALUES = ("POSITIVE", "NEGATIVE", "VERY_NEGATIVE")
 INVALID_MEMORY_ID = "Invalid memory_id"
+MAX_PROMPT = 20_000  # characters of a summary prompt
+MAX_LLM_SUMMARIES = 100  # entities one request may have the LLM summarize
+SUMMARY_PROMPT = (
+    "Summarize what is remembered about this person (or agent) in a short paragraph: who they are, what they do and "
+    "prefer, and what changed recently. Use only the memories given; do not invent anything."
+)
 MAX_REASON = 2_000  # characters of a feedback reason
 MAX_SCHEMA_DEPTH = 16  # nested objects and lists of an export schema (a JSON Schema nests deeper than metadata)
 EXPORT_LIMIT = 10_000
@@ -105,23 +111,37 @@ class ReportService:
 
     # ---- summary, stats ----
 
-    def summary(self, project: Project, raw_filters: Any) -> list[dict[str, Any]]:
-        """One entry per entity the filter selects: its memory count and the memories as a bullet list
-        (deterministic; no LLM is called)."""
+    def summary(self, project: Project, raw_filters: Any, prompt: Any = None) -> list[dict[str, Any]]:
+        """One entry per entity the filter selects (its user, else agent, run or app): its memory count and a
+        summary — written by the LLM when one is configured (with `prompt` as its instructions, else
+        SUMMARY_PROMPT; at most MAX_LLM_SUMMARIES entities per request), else its memories as a bullet list.
+        A prompt without an LLM is a 400."""
+        if prompt is not None and (not isinstance(prompt, str) or len(prompt) > MAX_PROMPT):
+            raise ValidationError(f"prompt must be a string of at most {MAX_PROMPT:,} characters.")
+        llm = self._llm()
+        if prompt and llm is None:
+            raise ValidationError("A summary prompt is followed by an LLM, and none is configured: configure one.")
         expr = pf.parse(raw_filters)
         records = self._namespaces.memory_service(project.id).get_all(expr, top_k=EXPORT_LIMIT)
         groups: dict[tuple[str, str], list[MemoryRecord]] = {}
         for record in records:
-            for name in ("user_id", "agent_id", "run_id"):
+            for name in ("user_id", "agent_id", "run_id", "app_id"):
                 value = getattr(record.scope, name)
                 if value is not None:
                     groups.setdefault((name, value), []).append(record)
                     break
+        if llm is not None and len(groups) > MAX_LLM_SUMMARIES:
+            raise ValidationError(
+                f"The filters select {len(groups):,} entities; the LLM summarizes at most {MAX_LLM_SUMMARIES} per "
+                "request: narrow them."
+            )
         return [
             {
                 name: value,
                 "total_memories": len(group),
-                "summary": "\n".join(f"- {r.text}" for r in reversed(group)),
+                "summary": _summarized(llm, prompt or SUMMARY_PROMPT, list(reversed(group)))
+                if llm is not None
+                else "\n".join(f"- {r.text}" for r in reversed(group)),
                 "updated_at": iso(max(r.updated_at for r in group)),
             }
             for (name, value), group in sorted(groups.items())
@@ -168,6 +188,15 @@ class ReportService:
         )
         self._store.save_feedback(saved)
         return saved
+
+
+def _summarized(llm: LLM, prompt: str, records: list[MemoryRecord]) -> str:
+    """The LLM's summary of one entity's memories (oldest first, each with the day it was stored)."""
+    listing = "\n".join(f"- [{r.created_at.date().isoformat()}] {r.text}" for r in records)
+    reply = llm.complete([{"role": "system", "content": prompt}, {"role": "user", "content": listing}]).strip()
+    if not reply:
+        raise ProviderError("The LLM answered an empty summary.", code="provider_bad_response")
+    return reply
 
 
 def _is_uuid(text: str) -> bool:

@@ -235,13 +235,18 @@ class ExportOut(RootModel[dict[str, Any]]):
 
 
 class SummaryOut(BaseModel):
-    """The summary of one entity: its id under its kind's key (`user_id`, `agent_id` or `run_id`, only that one)."""
+    """The summary of one entity: its id under its kind's key (`user_id`, `agent_id`, `run_id` or `app_id`, only that
+    one)."""
 
     user_id: str | Omitted = None
     agent_id: str | Omitted = None
     run_id: str | Omitted = None
+    app_id: str | Omitted = None
     total_memories: int = Field(examples=[3])
-    summary: str = Field(description="Its memories, oldest first, as a bullet list.", examples=["- Is vegetarian"])
+    summary: str = Field(
+        description="Written by the LLM when one is configured; else its memories, oldest first, as a bullet list.",
+        examples=["- Is vegetarian"],
+    )
     updated_at: str = Field(description="When its latest memory changed (ISO 8601, UTC).")
 
 

@@ -1,7 +1,10 @@
-"""Exports with `export_instructions` (issue 17), on both backends: with an LLM configured, the LLM fills the
-export's schema from the selected memories following the instructions, and its answer is checked against the schema
-(sent back once when it does not fit; a 502 after a second failure); without one, the instructions are a 400; without
-instructions, the export is shaped from the memories by the schema's property names, with no LLM call."""
+"""Exports and summaries with an LLM (issue 17), on both backends.
+
+Exports with `export_instructions`: with an LLM configured, the LLM fills the export's schema from the selected
+memories following the instructions, and its answer is checked against the schema (sent back once when it does not
+fit; a 502 after a second failure); without one, the instructions are a 400; without instructions, the export is
+shaped from the memories by the schema's property names, with no LLM call. Summaries: written by the LLM when one
+is configured (with the request's `prompt`); without one, a bullet list, and a prompt is a 400."""
 
 from __future__ import annotations
 
@@ -67,3 +70,30 @@ def test_an_answer_rejected_twice_is_a_502_and_nothing_is_stored(server: Server,
     assert failed.status_code == 502 and "rejected twice" in failed.json()["detail"]
     got = httpx.post(f"{server.url}/v1/exports/get/", json={"filters": {"user_id": "alice"}}, headers=tenant.headers)
     assert got.status_code == 404
+
+
+def summarize(server: Server, tenant: Tenant, **body: Any) -> httpx.Response:
+    request = {"filters": {"user_id": "alice"}, **body}
+    return httpx.post(f"{server.url}/v1/summary/", json=request, headers=tenant.headers, timeout=30)
+
+
+def test_summaries_are_written_by_the_llm_with_the_prompt(server: Server, llm: OpenAIServer) -> None:
+    tenant = new_tenant(server, "summary-llm")
+    add(server, tenant, "I'm vegetarian")
+    add(server, tenant, "I live in Lisbon")
+    llm.reply("A vegetarian who lives in Lisbon.", "Vegetarian, Lisbon.")
+    (written,) = summarize(server, tenant).json()
+    assert written["summary"] == "A vegetarian who lives in Lisbon." and written["total_memories"] == 2
+    asked = summarize(server, tenant, prompt="Three words at most.")
+    assert asked.status_code == 200 and asked.json()[0]["summary"] == "Vegetarian, Lisbon."
+    system, user = llm.chat_requests[-1].body["messages"]
+    assert system["content"] == "Three words at most." and "I'm vegetarian" in user["content"]
+    assert "I live in Lisbon" in user["content"]
+
+
+def test_without_an_llm_a_summary_prompt_is_a_400_and_the_summary_a_list(server: Server) -> None:
+    tenant = new_tenant(server, "summary-no-llm")
+    add(server, tenant, "I'm vegetarian")
+    refused = summarize(server, tenant, prompt="Three words at most.")
+    assert refused.status_code == 400 and "LLM" in refused.json()["detail"]
+    assert summarize(server, tenant).json()[0]["summary"] == "- I'm vegetarian"
