@@ -218,6 +218,29 @@ def test_given_an_immutable_memory_when_stored_listed_and_replaced_then_it_stays
     assert store.get(kept.id) == moved and moved.immutable
 
 
+def test_given_changes_to_several_memories_when_recent_history_then_the_newest_first_across_memories(
+    store: MemoryStore,
+):
+    def at(entry: HistoryEntry, seconds: int) -> HistoryEntry:  # each change at a moment of its own
+        return replace(entry, updated_at=T0 + timedelta(seconds=seconds))
+
+    tea, coffee = record("Likes tea."), record("Likes coffee.", at=T0 + timedelta(seconds=1))
+    store.insert([tea, coffee], vectors(2, 0), [at(add_entry(tea), 0), at(add_entry(coffee), 1)])
+    later = tea.with_text("Likes green tea.", at=T0 + timedelta(seconds=2))
+    store.replace(later, None, at(HistoryEntry.of(Event.UPDATE, later, tea.text, later.text), 2))
+    store.remove([coffee.id], [at(HistoryEntry.of(Event.DELETE, coffee, coffee.text, None), 3)])
+
+    newest = store.recent_history(10)
+    assert [(e.memory_id, e.event) for e in newest] == [
+        (coffee.id, Event.DELETE),
+        (tea.id, Event.UPDATE),
+        (coffee.id, Event.ADD),
+        (tea.id, Event.ADD),
+    ]
+    assert [e.event for e in store.recent_history(2)] == [Event.DELETE, Event.UPDATE]
+    assert store.recent_history(0) == []
+
+
 def test_given_an_unknown_id_when_get_then_none(store: MemoryStore):
     insert(store, record("I like tea."))
 

@@ -74,6 +74,10 @@ class MemoryStore(Protocol):
         """Oldest first."""
         ...
 
+    def recent_history(self, limit: int) -> list[HistoryEntry]:
+        """The store's newest `limit` history entries, of every memory (deleted ones included), newest first."""
+        ...
+
     def scan(self, batch_size: int = 1000) -> Iterator[tuple[list[MemoryRecord], Vectors]]:
         """Every memory with its embedding, in batches (for rebuilding a search index)."""
         ...

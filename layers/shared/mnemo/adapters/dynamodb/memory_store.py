@@ -560,6 +560,26 @@ class DynamoMemoryStore:
     def history(self, memory_id: str) -> list[HistoryEntry]:
         return [it.history_of(i) for i in self._ops.partition(it.memory_pk(memory_id, ns=self._ns), it.HISTORY_PREFIX)]
 
+    def recent_history(self, limit: int) -> list[HistoryEntry]:
+        """A namespace's through its by_namespace keys (every history key, then the items: a project's history is
+        read whole to be ordered), the plain store's by a consistent table scan."""
+        if limit <= 0:
+            return []
+        if self._ns:
+            keys = [k for k in self._namespace_keys() if k["sk"]["S"].startswith(it.HISTORY_PREFIX)]
+            items: list[Item] = []
+            for start in range(0, len(keys), 1000):
+                items += self._ops.batch_get(keys[start : start + 1000], None)
+        else:
+            request: dict[str, Any] = {
+                "ExpressionAttributeNames": {"#sk": "sk"},
+                "ExpressionAttributeValues": {":hist": {"S": it.HISTORY_PREFIX}},
+            }
+            items = list(self._ops.items("scan", ConsistentRead=True, **self._own(request, "begins_with(#sk, :hist)")))
+        entries = [it.history_of(item) for item in items]
+        entries.sort(key=lambda e: (e.updated_at, e.id), reverse=True)
+        return entries[:limit]
+
     def scan(self, batch_size: int = 1000) -> Iterator[tuple[list[MemoryRecord], Vectors]]:
         """Every memory with its embedding (a paginated, consistent table scan), in batches of `batch_size`."""
         records: list[MemoryRecord] = []

@@ -306,26 +306,12 @@ class SqliteMemoryStore:
         return _from_row(row) if row else None
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
-        rows = self._db.read().execute(
-            "SELECT id, memory_id, event, old_memory, new_memory, created_at, updated_at, actor_id, role, "
-            "is_deleted FROM history WHERE memory_id = ? ORDER BY seq",
-            (memory_id,),
-        )
-        return [
-            HistoryEntry(
-                id=r[0],
-                memory_id=r[1],
-                event=Event(r[2]),
-                old_memory=r[3],
-                new_memory=r[4],
-                created_at=from_iso(r[5]),
-                updated_at=from_iso(r[6]),
-                actor_id=r[7],
-                role=r[8],
-                is_deleted=bool(r[9]),
-            )
-            for r in rows
-        ]
+        rows = self._db.read().execute(f"SELECT {_HISTORY} FROM history WHERE memory_id = ? ORDER BY seq", (memory_id,))
+        return [_history_of(r) for r in rows]
+
+    def recent_history(self, limit: int) -> list[HistoryEntry]:
+        rows = self._db.read().execute(f"SELECT {_HISTORY} FROM history ORDER BY seq DESC LIMIT ?", (max(limit, 0),))
+        return [_history_of(r) for r in rows]
 
     def scan(self, batch_size: int = 1000) -> Iterator[tuple[list[MemoryRecord], Vectors]]:
         conn = self._db.read()
@@ -458,6 +444,24 @@ def _to_row(r: MemoryRecord) -> tuple[Any, ...]:
         int(r.synthesized),
         json.dumps(list(r.derived_from)),
         int(r.immutable),
+    )
+
+
+_HISTORY = "id, memory_id, event, old_memory, new_memory, created_at, updated_at, actor_id, role, is_deleted"
+
+
+def _history_of(r: Sequence[Any]) -> HistoryEntry:
+    return HistoryEntry(
+        id=r[0],
+        memory_id=r[1],
+        event=Event(r[2]),
+        old_memory=r[3],
+        new_memory=r[4],
+        created_at=from_iso(r[5]),
+        updated_at=from_iso(r[6]),
+        actor_id=r[7],
+        role=r[8],
+        is_deleted=bool(r[9]),
     )
 
 

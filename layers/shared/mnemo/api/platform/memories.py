@@ -280,6 +280,23 @@ class MemoryIdSegment(Convertor[str]):
 
 register_url_convertor("memory_id", MemoryIdSegment())
 ONE_MEMORY = "/v1/memories/{memory_id:memory_id}/"
+MAX_HISTORY_PAGE = 1000
+
+
+@router.get(
+    "/v1/memories/events/",
+    summary="The project's newest history entries, of every memory, newest first (legacy: the reference's "
+    "memory events)",
+    response_description="At most `limit` entries, shaped as GET /v1/memories/{id}/history/ answers them.",
+    responses=errors(400, 401),
+)
+def memory_events(
+    caller: Caller,
+    project_memory: ProjectMemoryServiceDep,
+    limit: Annotated[int, Query(ge=1, le=MAX_HISTORY_PAGE, description="How many entries (1-1,000).")] = 100,
+) -> list[HistoryOut]:
+    entries, records = project_memory.recent_history(caller.project_id, limit)
+    return [HistoryOut.of(e, records.get(e.memory_id)) for e in entries]
 
 
 @router.get(ONE_MEMORY, summary="Get one memory", responses=errors(400, 401, 404))

@@ -127,6 +127,13 @@ class ProjectMemoryService:
             raise NotFoundError(MEMORY_NOT_FOUND)
         return entries, service.store.get(memory_id)
 
+    def recent_history(self, project_id: str, limit: int) -> tuple[list[HistoryEntry], dict[str, MemoryRecord]]:
+        """The project's newest `limit` history entries, of every memory (deleted ones included), newest first, and
+        the memories they are of that still exist."""
+        service = self.memory_service(project_id)
+        entries = service.store.recent_history(limit)
+        return entries, service.store.get_many(list(dict.fromkeys(e.memory_id for e in entries)))
+
     # ---- change ----
 
     def update(self, project_id: str, command: UpdateCommand) -> MemoryRecord:
