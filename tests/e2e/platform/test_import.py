@@ -141,7 +141,7 @@ def test_a_mixed_list_is_imported_as_far_as_it_can_be(server: Server, tenant: Te
         {"memory": "Erin keeps bees", "user_id": "erin", "metadata": {"hive": 2}},
         {"messages": [{"role": "user", "content": "I moved to Lisbon last spring."}], "infer": False},  # default id
         42,
-        {"memory": "Nobody's memory", "app_id": "only-an-app"},
+        {"memory": "An app's memory", "app_id": "only-an-app"},  # an app alone is a scope
         {"messages": [{"role": "user", "content": {"type": "image_url", "image_url": {"url": "x"}}}]},
         {"memory": "x" * 100_001, "user_id": "erin"},
         {"memory": "both", "messages": "and a conversation", "user_id": "erin"},
@@ -152,9 +152,8 @@ def test_a_mixed_list_is_imported_as_far_as_it_can_be(server: Server, tenant: Te
     ]
     queued = import_(http, {"items": items, "user_id": "frank"})
     reasons = {r["index"]: r["reason"] for r in queued["refused"]}
-    assert queued["total"] == 11 and queued["queued"] == 3 and sorted(reasons) == [2, 3, 4, 5, 6, 7, 8, 10]
+    assert queued["total"] == 11 and queued["queued"] == 4 and sorted(reasons) == [2, 4, 5, 6, 7, 8, 10]
     assert "must be an object" in reasons[2]
-    assert "user_id, agent_id or run_id is required" in reasons[3]
     assert "multimodal" in reasons[4]
     assert "100,000" in reasons[5]  # an item is bounded as one add is
     assert "not both" in reasons[6]
@@ -165,9 +164,9 @@ def test_a_mixed_list_is_imported_as_far_as_it_can_be(server: Server, tenant: Te
     event = wait_done(server, tenant, queued["event_id"])
 
     assert event["status"] == "PARTIALLY_COMPLETED", event
-    assert "8 of 11 items were not imported (8 refused, 0 failed" in event["error"]
+    assert "7 of 11 items were not imported (7 refused, 0 failed" in event["error"]
     assert [(r["index"], r["status"]) for r in event["results"]] == [
-        (i, "ADDED" if i in (0, 1, 9) else "REFUSED") for i in range(11)
+        (i, "ADDED" if i in (0, 1, 3, 9) else "REFUSED") for i in range(11)
     ]
     assert {r["index"]: r["reason"] for r in event["results"] if r["status"] == "REFUSED"} == reasons
     frank = http.get("/v1/memories/", params={"user_id": "frank"}).json()
@@ -177,6 +176,8 @@ def test_a_mixed_list_is_imported_as_far_as_it_can_be(server: Server, tenant: Te
     assert erin["Erin's dog is called Rex"]["categories"] == ["pets"] and erin["Erin keeps bees"]["metadata"] == {
         "hive": 2
     }
+    app = http.post("/v2/memories/", json={"filters": {"app_id": "only-an-app"}}).json()
+    assert [(m["memory"], m["user_id"]) for m in app] == [("An app's memory", None)]
 
     nothing = import_(http, {"items": [{"memory": "no scope"}, "neither"]})
     ended = wait_done(server, tenant, nothing["event_id"])
