@@ -1,4 +1,5 @@
-"""Self-hosted authentication routes: /auth/setup-status, register, login, refresh, me, change-password."""
+"""Self-hosted authentication routes: /auth/setup-status, register, login, refresh, me, change-password,
+onboarding-complete."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from mnemo.api.dependencies import AccountServiceDep, SessionServiceDep
 from mnemo.api.responses import MessageOut, errors
 from mnemo.api.routing import TypedRoute
 from mnemo.api.security import CurrentUser, SessionCaller, limit
-from mnemo.api.selfhosted.bodies import Credentials, PasswordChange, ProfileUpdate, RefreshRequest, Registration
+from mnemo.api.selfhosted.bodies import (
+    Credentials,
+    PasswordChange,
+    ProfileUpdate,
+    RefreshRequest,
+    Registration,
+    UseCase,
+)
 from mnemo.api.selfhosted.responses import SetupStatus, TokenOut, UserAccount
 
 router = APIRouter(route_class=TypedRoute, prefix="/auth", tags=["authentication"])
@@ -65,3 +73,13 @@ def change_password(
 ) -> MessageOut:
     sessions.change_password(user, body.current_password, body.new_password, keep_family=caller.family_id)
     return MessageOut(message="Password updated.")
+
+
+@router.post(
+    "/onboarding-complete",
+    summary="The signed-in user finished the dashboard's onboarding (the use case is not kept: the reference only "
+    "sends it to its telemetry, which mnemo has none of)",
+    responses=errors(401),
+)
+def onboarding_complete(body: UseCase, user: CurrentUser) -> MessageOut:
+    return MessageOut(message="Onboarding completed.")

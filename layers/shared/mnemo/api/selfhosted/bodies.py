@@ -10,6 +10,7 @@ from pydantic.config import JsonDict
 
 from mnemo.api.limits import (
     JSON_RULE,
+    MAX_DESCRIPTION,
     MAX_INSTRUCTIONS,
     MAX_MESSAGES,
     MAX_NAME,
@@ -191,3 +192,12 @@ class PasswordChange(BaseModel):
 class NewApiKey(BaseModel):
     model_config = ConfigDict(extra="forbid")
     label: str = Field(default="", max_length=255, description="A name to tell keys apart.", examples=["my agent"])
+
+
+class UseCase(BaseModel):
+    """What the deployment is for, as the reference's dashboard asks it."""
+
+    model_config = ConfigDict(extra="forbid")
+    use_case: str = Field(
+        max_length=MAX_DESCRIPTION, description="What the memories are for (at most 2,000 characters)."
+    )
