@@ -77,8 +77,10 @@ def test_the_openapi_description_offers_both_schemes_and_only_the_sign_in_routes
         "/reset",
         "/configure",
         "/configure/providers",
+        "/generate-instructions",
         "/auth/me",
         "/auth/change-password",
+        "/auth/onboarding-complete",
         "/api-keys",
         "/api-keys/{key_id}",
         "/users",
@@ -87,7 +89,7 @@ def test_the_openapi_description_offers_both_schemes_and_only_the_sign_in_routes
         "/entities",
         "/entities/{entity_type}/{entity_id}",
     }
-    assert len(protected) == 24
+    assert len(protected) == 26
     assert set(protected) >= ADMIN_ONLY
 
 

@@ -210,6 +210,7 @@ def requests_scoped_by_the_key(victim: Victim) -> list[tuple[str, str, Any]]:
         ("GET", "/v1/entities/", None),
         ("GET", "/v2/entities/{entity_type}/{entity_id}/".format(entity_type="user", entity_id="alice"), None),
         ("GET", "/v1/events/", None),
+        ("GET", "/v1/memories/events/", None),
         ("POST", "/v1/exports/", {"schema": {"type": "object"}, "filters": alice}),
         ("POST", "/v1/summary/", {"filters": alice}),
         ("GET", "/v1/stats/", None),
