@@ -5,6 +5,7 @@ with exponential backoff and full jitter, or after the delay the provider asks f
 `Retry-After` in seconds or as an HTTP date), all within one deadline for the whole call: no retry starts
 that could not finish before it, and each attempt's timeout is cut to the time left. Any other failure is
 raised at once. The error a caller finally sees keeps the failure's `code` and says how often it was retried.
+Another JSON-over-HTTP API reuses the client with its own headers and retried statuses (`llms.anthropic`).
 """
 
 from __future__ import annotations
@@ -114,11 +115,18 @@ class OpenAIHttp:
         timeout: float,
         retry: RetryPolicy | None = None,
         pace: Pace | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        retried_statuses: frozenset[int] = RETRIED_STATUSES,
     ) -> None:
-        headers = {"Content-Type": "application/json"}
+        """`headers`: more request headers (another API's authentication, e.g. Anthropic's `x-api-key`);
+        `retried_statuses`: the 5xx statuses worth another attempt (a 429 always is)."""
+        sent = {"Content-Type": "application/json"}
         if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
-        self._client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout)
+            sent["Authorization"] = f"Bearer {api_key}"
+        sent.update(headers or {})
+        self._retried_statuses = retried_statuses
+        self._client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=sent, timeout=timeout)
         self._timeout = timeout
         self._retry = retry or RetryPolicy.for_timeout(timeout, DEFAULT_MAX_RETRIES, None)
         self._pace = pace or Pace()
@@ -160,7 +168,7 @@ class OpenAIHttp:
             what = f"Provider request failed ({type(exc).__name__})"
             return _Failure("provider_unavailable", what, "Check base_url.", cause=exc)
         if response.status_code >= 400:
-            failure = _failure_for_status(response.status_code)
+            failure = _failure_for_status(response.status_code, self._retried_statuses)
             if failure.transient:
                 failure = replace(failure, asked_wait=retry_after_seconds(response.headers, self._pace.wall_clock()))
             return failure
@@ -181,7 +189,7 @@ class OpenAIHttp:
         return delay, ""
 
 
-def _failure_for_status(status: int) -> _Failure:
+def _failure_for_status(status: int, retried: frozenset[int] = RETRIED_STATUSES) -> _Failure:
     """What an HTTP error status means; `transient` when it is worth another attempt."""
     if status in (401, 403):
         what = f"Provider rejected the request's authentication ({status})"
@@ -194,7 +202,7 @@ def _failure_for_status(status: int) -> _Failure:
         )
     if status >= 500:
         what = f"Provider is unavailable or returned a server error ({status})"
-        return _Failure("provider_unavailable", what, RETRY_SHORTLY, transient=status in RETRIED_STATUSES)
+        return _Failure("provider_unavailable", what, RETRY_SHORTLY, transient=status in retried)
     return _Failure("provider_bad_request", f"Provider rejected the request as malformed ({status})")
 
 

@@ -39,6 +39,11 @@ EMBEDDERS: dict[str, ProviderSpec] = {
     ),
 }
 LLMS: dict[str, ProviderSpec] = {
+    "anthropic": ProviderSpec(
+        "mnemo.adapters.llms.anthropic:AnthropicLLM",
+        "mnemo.adapters.llms.anthropic:AnthropicLLMConfig",
+        "Anthropic's Messages API (Claude), over HTTP without the SDK",
+    ),
     "openai": ProviderSpec(
         "mnemo.adapters.llms.openai:OpenAILLM",
         "mnemo.adapters.llms.openai:OpenAILLMConfig",
