@@ -32,6 +32,11 @@ EMBEDDERS: dict[str, ProviderSpec] = {
         "mnemo.adapters.embedders.openai:OpenAIEmbedderConfig",
         "any OpenAI-compatible /embeddings endpoint",
     ),
+    "ollama": ProviderSpec(
+        "mnemo.adapters.embedders.ollama:OllamaEmbedder",
+        "mnemo.adapters.embedders.ollama:OllamaEmbedderConfig",
+        "Ollama's native /api/embed endpoint",
+    ),
     "bedrock": ProviderSpec(
         "mnemo.adapters.embedders.bedrock:BedrockEmbedder",
         "mnemo.adapters.embedders.bedrock:BedrockEmbedderConfig",
@@ -48,6 +53,11 @@ LLMS: dict[str, ProviderSpec] = {
         "mnemo.adapters.llms.openai:OpenAILLM",
         "mnemo.adapters.llms.openai:OpenAILLMConfig",
         "any OpenAI-compatible /chat/completions endpoint (OpenAI, vLLM, Ollama, …)",
+    ),
+    "ollama": ProviderSpec(
+        "mnemo.adapters.llms.ollama:OllamaLLM",
+        "mnemo.adapters.llms.ollama:OllamaLLMConfig",
+        "Ollama's native /api/chat endpoint",
     ),
     "bedrock": ProviderSpec(
         "mnemo.adapters.llms.bedrock:BedrockLLM",

@@ -1,0 +1,71 @@
+"""LLM provider `ollama`: Ollama's native `/api/chat` endpoint (not its OpenAI-compatible one).
+
+The HTTP client (timeouts, retries of 429/5xx and dropped connections honouring Retry-After, the deadline, the
+error codes) is the `openai` providers' own, see mnemo.adapters.openai_http.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from mnemo.adapters.openai_http import (
+    DEFAULT_MAX_RETRIES,
+    ApiKey,
+    BaseUrl,
+    MaxRetries,
+    ModelName,
+    OpenAIHttp,
+    Pace,
+    RetryPolicy,
+    TotalTimeout,
+)
+from mnemo.errors import ProviderError
+from mnemo.ports.llm import ChatMessage
+
+DEFAULT_OLLAMA_BASE_URL = "http://localhost:11434"
+
+
+class OllamaLLMConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    model: ModelName = "llama3.2"
+    api_key: ApiKey | None = None  # sent as `Authorization: Bearer …`, for a deployment behind a proxy
+    base_url: BaseUrl = DEFAULT_OLLAMA_BASE_URL
+    temperature: float | None = 0.1  # None: the model's own default
+    max_tokens: int | None = Field(default=2000, gt=0)  # sent as options.num_predict; None: the model's default
+    timeout: float = 120.0  # seconds, per attempt (a local model may be loaded on the first call)
+    max_retries: MaxRetries = DEFAULT_MAX_RETRIES  # of a 429, 500, 502, 503, 504, dropped connection or timeout
+    total_timeout: TotalTimeout = None  # seconds for the whole call, retries included; None: 2 × timeout
+
+
+class OllamaLLM:
+    def __init__(self, config: OllamaLLMConfig, *, pace: Pace | None = None) -> None:
+        self.config = config
+        self.name = f"ollama/{config.model}"
+        retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
+        self._http = OpenAIHttp(config.base_url, config.api_key, config.timeout, retry, pace)
+
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
+        options: dict[str, object] = {}
+        if self.config.temperature is not None:
+            options["temperature"] = self.config.temperature
+        if self.config.max_tokens is not None:
+            options["num_predict"] = self.config.max_tokens
+        body: dict[str, object] = {
+            "model": self.config.model,
+            "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+            "stream": False,
+            "options": options,
+        }
+        if json_mode:
+            body["format"] = "json"
+        payload = self._http.post("api/chat", body)
+        error = payload.get("error")
+        if isinstance(error, str) and "message" not in payload:
+            raise ProviderError(f"Provider returned an error: {error[:200]}", "provider_bad_response")
+        try:
+            content = payload["message"]["content"]
+        except (KeyError, TypeError) as exc:
+            raise ProviderError("Provider returned no completion.", "provider_bad_response") from exc
+        if not isinstance(content, str):
+            raise ProviderError("Provider returned no completion text.", "provider_bad_response")
+        return content
