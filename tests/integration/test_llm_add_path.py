@@ -422,7 +422,7 @@ def test_configure_rejects_a_provider_that_is_not_bundled(api: TestClient) -> No
     assert response.status_code == 400
     detail = response.json()["detail"]
     assert "'groq'" in detail
-    assert "bedrock, openai" in detail
+    assert "bedrock, gemini, openai" in detail
     assert api.get("/configure").json() == before
 
 
@@ -494,7 +494,10 @@ def test_configuration_persists_across_a_restart(
 def test_configure_providers_lists_the_bundled_providers(client: TestClient) -> None:
     response = client.get("/configure/providers")
     assert response.status_code == 200
-    assert response.json() == {"llm": ["bedrock", "openai"], "embedder": ["bedrock", "local", "openai"]}
+    assert response.json() == {
+        "llm": ["bedrock", "gemini", "openai"],
+        "embedder": ["bedrock", "gemini", "local", "openai"],
+    }
 
 
 def test_configuring_the_same_provider_again_merges_its_config(api: TestClient, llm_server: OpenAIServer) -> None:

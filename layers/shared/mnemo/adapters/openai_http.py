@@ -114,10 +114,13 @@ class OpenAIHttp:
         timeout: float,
         retry: RetryPolicy | None = None,
         pace: Pace | None = None,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> None:
         headers = {"Content-Type": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
+        headers.update(extra_headers or {})  # another API's authentication, e.g. Gemini's `x-goog-api-key`
         self._client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout)
         self._timeout = timeout
         self._retry = retry or RetryPolicy.for_timeout(timeout, DEFAULT_MAX_RETRIES, None)
@@ -160,11 +163,15 @@ class OpenAIHttp:
             what = f"Provider request failed ({type(exc).__name__})"
             return _Failure("provider_unavailable", what, "Check base_url.", cause=exc)
         if response.status_code >= 400:
-            failure = _failure_for_status(response.status_code)
+            failure = self._failure_for(response)
             if failure.transient:
                 failure = replace(failure, asked_wait=retry_after_seconds(response.headers, self._pace.wall_clock()))
             return failure
         return _json_object(response)
+
+    def _failure_for(self, response: httpx.Response) -> _Failure:
+        """What an HTTP error response means; a client of another API may read its error body too."""
+        return _failure_for_status(response.status_code)
 
     def _next_delay(self, failure: _Failure, retries: int, deadline: float) -> tuple[float | None, str]:
         """How long to wait before the next attempt, or None (and why, when it is not plain) to stop."""
