@@ -168,11 +168,15 @@ class OpenAIHttp:
             what = f"Provider request failed ({type(exc).__name__})"
             return _Failure("provider_unavailable", what, "Check base_url.", cause=exc)
         if response.status_code >= 400:
-            failure = _failure_for_status(response.status_code, self._retried_statuses)
+            failure = self._failure_for(response)
             if failure.transient:
                 failure = replace(failure, asked_wait=retry_after_seconds(response.headers, self._pace.wall_clock()))
             return failure
         return _json_object(response)
+
+    def _failure_for(self, response: httpx.Response) -> _Failure:
+        """What an HTTP error response means; a client of another API may read its error body too."""
+        return _failure_for_status(response.status_code, self._retried_statuses)
 
     def _next_delay(self, failure: _Failure, retries: int, deadline: float) -> tuple[float | None, str]:
         """How long to wait before the next attempt, or None (and why, when it is not plain) to stop."""

@@ -42,6 +42,11 @@ EMBEDDERS: dict[str, ProviderSpec] = {
         "mnemo.adapters.embedders.bedrock:BedrockEmbedderConfig",
         "Amazon Titan Text Embeddings V2 on Amazon Bedrock",
     ),
+    "gemini": ProviderSpec(
+        "mnemo.adapters.embedders.gemini:GeminiEmbedder",
+        "mnemo.adapters.embedders.gemini:GeminiEmbedderConfig",
+        "Google's Gemini API (batchEmbedContents; text-embedding-004, 768 dimensions, by default)",
+    ),
 }
 LLMS: dict[str, ProviderSpec] = {
     "anthropic": ProviderSpec(
@@ -63,6 +68,11 @@ LLMS: dict[str, ProviderSpec] = {
         "mnemo.adapters.llms.bedrock:BedrockLLM",
         "mnemo.adapters.llms.bedrock:BedrockLLMConfig",
         "Amazon Bedrock's Converse API",
+    ),
+    "gemini": ProviderSpec(
+        "mnemo.adapters.llms.gemini:GeminiLLM",
+        "mnemo.adapters.llms.gemini:GeminiLLMConfig",
+        "Google's Gemini API (generateContent; gemini-2.0-flash by default)",
     ),
 }
 KINDS = {"embedder": EMBEDDERS, "llm": LLMS}
