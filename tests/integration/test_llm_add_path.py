@@ -494,7 +494,10 @@ def test_configuration_persists_across_a_restart(
 def test_configure_providers_lists_the_bundled_providers(client: TestClient) -> None:
     response = client.get("/configure/providers")
     assert response.status_code == 200
-    assert response.json() == {"llm": ["bedrock", "openai"], "embedder": ["bedrock", "local", "openai"]}
+    assert response.json() == {
+        "llm": ["azure_openai", "bedrock", "openai"],
+        "embedder": ["azure_openai", "bedrock", "local", "openai"],
+    }
 
 
 def test_configuring_the_same_provider_again_merges_its_config(api: TestClient, llm_server: OpenAIServer) -> None:

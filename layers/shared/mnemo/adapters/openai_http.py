@@ -1,4 +1,4 @@
-"""A small client for OpenAI-compatible HTTP APIs (OpenAI, vLLM, Ollama, LM Studio, …) over httpx.
+"""A small client for OpenAI-compatible HTTP APIs (OpenAI, vLLM, Ollama, LM Studio, Azure OpenAI, …) over httpx.
 
 Transient failures (HTTP 429, 500, 502, 503, 504, a connection that fails or drops, a timeout) are retried
 with exponential backoff and full jitter, or after the delay the provider asks for (`retry-after-ms`, else
@@ -40,14 +40,14 @@ MaxRetries = Annotated[int, Field(ge=0, le=10, strict=True)]
 TotalTimeout = Annotated[float, Field(gt=0, allow_inf_nan=False)] | None
 
 
-def _header_safe(value: str) -> str:
+def header_safe(value: str) -> str:
     """A value sent in an HTTP header (the API key, as `Authorization: Bearer …`): printable ASCII only."""
     if not (value.isascii() and value.isprintable()):
         raise ValueError("must be printable ASCII: it is sent in an HTTP header")
     return value
 
 
-ApiKey = Annotated[str, Field(max_length=1_024), AfterValidator(_header_safe)]
+ApiKey = Annotated[str, Field(max_length=1_024), AfterValidator(header_safe)]
 ModelName = Annotated[str, Field(min_length=1, max_length=255)]
 BaseUrl = Annotated[str, Field(min_length=1, max_length=2_048, pattern=r"^https?://")]
 
@@ -107,6 +107,10 @@ class _Failure:
 
 
 class OpenAIHttp:
+    """POSTs JSON to paths under `base_url`, with `Authorization: Bearer <api_key>` when a key is given, plus
+    any further `headers` (e.g. Azure's `api-key`) and query `params` (e.g. Azure's `api-version`) on every call.
+    `not_found_advice` is what a 404 tells the caller to check."""
+
     def __init__(
         self,
         base_url: str,
@@ -114,11 +118,19 @@ class OpenAIHttp:
         timeout: float,
         retry: RetryPolicy | None = None,
         pace: Pace | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        params: Mapping[str, str] | None = None,
+        not_found_advice: str = "Check base_url and model.",
     ) -> None:
-        headers = {"Content-Type": "application/json"}
+        sent = {"Content-Type": "application/json"}
         if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
-        self._client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout)
+            sent["Authorization"] = f"Bearer {api_key}"
+        sent.update(headers or {})
+        self._client = httpx.Client(
+            base_url=base_url.rstrip("/") + "/", headers=sent, params=dict(params or {}), timeout=timeout
+        )
+        self._not_found_advice = not_found_advice
         self._timeout = timeout
         self._retry = retry or RetryPolicy.for_timeout(timeout, DEFAULT_MAX_RETRIES, None)
         self._pace = pace or Pace()
@@ -160,7 +172,9 @@ class OpenAIHttp:
             what = f"Provider request failed ({type(exc).__name__})"
             return _Failure("provider_unavailable", what, "Check base_url.", cause=exc)
         if response.status_code >= 400:
-            failure = _failure_for_status(response.status_code)
+            failure = _failure_for_status(response.status_code, self._not_found_advice)
+            if response.status_code == 400 and _is_content_filter(response):
+                failure = CONTENT_FILTERED
             if failure.transient:
                 failure = replace(failure, asked_wait=retry_after_seconds(response.headers, self._pace.wall_clock()))
             return failure
@@ -181,7 +195,7 @@ class OpenAIHttp:
         return delay, ""
 
 
-def _failure_for_status(status: int) -> _Failure:
+def _failure_for_status(status: int, not_found_advice: str = "Check base_url and model.") -> _Failure:
     """What an HTTP error status means; `transient` when it is worth another attempt."""
     if status in (401, 403):
         what = f"Provider rejected the request's authentication ({status})"
@@ -189,13 +203,31 @@ def _failure_for_status(status: int) -> _Failure:
     if status == 429:
         return _Failure("provider_rate_limited", "Provider rate limit hit (429)", RETRY_SHORTLY, transient=True)
     if status == 404:
-        return _Failure(
-            "provider_bad_request", "Provider endpoint or model not found (404)", "Check base_url and model."
-        )
+        return _Failure("provider_bad_request", "Provider endpoint or model not found (404)", not_found_advice)
     if status >= 500:
         what = f"Provider is unavailable or returned a server error ({status})"
         return _Failure("provider_unavailable", what, RETRY_SHORTLY, transient=status in RETRIED_STATUSES)
     return _Failure("provider_bad_request", f"Provider rejected the request as malformed ({status})")
+
+
+CONTENT_FILTER_ADVICE = "Rephrase the input, or review the deployment's content filtering policy."
+CONTENT_FILTERED = _Failure(
+    "provider_bad_request", "Provider's content filter refused the request (400)", CONTENT_FILTER_ADVICE
+)
+
+
+def _is_content_filter(response: httpx.Response) -> bool:
+    """Whether a 400 is Azure OpenAI's content filter (`error.code` "content_filter") refusing the prompt."""
+    try:
+        payload = response.json()
+    except ValueError:
+        return False
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if not isinstance(error, dict):
+        return False
+    inner = error.get("innererror")
+    inner_code = inner.get("code") if isinstance(inner, dict) else None
+    return error.get("code") == "content_filter" or inner_code == "ResponsibleAIPolicyViolation"
 
 
 def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:

@@ -37,6 +37,11 @@ EMBEDDERS: dict[str, ProviderSpec] = {
         "mnemo.adapters.embedders.bedrock:BedrockEmbedderConfig",
         "Amazon Titan Text Embeddings V2 on Amazon Bedrock",
     ),
+    "azure_openai": ProviderSpec(
+        "mnemo.adapters.embedders.azure_openai:AzureOpenAIEmbedder",
+        "mnemo.adapters.embedders.azure_openai:AzureOpenAIEmbedderConfig",
+        "an embeddings deployment of Azure OpenAI",
+    ),
 }
 LLMS: dict[str, ProviderSpec] = {
     "openai": ProviderSpec(
@@ -48,6 +53,11 @@ LLMS: dict[str, ProviderSpec] = {
         "mnemo.adapters.llms.bedrock:BedrockLLM",
         "mnemo.adapters.llms.bedrock:BedrockLLMConfig",
         "Amazon Bedrock's Converse API",
+    ),
+    "azure_openai": ProviderSpec(
+        "mnemo.adapters.llms.azure_openai:AzureOpenAILLM",
+        "mnemo.adapters.llms.azure_openai:AzureOpenAILLMConfig",
+        "a chat deployment of Azure OpenAI",
     ),
 }
 KINDS = {"embedder": EMBEDDERS, "llm": LLMS}
