@@ -297,8 +297,8 @@ def test_given_a_configuration_change_then_it_is_stored_and_followed_by_the_othe
     }
     assert shown.body["llm"] is None
     assert deployed.call("configure/providers", api_key=api_key).body == {
-        "embedder": ["bedrock", "gemini", "local", "openai"],
-        "llm": ["bedrock", "gemini", "openai"],
+        "embedder": ["azure_openai", "bedrock", "gemini", "local", "ollama", "openai"],
+        "llm": ["anthropic", "azure_openai", "bedrock", "gemini", "ollama", "openai"],
     }
 
     changed = deployed.call("configure/set")

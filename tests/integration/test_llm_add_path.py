@@ -422,7 +422,7 @@ def test_configure_rejects_a_provider_that_is_not_bundled(api: TestClient) -> No
     assert response.status_code == 400
     detail = response.json()["detail"]
     assert "'groq'" in detail
-    assert "bedrock, gemini, openai" in detail
+    assert "anthropic, azure_openai, bedrock, gemini, ollama, openai" in detail
     assert api.get("/configure").json() == before
 
 
@@ -495,8 +495,8 @@ def test_configure_providers_lists_the_bundled_providers(client: TestClient) -> 
     response = client.get("/configure/providers")
     assert response.status_code == 200
     assert response.json() == {
-        "llm": ["bedrock", "gemini", "openai"],
-        "embedder": ["bedrock", "gemini", "local", "openai"],
+        "llm": ["anthropic", "azure_openai", "bedrock", "gemini", "ollama", "openai"],
+        "embedder": ["azure_openai", "bedrock", "gemini", "local", "ollama", "openai"],
     }
 
 

@@ -7,7 +7,8 @@
   each word a hash-seeded Gaussian vector, so texts sharing words are similar and equal texts get equal
   vectors. Rows are *not* unit length (the client must normalise them) and, unless told otherwise, are sent
   in reverse order with their `index`.
-- Every request is recorded (path, lower-cased headers, JSON body) for assertions.
+- Every request is recorded (path, lower-cased headers, JSON body, query string) for assertions. Any path
+  prefix works, so Azure OpenAI's `/openai/deployments/<name>/chat/completions?api-version=…` is served too.
 - `fail_next(status, headers=...)` makes the next call answer an HTTP error (with these headers, e.g.
   `{"Retry-After": "2"}`); calling it again scripts the call after, and so on. `respond_raw_next(...)` sends
   any body.
@@ -62,6 +63,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]  # names lower-cased
     body: Any  # the parsed JSON body, or None when it was not JSON
+    query: str = ""  # the raw query string (after "?"), e.g. "api-version=2024-10-21"
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,10 +221,10 @@ class OpenAIServer:
             body = json.loads(raw) if raw else None
         except ValueError:
             body = None
-        path = handler.path.split("?", 1)[0]
+        path, _, query = handler.path.partition("?")
         headers = {k.lower(): v for k, v in handler.headers.items()}
         with self._lock:
-            self.requests.append(RecordedRequest(handler.command, path, headers, body))
+            self.requests.append(RecordedRequest(handler.command, path, headers, body, query))
             override = self._overrides.popleft() if self._overrides else None
         if override is not None:
             self._send(handler, override)

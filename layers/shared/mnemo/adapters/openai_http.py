@@ -1,4 +1,4 @@
-"""A small client for OpenAI-compatible HTTP APIs (OpenAI, vLLM, Ollama, LM Studio, …) over httpx.
+"""A small client for OpenAI-compatible HTTP APIs (OpenAI, vLLM, Ollama, LM Studio, Azure OpenAI, …) over httpx.
 
 Transient failures (HTTP 429, 500, 502, 503, 504, a connection that fails or drops, a timeout) are retried
 with exponential backoff and full jitter, or after the delay the provider asks for (`retry-after-ms`, else
@@ -41,14 +41,14 @@ MaxRetries = Annotated[int, Field(ge=0, le=10, strict=True)]
 TotalTimeout = Annotated[float, Field(gt=0, allow_inf_nan=False)] | None
 
 
-def _header_safe(value: str) -> str:
+def header_safe(value: str) -> str:
     """A value sent in an HTTP header (the API key, as `Authorization: Bearer …`): printable ASCII only."""
     if not (value.isascii() and value.isprintable()):
         raise ValueError("must be printable ASCII: it is sent in an HTTP header")
     return value
 
 
-ApiKey = Annotated[str, Field(max_length=1_024), AfterValidator(_header_safe)]
+ApiKey = Annotated[str, Field(max_length=1_024), AfterValidator(header_safe)]
 ModelName = Annotated[str, Field(min_length=1, max_length=255)]
 BaseUrl = Annotated[str, Field(min_length=1, max_length=2_048, pattern=r"^https?://")]
 
@@ -108,7 +108,11 @@ class _Failure:
 
 
 class OpenAIHttp:
-    def __init__(
+    """POSTs JSON to paths under `base_url`, with `Authorization: Bearer <api_key>` when a key is given, plus
+    any further `headers` (e.g. Azure's `api-key`) and query `params` (e.g. Azure's `api-version`) on every call.
+    `not_found_advice` is what a 404 tells the caller to check."""
+
+    def __init__(  # noqa: PLR0913 - one client for five APIs: each keyword is one API's difference, defaulted
         self,
         base_url: str,
         api_key: str | None,
@@ -118,15 +122,21 @@ class OpenAIHttp:
         *,
         headers: Mapping[str, str] | None = None,
         retried_statuses: frozenset[int] = RETRIED_STATUSES,
+        params: Mapping[str, str] | None = None,
+        not_found_advice: str = "Check base_url and model.",
     ) -> None:
         """`headers`: more request headers (another API's authentication, e.g. Anthropic's `x-api-key`);
-        `retried_statuses`: the 5xx statuses worth another attempt (a 429 always is)."""
+        `retried_statuses`: the 5xx statuses worth another attempt (a 429 always is); `params`: query parameters
+        of every request (Azure's `api-version`); `not_found_advice`: what a 404 tells the caller to check."""
         sent = {"Content-Type": "application/json"}
         if api_key:
             sent["Authorization"] = f"Bearer {api_key}"
         sent.update(headers or {})
         self._retried_statuses = retried_statuses
-        self._client = httpx.Client(base_url=base_url.rstrip("/") + "/", headers=sent, timeout=timeout)
+        self._client = httpx.Client(
+            base_url=base_url.rstrip("/") + "/", headers=sent, params=dict(params or {}), timeout=timeout
+        )
+        self._not_found_advice = not_found_advice
         self._timeout = timeout
         self._retry = retry or RetryPolicy.for_timeout(timeout, DEFAULT_MAX_RETRIES, None)
         self._pace = pace or Pace()
@@ -176,7 +186,10 @@ class OpenAIHttp:
 
     def _failure_for(self, response: httpx.Response) -> _Failure:
         """What an HTTP error response means; a client of another API may read its error body too."""
-        return _failure_for_status(response.status_code, self._retried_statuses)
+        failure = _failure_for_status(response.status_code, self._retried_statuses, self._not_found_advice)
+        if response.status_code == 400 and _is_content_filter(response):
+            failure = CONTENT_FILTERED
+        return failure
 
     def _next_delay(self, failure: _Failure, retries: int, deadline: float) -> tuple[float | None, str]:
         """How long to wait before the next attempt, or None (and why, when it is not plain) to stop."""
@@ -193,7 +206,9 @@ class OpenAIHttp:
         return delay, ""
 
 
-def _failure_for_status(status: int, retried: frozenset[int] = RETRIED_STATUSES) -> _Failure:
+def _failure_for_status(
+    status: int, retried: frozenset[int] = RETRIED_STATUSES, not_found_advice: str = "Check base_url and model."
+) -> _Failure:
     """What an HTTP error status means; `transient` when it is worth another attempt."""
     if status in (401, 403):
         what = f"Provider rejected the request's authentication ({status})"
@@ -201,13 +216,31 @@ def _failure_for_status(status: int, retried: frozenset[int] = RETRIED_STATUSES)
     if status == 429:
         return _Failure("provider_rate_limited", "Provider rate limit hit (429)", RETRY_SHORTLY, transient=True)
     if status == 404:
-        return _Failure(
-            "provider_bad_request", "Provider endpoint or model not found (404)", "Check base_url and model."
-        )
+        return _Failure("provider_bad_request", "Provider endpoint or model not found (404)", not_found_advice)
     if status >= 500:
         what = f"Provider is unavailable or returned a server error ({status})"
         return _Failure("provider_unavailable", what, RETRY_SHORTLY, transient=status in retried)
     return _Failure("provider_bad_request", f"Provider rejected the request as malformed ({status})")
+
+
+CONTENT_FILTER_ADVICE = "Rephrase the input, or review the deployment's content filtering policy."
+CONTENT_FILTERED = _Failure(
+    "provider_bad_request", "Provider's content filter refused the request (400)", CONTENT_FILTER_ADVICE
+)
+
+
+def _is_content_filter(response: httpx.Response) -> bool:
+    """Whether a 400 is Azure OpenAI's content filter (`error.code` "content_filter") refusing the prompt."""
+    try:
+        payload = response.json()
+    except ValueError:
+        return False
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if not isinstance(error, dict):
+        return False
+    inner = error.get("innererror")
+    inner_code = inner.get("code") if isinstance(inner, dict) else None
+    return error.get("code") == "content_filter" or inner_code == "ResponsibleAIPolicyViolation"
 
 
 def retry_after_seconds(headers: Mapping[str, str], now: float) -> float | None:

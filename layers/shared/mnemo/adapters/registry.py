@@ -47,6 +47,11 @@ EMBEDDERS: dict[str, ProviderSpec] = {
         "mnemo.adapters.embedders.gemini:GeminiEmbedderConfig",
         "Google's Gemini API (batchEmbedContents; text-embedding-004, 768 dimensions, by default)",
     ),
+    "azure_openai": ProviderSpec(
+        "mnemo.adapters.embedders.azure_openai:AzureOpenAIEmbedder",
+        "mnemo.adapters.embedders.azure_openai:AzureOpenAIEmbedderConfig",
+        "an embeddings deployment of Azure OpenAI",
+    ),
 }
 LLMS: dict[str, ProviderSpec] = {
     "anthropic": ProviderSpec(
@@ -73,6 +78,11 @@ LLMS: dict[str, ProviderSpec] = {
         "mnemo.adapters.llms.gemini:GeminiLLM",
         "mnemo.adapters.llms.gemini:GeminiLLMConfig",
         "Google's Gemini API (generateContent; gemini-2.0-flash by default)",
+    ),
+    "azure_openai": ProviderSpec(
+        "mnemo.adapters.llms.azure_openai:AzureOpenAILLM",
+        "mnemo.adapters.llms.azure_openai:AzureOpenAILLMConfig",
+        "a chat deployment of Azure OpenAI",
     ),
 }
 KINDS = {"embedder": EMBEDDERS, "llm": LLMS}

@@ -28,6 +28,7 @@ SECRET_NAMES = frozenset(
         "token",
         "aws_secret_access_key",
         "aws_session_token",
+        "azure_ad_token",
     }
 )
 REDACTED = "[redacted]"

@@ -39,13 +39,24 @@ class OpenAIEmbedderConfig(BaseModel):
     total_timeout: TotalTimeout = None  # seconds for the whole call (one batch), retries included; None: 2 × timeout
 
 
-class OpenAIEmbedder:
-    def __init__(self, config: OpenAIEmbedderConfig, *, pace: Pace | None = None) -> None:
-        self.config = config
-        self.name = f"openai/{config.model}"
-        retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
-        self._http = OpenAIHttp(config.base_url, config.api_key, config.timeout, retry, pace)
-        self._dimension = config.embedding_dims or KNOWN_DIMENSIONS.get(config.model)
+class OpenAIEmbeddings:
+    """Embeds through an OpenAI embeddings endpoint: `batch_size` texts a call, `{input, dimensions?}` plus
+    `extra_body` (e.g. `model`) in each request, rows put back in order and made unit length."""
+
+    def __init__(
+        self,
+        http: OpenAIHttp,
+        *,
+        batch_size: int,
+        embedding_dims: int | None,
+        extra_body: dict[str, object] | None = None,
+        known_dimension: int | None = None,
+    ) -> None:
+        self._http = http
+        self._batch_size = batch_size
+        self._embedding_dims = embedding_dims
+        self._extra_body = dict(extra_body or {})
+        self._dimension = embedding_dims or known_dimension
 
     @property
     def dimension(self) -> int:
@@ -55,11 +66,11 @@ class OpenAIEmbedder:
 
     def embed(self, texts: list[str]) -> Vectors:
         rows: list[list[float]] = []
-        for start in range(0, len(texts), self.config.batch_size):
-            chunk = texts[start : start + self.config.batch_size]
-            body: dict[str, object] = {"model": self.config.model, "input": chunk}
-            if self.config.embedding_dims:
-                body["dimensions"] = self.config.embedding_dims
+        for start in range(0, len(texts), self._batch_size):
+            chunk = texts[start : start + self._batch_size]
+            body: dict[str, object] = {**self._extra_body, "input": chunk}
+            if self._embedding_dims:
+                body["dimensions"] = self._embedding_dims
             payload = self._http.post("embeddings", body)
             try:
                 data = sorted(payload["data"], key=lambda item: item["index"])
@@ -74,7 +85,7 @@ class OpenAIEmbedder:
             matrix = np.asarray(rows, dtype=np.float32)
         except (TypeError, ValueError) as exc:
             raise ProviderError("Provider returned malformed embeddings.", "provider_bad_response") from exc
-        wanted = self.config.embedding_dims
+        wanted = self._embedding_dims
         if matrix.ndim != 2 or (wanted and matrix.shape[1] != wanted):
             raise ProviderError(
                 f"Provider returned embeddings of the wrong size (expected {wanted or 'equal-length rows'}).",
@@ -82,3 +93,17 @@ class OpenAIEmbedder:
             )
         self._dimension = matrix.shape[1]
         return unit_rows(matrix)
+
+
+class OpenAIEmbedder(OpenAIEmbeddings):
+    def __init__(self, config: OpenAIEmbedderConfig, *, pace: Pace | None = None) -> None:
+        self.config = config
+        self.name = f"openai/{config.model}"
+        retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
+        super().__init__(
+            OpenAIHttp(config.base_url, config.api_key, config.timeout, retry, pace),
+            batch_size=config.batch_size,
+            embedding_dims=config.embedding_dims,
+            extra_body={"model": config.model},
+            known_dimension=KNOWN_DIMENSIONS.get(config.model),
+        )

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 from mnemo.adapters.openai_http import (
+    CONTENT_FILTER_ADVICE,
     DEFAULT_BASE_URL,
     DEFAULT_MAX_RETRIES,
     ApiKey,
@@ -42,17 +45,34 @@ class OpenAILLM:
     def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
         body: dict[str, object] = {
             "model": self.config.model,
-            "messages": messages,
-            "temperature": self.config.temperature,
-            "max_tokens": self.config.max_tokens,
+            **chat_body(messages, self.config.temperature, self.config.max_tokens, json_mode=json_mode),
         }
-        if json_mode:
-            body["response_format"] = {"type": "json_object"}
-        payload = self._http.post("chat/completions", body)
-        try:
-            content = payload["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError) as exc:
-            raise ProviderError("Provider returned no completion.", "provider_bad_response") from exc
-        if not isinstance(content, str):
-            raise ProviderError("Provider returned no completion text.", "provider_bad_response")
-        return content
+        return completion_text(self._http.post("chat/completions", body))
+
+
+def chat_body(
+    messages: list[ChatMessage], temperature: float, max_tokens: int, *, json_mode: bool
+) -> dict[str, object]:
+    """An OpenAI chat-completions request body (without `model`, which not every endpoint wants)."""
+    body: dict[str, object] = {"messages": messages, "temperature": temperature, "max_tokens": max_tokens}
+    if json_mode:
+        body["response_format"] = {"type": "json_object"}
+    return body
+
+
+def completion_text(payload: dict[str, Any]) -> str:
+    """The text of a chat-completions reply, or a ProviderError (a completion the content filter withheld:
+    `provider_bad_request`; anything else missing: `provider_bad_response`)."""
+    try:
+        choice = payload["choices"][0]
+        filtered = isinstance(choice, dict) and choice.get("finish_reason") == "content_filter"
+        content = None if filtered else choice["message"]["content"]
+    except (KeyError, IndexError, TypeError) as exc:
+        raise ProviderError("Provider returned no completion.", "provider_bad_response") from exc
+    if filtered:
+        raise ProviderError(
+            f"Provider's content filter refused the completion. {CONTENT_FILTER_ADVICE}", "provider_bad_request"
+        )
+    if not isinstance(content, str):
+        raise ProviderError("Provider returned no completion text.", "provider_bad_response")
+    return content
