@@ -239,7 +239,7 @@ def test_every_platform_route_declares_a_typed_answer_and_its_errors(api: Api) -
         if path.startswith(PLATFORM_PREFIXES)
         for method, operation in item.items()
     ]
-    assert len(operations) == 64  # 55, the five profile routes (issue 14), the four of Dream (issue 15)
+    assert len(operations) == 65  # 55, the five profile routes (issue 14), the four of Dream (issue 15), memory events
     for method, path, operation in operations:
         success = [code for code in operation["responses"] if code.startswith("2")]
         assert len(success) == 1, (method, path)
