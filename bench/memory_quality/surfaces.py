@@ -13,6 +13,7 @@ FastAPI's TestClient (in process: no port, no uvicorn).
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -102,13 +103,14 @@ class Surface(Protocol):
         ...
 
 
-class _ReadsSources:
+class _ReadsSources(ABC):
     """Reads the roles of a memory's source messages once."""
 
     _roles: dict[str, tuple[str, ...]]
 
+    @abstractmethod
     def source_texts(self, memory_id: str) -> list[tuple[str, str]]:
-        raise NotImplementedError
+        """(role, content) of the messages the memory was made from, as the surface shows them."""
 
     def roles(self, memory_id: str) -> tuple[str, ...]:
         """The roles of the messages the memory came from (they never change: read once)."""

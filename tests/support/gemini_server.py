@@ -22,15 +22,12 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 
-from tests.support.openai_server import HTTPFailure, RawResponse, RecordedRequest, _QuietServer, embedding_for
+from tests.support.loopback import HTTPFailure, LoopbackServer, RawResponse, RecordedRequest
+from tests.support.openai_server import embedding_for
 
 STATUSES = {
     400: "INVALID_ARGUMENT",
@@ -57,62 +54,15 @@ class Blocked:
 Reply = str | Callable[[dict[str, Any]], str] | HTTPFailure | Blocked
 
 
-class GeminiServer:
+class GeminiServer(LoopbackServer):
     """A scripted Gemini endpoint on 127.0.0.1, on a free port, served from a background thread."""
+
+    name = "gemini-loopback"
 
     def __init__(self, *, embedding_dims: int = 64, honour_dimensions: bool = True) -> None:
         self.embedding_dims = embedding_dims  # the width of embeddings when a request asks for none
         self.honour_dimensions = honour_dimensions  # False: ignore `outputDimensionality`
-        self.requests: list[RecordedRequest] = []
-        self._replies: deque[Reply] = deque()
-        self._overrides: deque[RawResponse] = deque()
-        self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # ---- lifecycle ----------------------------------------------------------------------------------
-
-    def start(self) -> GeminiServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                server._handle(self)
-
-            def do_GET(self) -> None:
-                server._handle(self)
-
-            def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
-                return
-
-        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="gemini-loopback", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    def __enter__(self) -> GeminiServer:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "the server is not running"
-        return int(self._httpd.server_address[1])
+        super().__init__()
 
     @property
     def base_url(self) -> str:
@@ -134,24 +84,7 @@ class GeminiServer:
         for _ in range(times):
             self.respond_raw_next(status, error_body(status, message or f"scripted {status}"), headers=headers)
 
-    def respond_raw_next(
-        self,
-        status: int,
-        body: bytes,
-        content_type: str = "application/json",
-        *,
-        headers: Mapping[str, str] | None = None,
-    ) -> None:
-        """Answer the next call (to any path) with exactly this status, body and headers."""
-        with self._lock:
-            self._overrides.append(RawResponse(status, body, content_type, tuple((headers or {}).items())))
-
     # ---- inspection ---------------------------------------------------------------------------------
-
-    def requests_to(self, suffix: str) -> list[RecordedRequest]:
-        """The recorded requests whose path ends with `suffix`, oldest first."""
-        with self._lock:
-            return [r for r in self.requests if r.path.endswith(suffix)]
 
     @property
     def generate_requests(self) -> list[RecordedRequest]:
@@ -168,44 +101,26 @@ class GeminiServer:
 
     # ---- serving ------------------------------------------------------------------------------------
 
-    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
-        length = int(handler.headers.get("Content-Length") or 0)
-        raw = handler.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        path = handler.path.split("?", 1)[0]
-        headers = {k.lower(): v for k, v in handler.headers.items()}
-        with self._lock:
-            self.requests.append(RecordedRequest(handler.command, path, headers, body))
-            override = self._overrides.popleft() if self._overrides else None
-        if override is not None:
-            self._send(handler, override)
-            return
+    def _route(self, command: str, path: str, body: Any) -> RawResponse:
         route = _ROUTE.match(path)
-        method = route["method"] if route and handler.command == "POST" else None
-        try:
-            if method == "generateContent":
-                response = self._generate(body)
-            elif method == "batchEmbedContents":
-                response = self._embed(route["model"] if route else "", body)
-            else:
-                response = _error(404, f"no route {handler.command} {path}")
-        except Exception as exc:  # a scripting mistake: make it visible to the client and the test
-            response = _error(500, f"loopback server failed: {exc!r}")
-        self._send(handler, response)
+        method = route["method"] if route and command == "POST" else None
+        if method == "generateContent":
+            return self._generate(body)
+        if method == "batchEmbedContents":
+            return self._embed(route["model"] if route else "", body)
+        return _error(404, f"no route {command} {path}")
+
+    def _error_response(self, status: int, message: str) -> RawResponse:
+        return _error(status, message)
 
     def _generate(self, body: Any) -> RawResponse:
         if not isinstance(body, dict) or not isinstance(body.get("contents"), list):
             return _error(400, "contents is required")
-        with self._lock:
-            if not self._replies:
-                return _error(500, "no scripted reply left")
-            reply = self._replies.popleft()
+        reply = self._next_reply()
+        if reply is None:
+            return _error(500, "no scripted reply left")
         if isinstance(reply, HTTPFailure):
-            failure = _error(reply.status, f"scripted {reply.status}")
-            return RawResponse(failure.status, failure.body, failure.content_type, tuple(reply.headers.items()))
+            return self._failure(reply)
         prompt_tokens = sum(len(str(p.get("text", "")).split()) for c in body["contents"] for p in c["parts"])
         if isinstance(reply, Blocked):
             return RawResponse(200, json.dumps(_blocked(reply, prompt_tokens)).encode())
@@ -241,16 +156,6 @@ class GeminiServer:
             asked = item.get("outputDimensionality") if self.honour_dimensions else None
             embeddings.append({"values": embedding_for(text, int(asked or self.embedding_dims))})
         return RawResponse(200, json.dumps({"embeddings": embeddings}).encode())
-
-    @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, response: RawResponse) -> None:
-        handler.send_response(response.status)
-        handler.send_header("Content-Type", response.content_type)
-        handler.send_header("Content-Length", str(len(response.body)))
-        for name, value in response.headers:
-            handler.send_header(name, value)
-        handler.end_headers()
-        handler.wfile.write(response.body)
 
 
 def _blocked(reply: Blocked, prompt_tokens: int) -> dict[str, Any]:

@@ -21,21 +21,11 @@ Usage::
 from __future__ import annotations
 
 import json
-import threading
-from collections import deque
-from collections.abc import Iterator, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from collections.abc import Iterator
 from typing import Any
 
-from tests.support.openai_server import (
-    HTTPFailure,
-    RawResponse,
-    RecordedRequest,
-    Reply,
-    _QuietServer,
-    embedding_for,
-)
+from tests.support.loopback import HTTPFailure, LoopbackServer, RawResponse, RecordedRequest
+from tests.support.openai_server import embedding_for
 
 __all__ = ["HTTPFailure", "OllamaServer", "RecordedRequest", "embedding_for"]
 
@@ -47,107 +37,21 @@ _ERROR_MESSAGES = {
 }
 
 
-class OllamaServer:
+class OllamaServer(LoopbackServer):
     """A scripted Ollama endpoint on 127.0.0.1, on a free port, served from a background thread."""
+
+    name = "ollama-loopback"
 
     def __init__(self, *, embedding_dims: int = 32) -> None:
         self.embedding_dims = embedding_dims  # the width of every embedding it answers
-        self.requests: list[RecordedRequest] = []
-        self._replies: deque[Reply] = deque()
-        self._overrides: deque[RawResponse] = deque()
-        self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # ---- lifecycle ----------------------------------------------------------------------------------
-
-    def start(self) -> OllamaServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                server._handle(self)
-
-            def do_GET(self) -> None:
-                server._handle(self)
-
-            def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
-                return
-
-        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="ollama-loopback", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    def __enter__(self) -> OllamaServer:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "the server is not running"
-        return int(self._httpd.server_address[1])
+        super().__init__()
 
     @property
     def base_url(self) -> str:
         """What a client's `base_url` should be: `http://127.0.0.1:<port>` (Ollama's paths start at `/api`)."""
         return f"http://127.0.0.1:{self.port}"
 
-    # ---- scripting ----------------------------------------------------------------------------------
-
-    def reply(self, *replies: Reply) -> None:
-        """Queue chat replies, answered in order, one per chat call."""
-        with self._lock:
-            self._replies.extend(replies)
-
-    def reply_json(self, *objects: Any) -> None:
-        self.reply(*(json.dumps(o) for o in objects))
-
-    def fail_next(self, status: int, times: int = 1, *, headers: Mapping[str, str] | None = None) -> None:
-        """Answer the next `times` calls (to any path) with this HTTP error status, an Ollama error body and
-        these headers; after any calls already scripted, so that calls in turn script a sequence."""
-        for _ in range(times):
-            response = _error(status, _ERROR_MESSAGES.get(status, f"scripted {status}").format(model="m"))
-            self.respond_raw_next(response.status, response.body, headers=headers)
-
-    def respond_raw_next(
-        self,
-        status: int,
-        body: bytes,
-        content_type: str = "application/json",
-        *,
-        headers: Mapping[str, str] | None = None,
-    ) -> None:
-        """Answer the next call (to any path) with exactly this status, body and headers."""
-        with self._lock:
-            self._overrides.append(RawResponse(status, body, content_type, tuple((headers or {}).items())))
-
-    @property
-    def pending_replies(self) -> int:
-        with self._lock:
-            return len(self._replies)
-
     # ---- inspection ---------------------------------------------------------------------------------
-
-    def requests_to(self, suffix: str) -> list[RecordedRequest]:
-        """The recorded requests whose path ends with `suffix`, oldest first."""
-        with self._lock:
-            return [r for r in self.requests if r.path.endswith(suffix)]
 
     @property
     def chat_requests(self) -> list[RecordedRequest]:
@@ -163,41 +67,27 @@ class OllamaServer:
 
     # ---- serving ------------------------------------------------------------------------------------
 
-    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
-        length = int(handler.headers.get("Content-Length") or 0)
-        raw = handler.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        path = handler.path.split("?", 1)[0]
-        headers = {k.lower(): v for k, v in handler.headers.items()}
-        with self._lock:
-            self.requests.append(RecordedRequest(handler.command, path, headers, body))
-            override = self._overrides.popleft() if self._overrides else None
-        if override is not None:
-            self._send(handler, override)
-            return
-        try:
-            if handler.command == "POST" and path.endswith("/api/chat"):
-                response = self._chat(body)
-            elif handler.command == "POST" and path.endswith("/api/embed"):
-                response = self._embed(body)
-            else:
-                response = _error(404, "404 page not found")
-        except Exception as exc:  # a scripting mistake: make it visible to the client and the test
-            response = _error(500, f"loopback server failed: {exc!r}")
-        self._send(handler, response)
+    def _route(self, command: str, path: str, body: Any) -> RawResponse:
+        if command == "POST" and path.endswith("/api/chat"):
+            return self._chat(body)
+        if command == "POST" and path.endswith("/api/embed"):
+            return self._embed(body)
+        return _error(404, "404 page not found")
+
+    def _error_response(self, status: int, message: str) -> RawResponse:
+        return _error(status, message)
+
+    def _scripted_failure(self, status: int) -> RawResponse:
+        return _error(status, _ERROR_MESSAGES.get(status, f"scripted {status}").format(model="m"))
 
     def _chat(self, body: Any) -> RawResponse:
         if not isinstance(body, dict) or not isinstance(body.get("model"), str):
             return _error(400, "model is required")
         if not isinstance(body.get("messages"), list):
             return _error(400, "messages is required")
-        with self._lock:
-            if not self._replies:
-                return _error(500, "no scripted chat reply left")
-            reply = self._replies.popleft()
+        reply = self._next_reply()
+        if reply is None:
+            return _error(500, "no scripted chat reply left")
         if isinstance(reply, HTTPFailure):
             failure = _error(reply.status, _ERROR_MESSAGES.get(reply.status, "scripted").format(model=body["model"]))
             return RawResponse(failure.status, failure.body, failure.content_type, tuple(reply.headers.items()))
@@ -233,16 +123,6 @@ class OllamaServer:
             "prompt_eval_count": sum(len(t.split()) for t in texts),
         }
         return RawResponse(200, json.dumps(payload).encode())
-
-    @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, response: RawResponse) -> None:
-        handler.send_response(response.status)
-        handler.send_header("Content-Type", response.content_type)
-        handler.send_header("Content-Length", str(len(response.body)))
-        for name, value in response.headers:
-            handler.send_header(name, value)
-        handler.end_headers()
-        handler.wfile.write(response.body)
 
 
 def _error(status: int, message: str) -> RawResponse:

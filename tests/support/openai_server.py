@@ -25,27 +25,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sys
-import threading
-from collections import deque
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+from tests.support.loopback import HTTPFailure, LoopbackServer, RawResponse, RecordedRequest, Reply
 
-@dataclass(frozen=True, slots=True)
-class HTTPFailure:
-    """A scripted chat reply that is an HTTP error instead of a completion (with these response headers)."""
+__all__ = ["HTTPFailure", "OpenAIServer", "RawResponse", "RecordedRequest", "Reply", "embedding_for"]
 
-    status: int
-    headers: Mapping[str, str] = field(default_factory=dict)
-
-
-Reply = str | Callable[[dict[str, Any]], str] | HTTPFailure
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _ERROR_TYPES = {
@@ -55,23 +43,6 @@ _ERROR_TYPES = {
     404: "not_found",
     429: "rate_limit_exceeded",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedRequest:
-    method: str
-    path: str
-    headers: dict[str, str]  # names lower-cased
-    body: Any  # the parsed JSON body, or None when it was not JSON
-    query: str = ""  # the raw query string (after "?"), e.g. "api-version=2024-10-21"
-
-
-@dataclass(frozen=True, slots=True)
-class RawResponse:
-    status: int
-    body: bytes
-    content_type: str = "application/json"
-    headers: tuple[tuple[str, str], ...] = ()  # more response headers, e.g. (("Retry-After", "2"),)
 
 
 def embedding_for(text: str, dimension: int) -> list[float]:
@@ -84,17 +55,10 @@ def embedding_for(text: str, dimension: int) -> list[float]:
     return [float(x) * 3.0 for x in total]  # scaled so that rows are clearly not unit length
 
 
-class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that gave up (a timeout test) leaves a broken pipe behind: expected, not worth a traceback.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
-class OpenAIServer:
+class OpenAIServer(LoopbackServer):
     """A scripted OpenAI-compatible endpoint on 127.0.0.1, on a free port, served from a background thread."""
+
+    name = "openai-loopback"
 
     def __init__(
         self, *, embedding_dims: int = 64, shuffle_embeddings: bool = True, honour_dimensions: bool = True
@@ -102,103 +66,14 @@ class OpenAIServer:
         self.embedding_dims = embedding_dims  # the width of embeddings when a request asks for none
         self.shuffle_embeddings = shuffle_embeddings
         self.honour_dimensions = honour_dimensions  # False: ignore a request's `dimensions`, as some servers do
-        self.requests: list[RecordedRequest] = []
-        self._replies: deque[Reply] = deque()
-        self._overrides: deque[RawResponse] = deque()
-        self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    # ---- lifecycle ----------------------------------------------------------------------------------
-
-    def start(self) -> OpenAIServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                server._handle(self)
-
-            def do_GET(self) -> None:
-                server._handle(self)
-
-            def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
-                return
-
-        self._httpd = _QuietServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="openai-loopback", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-
-    def __enter__(self) -> OpenAIServer:
-        return self.start()
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        assert self._httpd is not None, "the server is not running"
-        return int(self._httpd.server_address[1])
+        super().__init__()
 
     @property
     def base_url(self) -> str:
         """What a client's `base_url` should be: `http://127.0.0.1:<port>/v1`."""
         return f"http://127.0.0.1:{self.port}/v1"
 
-    # ---- scripting ----------------------------------------------------------------------------------
-
-    def reply(self, *replies: Reply) -> None:
-        """Queue chat-completion replies, answered in order, one per chat call."""
-        with self._lock:
-            self._replies.extend(replies)
-
-    def reply_json(self, *objects: Any) -> None:
-        """Queue chat-completion replies whose text is each object serialised as JSON."""
-        self.reply(*(json.dumps(o) for o in objects))
-
-    def fail_next(self, status: int, times: int = 1, *, headers: Mapping[str, str] | None = None) -> None:
-        """Answer the next `times` calls (to any path) with this HTTP error status, an OpenAI error body and
-        these headers; after any calls already scripted, so that calls in turn script a sequence."""
-        for _ in range(times):
-            response = _error(status, f"scripted {status}")
-            self.respond_raw_next(response.status, response.body, headers=headers)
-
-    def respond_raw_next(
-        self,
-        status: int,
-        body: bytes,
-        content_type: str = "application/json",
-        *,
-        headers: Mapping[str, str] | None = None,
-    ) -> None:
-        """Answer the next call (to any path) with exactly this status, body and headers."""
-        with self._lock:
-            self._overrides.append(RawResponse(status, body, content_type, tuple((headers or {}).items())))
-
-    @property
-    def pending_replies(self) -> int:
-        with self._lock:
-            return len(self._replies)
-
     # ---- inspection ---------------------------------------------------------------------------------
-
-    def requests_to(self, suffix: str) -> list[RecordedRequest]:
-        """The recorded requests whose path ends with `suffix`, oldest first."""
-        with self._lock:
-            return [r for r in self.requests if r.path.endswith(suffix)]
 
     @property
     def chat_requests(self) -> list[RecordedRequest]:
@@ -214,42 +89,24 @@ class OpenAIServer:
 
     # ---- serving ------------------------------------------------------------------------------------
 
-    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
-        length = int(handler.headers.get("Content-Length") or 0)
-        raw = handler.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        path, _, query = handler.path.partition("?")
-        headers = {k.lower(): v for k, v in handler.headers.items()}
-        with self._lock:
-            self.requests.append(RecordedRequest(handler.command, path, headers, body, query))
-            override = self._overrides.popleft() if self._overrides else None
-        if override is not None:
-            self._send(handler, override)
-            return
-        try:
-            if handler.command == "POST" and path.endswith("/chat/completions"):
-                response = self._chat(body)
-            elif handler.command == "POST" and path.endswith("/embeddings"):
-                response = self._embeddings(body)
-            else:
-                response = _error(404, f"no route {handler.command} {path}")
-        except Exception as exc:  # a scripting mistake: make it visible to the client and the test
-            response = _error(500, f"loopback server failed: {exc!r}")
-        self._send(handler, response)
+    def _route(self, command: str, path: str, body: Any) -> RawResponse:
+        if command == "POST" and path.endswith("/chat/completions"):
+            return self._chat(body)
+        if command == "POST" and path.endswith("/embeddings"):
+            return self._embeddings(body)
+        return _error(404, f"no route {command} {path}")
+
+    def _error_response(self, status: int, message: str) -> RawResponse:
+        return _error(status, message)
 
     def _chat(self, body: Any) -> RawResponse:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             return _error(400, "messages is required")
-        with self._lock:
-            if not self._replies:
-                return _error(500, "no scripted chat reply left")
-            reply = self._replies.popleft()
+        reply = self._next_reply()
+        if reply is None:
+            return _error(500, "no scripted chat reply left")
         if isinstance(reply, HTTPFailure):
-            failure = _error(reply.status, f"scripted {reply.status}")
-            return RawResponse(failure.status, failure.body, failure.content_type, tuple(reply.headers.items()))
+            return self._failure(reply)
         content = reply(body) if callable(reply) else reply
         prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
         completion_tokens = len(content.split())
@@ -298,16 +155,6 @@ class OpenAIServer:
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
         }
         return RawResponse(200, json.dumps(payload).encode())
-
-    @staticmethod
-    def _send(handler: BaseHTTPRequestHandler, response: RawResponse) -> None:
-        handler.send_response(response.status)
-        handler.send_header("Content-Type", response.content_type)
-        handler.send_header("Content-Length", str(len(response.body)))
-        for name, value in response.headers:
-            handler.send_header(name, value)
-        handler.end_headers()
-        handler.wfile.write(response.body)
 
 
 def _error(status: int, message: str) -> RawResponse:
