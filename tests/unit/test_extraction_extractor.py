@@ -123,3 +123,8 @@ def test_an_introduction_in_lower_case_and_a_job_without_its_subject() -> None:
         "on my break at 2am",
         "Works as a data analyst at a fintech now",
     ]
+
+
+def test_an_agents_notes_about_its_user_are_the_users_facts() -> None:
+    found = extract(("user", "User prefers window seats. The user is allergic to peanuts. The weather is nice."))
+    assert found == ["Prefers window seats.", "Is allergic to peanuts."]

@@ -13,6 +13,7 @@ from mnemo.services.extraction.wording import (
     is_reply_intention,
     is_subjectless_event,
     job_title,
+    note_about_the_user,
     speaks_of_an_unnamed_it,
     speaks_of_self,
     third_person,
@@ -146,3 +147,22 @@ def test_a_fragment_that_is_a_job(sentence: str, job: str | None) -> None:
 
 def test_speaking_of_oneself_as_typed() -> None:
     assert speaks_of_self("im a nurse at são joão") and speaks_of_self("ive been vegan for years")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fact"),
+    [
+        ("User prefers window seats", "Prefers window seats"),
+        ("The user works as a night nurse.", "Works as a night nurse."),
+        ("user's favorite language is Rust", "Favorite language is Rust"),
+        ("The user’s daughter Mia is 6", "Daughter Mia is 6"),
+        ("User is vegetarian", "Is vegetarian"),
+        ("The user", None),
+        ("User is", None),
+        ("User asked what time it is?", None),
+        ("Users love this app", None),
+        ("I prefer window seats", None),
+    ],
+)
+def test_a_note_an_agent_wrote_about_its_user_is_the_users_fact(sentence: str, fact: str | None) -> None:
+    assert note_about_the_user(sentence) == fact

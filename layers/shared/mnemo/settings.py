@@ -219,6 +219,25 @@ class Settings(BaseSettings):
             raise ValueError("1 to 50 delays, each 0 to 604,800 seconds (a week)")
         return value
 
+    # ---- MCP: the tools at POST /mcp and `mnemo mcp` (stdio) ----
+    mcp_default_user_id: str = Field(
+        default="mnemo-mcp",
+        min_length=1,
+        max_length=255,
+        description="Whose memories an MCP tool call touches when it names no user, agent, app or run (as "
+        "MEM0_DEFAULT_USER_ID of Mem0's MCP server).",
+    )
+    mcp_url: str | None = Field(
+        default=None,
+        description="`mnemo mcp` only: the base URL of a remote mnemo to serve the tools from (e.g. "
+        "https://memory.example.com); unset: the local data dir, in this process.",
+    )
+    mcp_api_key: SecretStr | None = Field(
+        default=None,
+        description="`mnemo mcp` only: the key its tool calls send: a project key (Authorization: Token) or an "
+        "m0sk_ key (X-API-Key); unset: none (a local self-hosted API with AUTH_DISABLED only).",
+    )
+
     # ---- CORS: the browser origins that may call the API (mnemo.api.app.create_app's cors_origins) ----
     dashboard_url: str = Field(
         default="http://localhost:3000",

@@ -18,6 +18,7 @@ from mnemo.api.body_guard import BodyGuardMiddleware
 from mnemo.api.cors import AllowedOriginsCors
 from mnemo.api.dependencies import SERVICES_STATE
 from mnemo.api.errors import install_error_handlers
+from mnemo.api.mcp_server import route as mcp_route
 from mnemo.api.platform import PLATFORM_ROUTERS
 from mnemo.api.request_id import RequestIdMiddleware
 from mnemo.api.request_log_middleware import RequestLogMiddleware
@@ -31,13 +32,21 @@ ROUTE_GROUPS: dict[str, tuple[APIRouter, ...]] = {
     "auth": (auth.router, api_keys.router, users.router),  # /auth/*, /api-keys*, /users*
     "admin": (request_log.router, entities.router, explorer.router),  # /requests, /entities*, and the explorer
     "platform": PLATFORM_ROUTERS,  # surface A: /v1/*, /v2/*, /v3/*, /api/v1/orgs/* (Authorization: Token)
+    "mcp": (mcp_route.router,),  # /mcp: the MCP tools, calling the routes above in process
 }
 TITLE = "mnemo"
 DESCRIPTION = "Long-term memory for AI agents: the self-hosted REST API."
 
 
-def create_app(services: Services, groups: Iterable[str] | None = None, *, cors_origins: Sequence[str] = ()) -> FastAPI:
-    """The app of the given route groups (every group when None). `cors_origins`: the browser origins allowed to
+def create_app(
+    services: Services,
+    groups: Iterable[str] | None = None,
+    *,
+    cors_origins: Sequence[str] = (),
+    mcp_default_user_id: str = mcp_route.DEFAULT_USER_ID,
+) -> FastAPI:
+    """The app of the given route groups (every group when None). `mcp_default_user_id`: whose memories the MCP
+    tools touch when a call names no entity. `cors_origins`: the browser origins allowed to
     call it (`scheme://host[:port]`, as settings.cors_allowed_origins gives them); none turns CORS off."""
     chosen = list(ROUTE_GROUPS) if groups is None else list(groups)
     unknown = [g for g in chosen if g not in ROUTE_GROUPS]
@@ -52,6 +61,7 @@ def create_app(services: Services, groups: Iterable[str] | None = None, *, cors_
         redoc_url=None,
     )
     setattr(app.state, SERVICES_STATE, services)
+    setattr(app.state, mcp_route.DEFAULT_USER_STATE, mcp_default_user_id)
     app.add_middleware(BodyGuardMiddleware)  # innermost: its 413 and 400 are logged, carry CORS and a request id
     app.add_middleware(RequestLogMiddleware, log=services.request_log)
     if cors_origins:  # inside the request id (a preflight's answer has one too), outside the request log

@@ -39,6 +39,19 @@ def main(argv: list[str] | None = None) -> int:
     reindex.add_argument("--batch-size", type=int, default=500, help="Memories per batch (default 500).")
     reindex.add_argument("--data-dir", type=Path, help="Where the SQLite file lives (local; env MNEMO_DATA_DIR).")
     reindex.set_defaults(run=_reindex)
+    mcp = commands.add_parser(
+        "mcp",
+        help="Serve the MCP tools over stdio, for desktop agents: on the local data dir, or on a remote mnemo "
+        "(env MNEMO_MCP_URL); the key from MNEMO_MCP_API_KEY.",
+    )
+    mcp.add_argument("--data-dir", type=Path, help="Where the SQLite file lives (env MNEMO_DATA_DIR, default ./data).")
+    mcp.add_argument("--url", help="A remote mnemo's base URL (env MNEMO_MCP_URL); its tools' calls go there.")
+    mcp.add_argument(
+        "--surface",
+        choices=["platform", "self-hosted"],
+        help="Which API the key opens (default: self-hosted for an m0sk_ key, the platform for any other key).",
+    )
+    mcp.set_defaults(run=_mcp)
     # ---- platform (issue 6): start a tenant ----
     platform = commands.add_parser("platform", help="Platform tenancy: organizations, projects, API keys.")
     platform_commands = platform.add_subparsers(dest="platform_command", required=True)
@@ -147,11 +160,29 @@ def _serve(args: argparse.Namespace) -> int:
         "data in %s; serving on http://%s:%d", settings.database_path, settings.host, settings.port
     )
     try:
-        app = create_app(container, cors_origins=settings.cors_allowed_origins)
+        app = create_app(
+            container,
+            cors_origins=settings.cors_allowed_origins,
+            mcp_default_user_id=settings.mcp_default_user_id,
+        )
         uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
     finally:
         container.close()
     return 0
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    from mnemo.api.mcp_server.gateway import Surface
+    from mnemo.entrypoints import mcp_stdio
+
+    overrides = {k: v for k, v in {"data_dir": args.data_dir, "mcp_url": args.url}.items() if v is not None}
+    settings = Settings(**overrides)
+    # stdout is the protocol's: every log line goes to stderr
+    logging.basicConfig(
+        level=settings.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per tool call
+    return mcp_stdio.run(settings, Surface(args.surface) if args.surface else None)
 
 
 def _reindex(args: argparse.Namespace) -> int:

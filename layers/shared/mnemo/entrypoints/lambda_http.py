@@ -62,7 +62,13 @@ class HttpFunction:
         """The ASGI adapter, building the container and the app if this is the first call."""
         if self._asgi is None:
             container = self.container.get()
-            app = create_app(container, self.groups, cors_origins=container.settings.cors_allowed_origins)
+            settings = container.settings
+            app = create_app(
+                container,
+                self.groups,
+                cors_origins=settings.cors_allowed_origins,
+                mcp_default_user_id=settings.mcp_default_user_id,
+            )
             self._asgi = Mangum(app, lifespan="off")
         elif self.follow_configuration:
             self.container.get().configuration.refresh()

@@ -7,6 +7,7 @@ For each user message, sentence by sentence (mnemo.services.extraction.sentences
   assistant ("I need dinner ideas", "Can you write an email to my manager…") or a sentence with nothing but vague
   words ("I'll think about it");
 - a self-introduction is kept as the user's name ("I'm Alice." -> "Name is Alice");
+- a note an agent wrote about its user is the user's fact ("User prefers window seats" -> "Prefers window seats");
 - a sentence opening with a third person pronoun is about the last person the conversation named that it can
   stand for, written with them as its subject ("She's a nurse." -> "My sister Emma is a nurse."); with nobody to
   stand for, it is not the user's fact and is dropped (mnemo.services.extraction.people);
@@ -52,6 +53,7 @@ from mnemo.services.extraction.wording import (
     is_subjectless_event,
     is_vague,
     job_title,
+    note_about_the_user,
     speaks_of_an_unnamed_it,
     speaks_of_self,
     tokens,
@@ -141,6 +143,9 @@ def _statement(
     introduced = introduction_of(said.text, greeted)
     if introduced is not None:
         return Statement(introduced, (cited,))
+    noted = note_about_the_user(said.text)
+    if noted is not None:
+        return _kept(noted, (cited,), at)
     if _says_no_fact(said.text, questions):
         return None
     people.name_the_unnamed(said.text)

@@ -183,3 +183,20 @@ def job_title(sentence: str) -> str | None:
     if not role.lower().startswith(("a ", "an ")):
         role = ("an " if role[:1].lower() in "aeiou" else "a ") + role
     return f"Works as {role}{match.group('rest') or ''}".rstrip()
+
+
+# A note an agent wrote about its user, in the third person ("User prefers window seats", "The user's daughter is
+# called Mia"): the user's fact, written as memories are, without the word "user".
+_NOTE_ABOUT_THE_USER = re.compile(r"^(?:the\s+)?user(?P<owner>['’]s)?\s+(?P<rest>\S.*)$", re.IGNORECASE)
+
+
+def note_about_the_user(sentence: str) -> str | None:
+    """ "User prefers window seats" -> "Prefers window seats", "The user's favorite language is Rust" -> "Favorite
+    language is Rust"; None for a sentence that is no such note."""
+    match = _NOTE_ABOUT_THE_USER.match(sentence.strip())
+    if match is None:
+        return None
+    rest = match.group("rest").strip()
+    if not content_words(rest) or is_question(sentence):
+        return None
+    return capitalized(rest)

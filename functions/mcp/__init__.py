@@ -1,0 +1,1 @@
+"""The admin function (its handler is app.handler)."""
