@@ -286,3 +286,14 @@ def test_the_dream_schedule_invokes_the_scheduler_which_queues_runs_for_the_inge
     assert {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["IngestQueue", "QueueName"]}}} in function["Policies"]
     assert {"DynamoDBCrudPolicy": {"TableName": {"Ref": "AccountsTable"}}} in function["Policies"]
     assert {"DynamoDBReadPolicy": {"TableName": {"Ref": "MemoriesTable"}}} in function["Policies"]
+
+
+def test_every_provider_the_template_offers_is_in_the_catalogue() -> None:
+    from mnemo.adapters.registry import KINDS
+
+    parameters = TEMPLATE["Parameters"]
+    assert set(parameters["LlmProvider"]["AllowedValues"]) - {"none"} <= set(KINDS["llm"])
+    assert set(parameters["EmbedderProvider"]["AllowedValues"]) <= set(KINDS["embedder"])
+    assert {"anthropic", "azure_openai", "gemini", "ollama"} <= set(parameters["LlmProvider"]["AllowedValues"])
+    variables = TEMPLATE["Globals"]["Function"]["Environment"]["Variables"]
+    assert variables["MNEMO_EMBEDDER_EXTRA_CONFIG"] == {"Ref": "EmbedderExtraConfig"}

@@ -10,8 +10,9 @@ from moto import mock_aws
 from pydantic import SecretStr
 
 from mnemo.adapters.aws.parameters import read_parameters
+from mnemo.adapters.registry import validate
 from mnemo.composition.secrets import with_secrets
-from mnemo.errors import ConfigurationError
+from mnemo.errors import ConfigurationError, ValidationError
 from mnemo.settings import Settings
 from tests.support import moto_aws
 
@@ -56,3 +57,27 @@ def test_a_missing_parameter_is_named_in_the_error(ssm: Any) -> None:
     for name in names:
         ssm.put_parameter(Name=name, Value=name.upper(), Type="SecureString")
     assert read_parameters(ssm, names) == {n: n.upper() for n in names}  # more than ten: several calls
+
+
+def test_the_templates_extra_config_is_merged_over_the_providers_config_with_its_key(
+    ssm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MNEMO_LLM_PROVIDER", "azure_openai")
+    monkeypatch.setenv("MNEMO_LLM_CONFIG", '{"model": "mini"}')  # LlmModelId: on Azure, the deployment's name
+    monkeypatch.setenv("MNEMO_LLM_EXTRA_CONFIG", '{"endpoint": "https://r.openai.azure.com"}')
+    monkeypatch.setenv("MNEMO_LLM_API_KEY_PARAMETER", "/mnemo/t/llm")
+    loaded = with_secrets(Settings(), ssm)
+    llm = loaded.default_provider_config()["llm"]
+    assert llm == {
+        "provider": "azure_openai",
+        "config": {
+            "model": "mini",
+            "api_key": "sk-from-ssm",
+            "endpoint": "https://r.openai.azure.com",
+        },
+    }
+    assert (
+        validate("llm", llm["provider"], llm["config"]).model_dump()["deployment"] == "mini"
+    )  # as the function takes it
+    with pytest.raises(ValidationError, match="on Azure the deployment is the model"):
+        validate("llm", "azure_openai", {**llm["config"], "deployment": "other"})

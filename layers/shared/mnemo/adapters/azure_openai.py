@@ -7,7 +7,7 @@ authenticated by `api-key: <key>`, or by `Authorization: Bearer <token>` for a M
 
 from __future__ import annotations
 
-from typing import Annotated, Self
+from typing import Annotated, Any, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
@@ -31,6 +31,21 @@ class AzureOpenAIAccess(BaseModel):
     api_version: ApiVersion = DEFAULT_API_VERSION
     api_key: AzureApiKey | None = None  # sent as `api-key`
     azure_ad_token: AzureAdToken | None = None  # sent as `Authorization: Bearer …`
+
+    @model_validator(mode="before")
+    @classmethod
+    def _model_names_the_deployment(cls, data: Any) -> Any:
+        """`model` (what other providers, and the template's model id, name) is the deployment's name on Azure."""
+        if not isinstance(data, dict) or "model" not in data:
+            return data
+        given = dict(data)
+        model = given.pop("model")
+        deployment = given.setdefault("deployment", model)
+        if deployment != model:
+            raise ValueError(
+                f"model {model!r} and deployment {deployment!r} differ: on Azure the deployment is the model"
+            )
+        return given
 
     @model_validator(mode="after")
     def _one_credential(self) -> Self:
