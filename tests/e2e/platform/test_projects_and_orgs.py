@@ -146,9 +146,7 @@ def test_projects_and_orgs_are_created_listed_and_deleted_with_their_data(server
     assert other.project_id == second
     memory = other.add("I test things here", user_id="u", infer=False)["results"][0]["id"]
     assert second in server.platform.namespaces.stored_namespaces()
-    assert http.delete(org_path + f"projects/{second}/").json() == {
-        "message": "Project and related data deleted successfully."
-    }
+    assert other.project.delete() == {"message": "Project and related data deleted successfully."}
     assert second not in server.platform.namespaces.stored_namespaces()
     assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {key}"}).status_code == 401
     assert http.get(org_path + f"projects/{second}/").status_code == 404

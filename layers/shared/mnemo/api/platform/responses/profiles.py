@@ -111,7 +111,8 @@ class ProfileJobCreatedOut(BaseModel):
 
 
 class ProfileJobBodyOut(BaseModel):
-    job_id: str = Field(examples=[_ID])
+    id: str = Field(description="The job's id (what the TypeScript client's ProfileJobStatus reads).", examples=[_ID])
+    job_id: str = Field(description="The job's id again (as a job's creation names it).", examples=[_ID])
     status: str = Field(description="queued, running, succeeded or failed.", examples=["succeeded"])
     operation: Literal["trigger", "sample"]
     entity_type: Literal["user"]
@@ -134,6 +135,7 @@ class ProfileJobOut(BaseModel):
     def of(cls, job: ProfileJob) -> ProfileJobOut:
         return cls(
             job=ProfileJobBodyOut(
+                id=job.id,
                 job_id=job.id,
                 status=job.status.value,
                 operation="sample" if job.operation == "sample" else "trigger",
