@@ -193,7 +193,7 @@ class ReportService:
 def _summarized(llm: LLM, prompt: str, records: list[MemoryRecord]) -> str:
     """The LLM's summary of one entity's memories (oldest first, each with the day it was stored)."""
     listing = "\n".join(f"- [{r.created_at.date().isoformat()}] {r.text}" for r in records)
-    reply = llm.complete([{"role": "system", "content": prompt}, {"role": "user", "content": listing}]).strip()
+    reply = llm.complete([{"role": "system", "content": prompt}, {"role": "user", "content": listing}]).text.strip()
     if not reply:
         raise ProviderError("The LLM answered an empty summary.", code="provider_bad_response")
     return reply
