@@ -163,3 +163,30 @@ def test_usage_json_round_trip_and_what_it_reads_of_a_bad_value() -> None:
     assert LLMUsage.from_json(None) == NO_USAGE
     assert LLMUsage.from_json({"calls": -1, "input_tokens": "9", "output_tokens": True}) == NO_USAGE
     assert LLMUsage.of_call(None, 3.5) == LLMUsage(1, 0, 0)
+
+
+def test_a_data_dir_from_before_adds_kept_their_usage_reads_its_events_without_one(tmp_path: Any) -> None:
+    import sqlite3
+
+    from mnemo.adapters.sqlite.database import Database
+    from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
+
+    path = tmp_path / "platform.db"
+    with sqlite3.connect(path) as old:
+        old.execute(
+            "CREATE TABLE platform_events (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, "
+            "project_id TEXT NOT NULL, event_type TEXT NOT NULL, status TEXT NOT NULL, payload TEXT NOT NULL, "
+            "results TEXT NOT NULL, error TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, started_at TEXT, "
+            "completed_at TEXT)"
+        )
+        old.execute(
+            "INSERT INTO platform_events (id, project_id, event_type, status, payload, results, created_at, "
+            "updated_at) VALUES ('e1', 'p1', 'ADD', 'SUCCEEDED', '{}', '[]', ?, ?)",
+            ("2025-01-01T00:00:00.000000+00:00", "2025-01-01T00:00:00.000000+00:00"),
+        )
+    database = Database(path)
+    try:
+        event = SqliteTenancyStore(database).get_event("p1", "e1")
+    finally:
+        database.close()
+    assert event is not None and event.llm_usage is None and event.attempts == 0

@@ -10,6 +10,7 @@ from typing import Any
 
 from mnemo.domain import filters as f
 from mnemo.domain.json_shape import json_problem
+from mnemo.domain.llm_usage import from_counters
 from mnemo.domain.memory import MemoryRecord, new_id, now
 from mnemo.domain.tenancy import Feedback, MemoryExport, Project
 from mnemo.domain.timefmt import iso
@@ -167,6 +168,7 @@ class ReportService:
             "memories_per_user": per["user"],
             "memories_per_agent": per["agent"],
             "memories_per_run": per["run"],
+            "llm_usage": from_counters(counters).to_json(),
         }
 
     # ---- feedback ----
