@@ -242,7 +242,7 @@ def llm_cost_rows(data: dict[str, Any]) -> list[str]:
     checks = ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in f["reported_usage_matches_the_server"].items())
     rows += [
         "",
-        f"Target ≤ {f['target']}: met in every conversation — "
+        f"Target ({f['target']}) met in every conversation: "
         f"{'yes' if s['mnemo_vs_mem0']['target_met_every_conversation'] else 'NO'} (self-hosted), "
         f"{'yes' if s['mnemo-platform_vs_mem0']['target_met_every_conversation'] else 'NO'} (platform). The usage "
         f"mnemo reported equals the server's count: {checks}. Recorded {m['date']} at commit {m['commit']}.",
