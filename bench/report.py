@@ -217,6 +217,45 @@ def memory_quality_rows(data: dict[str, Any]) -> list[str]:
     return [*markdown(data["figures"], data["machine"]), "", *splits_markdown(recorded)]
 
 
+def llm_cost_rows(data: dict[str, Any]) -> list[str]:
+    from bench.llm_cost import table
+
+    f, m = data["figures"], data["machine"]
+    s = f["summary"]
+    rows = [
+        f"**LLM cost per conversation** (`bench/llm_cost.py`): the {f['conversations']} conversations of "
+        f"{f['data']} ({f['messages']} messages, {f['people']} people, each person's in order), one add each with "
+        f"infer on, against one recording loopback OpenAI-compatible server answering scripted JSON; `{f['model']}`, "
+        f"tokens counted by the server with {f['tokenizer']}.",
+        "",
+        "| per conversation (mean) | LLM calls | input tokens | output tokens | input tokens / mem0's (mean, max) |",
+        "|---|--:|--:|--:|--:|",
+    ]
+    names = (("mnemo", "mnemo (self-hosted)"), ("mnemo-platform", "mnemo (platform project)"), ("mem0", "mem0 2.2.1"))
+    for system, label in names:
+        mean = s[system]["per_conversation_mean"]
+        versus = s.get(f"{system}_vs_mem0")
+        ratio = f"{versus['input_tokens_ratio_mean']:.2f}, {versus['input_tokens_ratio_max']:.2f}" if versus else "–"
+        rows.append(
+            f"| {label} | {mean['calls']:g} | {mean['input_tokens']:,.0f} | {mean['output_tokens']:,.0f} | {ratio} |"
+        )
+    checks = ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in f["reported_usage_matches_the_server"].items())
+    rows += [
+        "",
+        f"Target ({f['target']}) met in every conversation: "
+        f"{'yes' if s['mnemo_vs_mem0']['target_met_every_conversation'] else 'NO'} (self-hosted), "
+        f"{'yes' if s['mnemo-platform_vs_mem0']['target_met_every_conversation'] else 'NO'} (platform). The usage "
+        f"mnemo reported equals the server's count: {checks}. Recorded {m['date']} at commit {m['commit']}.",
+        "",
+        "<details><summary>Every conversation</summary>",
+        "",
+        table(f),
+        "",
+        "</details>",
+    ]
+    return rows
+
+
 def plot(data: dict[str, Any]) -> None:
     try:
         import matplotlib
@@ -277,6 +316,7 @@ def main() -> None:
         ("webhooks", webhook_rows),
         ("decay", decay_rows),
         ("memory_quality", memory_quality_rows),
+        ("llm_cost", llm_cost_rows),
     )
     for name, rows in parts:
         data = load(name)

@@ -20,6 +20,7 @@ from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore, create_ten
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.domain.erasure import Erasure
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.memory import new_id
 from mnemo.domain.tenancy import (
     EventStatus,
@@ -265,6 +266,24 @@ def test_an_event_of_the_largest_add_is_kept_whole(store: TenancyStore) -> None:
     assert store.get_event(one.id, done.id) == done
     assert store.events_of_project(one.id, 10, 0) == [done]
     assert store.unfinished_events() == []
+
+
+def test_an_add_events_llm_usage_is_kept_and_updated(store: TenancyStore) -> None:
+    alice = user(store, "alice@example.com")
+    one = project(store, org(store, alice), alice)
+    pending = event(one.id, EventStatus.PENDING)
+    store.save_event(pending)
+    got = store.get_event(one.id, pending.id)
+    assert got is not None and got.llm_usage is None  # not run yet
+    failed_once = pending.changed(llm_usage=LLMUsage(1, 900, 0))
+    assert store.update_event(failed_once)
+    done = failed_once.changed(status=EventStatus.SUCCEEDED, llm_usage=LLMUsage(3, 2_500, 180), completed_at=T0)
+    assert store.update_event(done)
+    assert store.get_event(one.id, done.id) == done
+    verbatim = event(one.id, EventStatus.SUCCEEDED).changed(llm_usage=LLMUsage())
+    store.save_event(verbatim)
+    got = store.get_event(one.id, verbatim.id)
+    assert got is not None and got.llm_usage == LLMUsage(0, 0, 0)  # zero calls, not "unknown"
 
 
 def test_an_event_too_large_for_any_record_keeps_every_result_id_and_event(store: TenancyStore) -> None:

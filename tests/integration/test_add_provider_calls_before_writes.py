@@ -14,10 +14,11 @@ import pytest
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
 from mnemo.domain import filters as f
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.memory import Scope
 from mnemo.errors import ProviderError
 from mnemo.ports.embedder import Vectors
-from mnemo.ports.llm import ChatMessage
+from mnemo.ports.llm import ChatMessage, Completion
 from mnemo.services.commands import AddCommand, Message
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.providers import ActiveProviders, ProviderSet
@@ -30,7 +31,10 @@ class DecidingLLM:
 
     name = "scripted"
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+        return Completion(self._reply(messages), LLMUsage.of_call(10, 2))
+
+    def _reply(self, messages: list[ChatMessage]) -> str:
         prompt = messages[-1]["content"]
         ids = {text: ref for ref, text in LISTED.findall(prompt)}
         if not ids:

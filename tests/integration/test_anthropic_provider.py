@@ -58,7 +58,7 @@ def test_sends_a_messages_request_and_returns_the_text(server: AnthropicServer) 
     server.reply("hi")
     llm = make_llm(server, temperature=0.3, max_tokens=50)
 
-    assert llm.complete(MESSAGES) == "hi"
+    assert llm.complete(MESSAGES).text == "hi"
 
     (request,) = server.requests
     assert request.method == "POST"
@@ -114,7 +114,7 @@ def test_sends_no_api_key_header_without_a_key(server: AnthropicServer) -> None:
 def test_honours_a_base_url_with_a_prefix_and_a_trailing_slash(server: AnthropicServer) -> None:
     server.reply("ok")
     llm = make_llm(server, base_url=f"http://127.0.0.1:{server.port}/proxy/anthropic/")
-    assert llm.complete(MESSAGES) == "ok"
+    assert llm.complete(MESSAGES).text == "ok"
     assert server.requests[0].path == "/proxy/anthropic/v1/messages"
 
 
@@ -126,7 +126,7 @@ def test_joins_the_text_blocks_of_a_reply(server: AnthropicServer) -> None:
         "usage": {"input_tokens": 3, "output_tokens": 2},
     }
     server.respond_raw_next(200, json.dumps(reply).encode())
-    assert make_llm(server).complete(MESSAGES) == "Hello, world."
+    assert make_llm(server).complete(MESSAGES).text == "Hello, world."
 
 
 # ---- json_mode ---------------------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ def test_joins_the_text_blocks_of_a_reply(server: AnthropicServer) -> None:
 def test_json_mode_appends_the_instruction_to_the_system_prompt(server: AnthropicServer) -> None:
     server.reply('{"facts": ["Likes tea"]}')
 
-    reply = make_llm(server).complete(MESSAGES, json_mode=True)
+    reply = make_llm(server).complete(MESSAGES, json_mode=True).text
 
     assert json.loads(reply) == {"facts": ["Likes tea"]}
     body = server.requests[0].body
@@ -153,13 +153,13 @@ def test_json_mode_without_a_system_message_sends_the_instruction_alone(server: 
 def test_json_mode_unwraps_a_fenced_reply(server: AnthropicServer) -> None:
     server.reply('```json\n{"facts": []}\n```', '```\n{"a": 1}```')
     llm = make_llm(server)
-    assert json.loads(llm.complete(MESSAGES, json_mode=True)) == {"facts": []}
-    assert json.loads(llm.complete(MESSAGES, json_mode=True)) == {"a": 1}
+    assert json.loads(llm.complete(MESSAGES, json_mode=True).text) == {"facts": []}
+    assert json.loads(llm.complete(MESSAGES, json_mode=True).text) == {"a": 1}
 
 
 def test_without_json_mode_a_fenced_reply_is_left_alone(server: AnthropicServer) -> None:
     server.reply("```\ncode\n```")
-    assert make_llm(server).complete(MESSAGES) == "```\ncode\n```"
+    assert make_llm(server).complete(MESSAGES).text == "```\ncode\n```"
     assert "system" in server.requests[0].body
     assert JSON_INSTRUCTION not in server.requests[0].body["system"]
 
@@ -190,7 +190,7 @@ def test_http_errors_map_to_provider_error_codes(server: AnthropicServer, status
     assert caught.value.code == code
     assert f"({status})" in caught.value.message
     assert "sk-ant-test" not in caught.value.message
-    assert llm.complete(MESSAGES) == "after the error"  # the failure was for that call only
+    assert llm.complete(MESSAGES).text == "after the error"  # the failure was for that call only
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404])
@@ -208,7 +208,7 @@ def test_a_429_is_retried_after_retry_after_then_succeeds(server: AnthropicServe
     server.reply("finally")
     fake = FakeTime()
 
-    assert make_llm(server, pace=fake.pace(), total_timeout=30).complete(MESSAGES) == "finally"
+    assert make_llm(server, pace=fake.pace(), total_timeout=30).complete(MESSAGES).text == "finally"
 
     assert len(server.requests) == 2
     assert fake.sleeps == [3.0]
@@ -220,7 +220,7 @@ def test_a_529_overloaded_is_retried_with_backoff(server: AnthropicServer) -> No
     server.reply("recovered")
     fake = FakeTime()
 
-    assert make_llm(server, pace=fake.pace()).complete(MESSAGES) == "recovered"
+    assert make_llm(server, pace=fake.pace()).complete(MESSAGES).text == "recovered"
 
     assert len(server.requests) == 3
     assert fake.sleeps == [0.5, 1.0]  # the backoff ceilings (the fake jitter takes all of each)
@@ -283,7 +283,7 @@ def test_the_registry_builds_it_and_lists_it(server: AnthropicServer) -> None:
 
     assert isinstance(llm, AnthropicLLM)
     assert llm.name == "anthropic/claude-x"
-    assert llm.complete(MESSAGES) == "built"
+    assert llm.complete(MESSAGES).text == "built"
     assert server.requests[0].headers["x-api-key"] == "sk-ant-x"
     assert "anthropic" in registry.bundled()["llm"]
 

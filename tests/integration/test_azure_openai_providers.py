@@ -85,7 +85,7 @@ def test_llm_posts_to_the_deployment_with_the_api_version_and_api_key(server: Op
     server.reply("hi")
     llm = make_llm(server, temperature=0.3, max_tokens=50)
 
-    assert llm.complete(MESSAGES) == "hi"
+    assert llm.complete(MESSAGES).text == "hi"
 
     (request,) = server.requests
     assert request.method == "POST"
@@ -103,7 +103,7 @@ def test_llm_with_an_azure_ad_token_sends_a_bearer_token(server: OpenAIServer) -
     config = llm_config(server, api_key=None, azure_ad_token="eyJ.token", api_version="2025-01-01-preview")
     llm = AzureOpenAILLM(AzureOpenAILLMConfig(**config))
 
-    assert llm.complete(MESSAGES) == "hi"
+    assert llm.complete(MESSAGES).text == "hi"
 
     (request,) = server.requests
     assert request.headers["authorization"] == "Bearer eyJ.token"
@@ -120,7 +120,7 @@ def test_llm_honours_an_endpoint_with_a_trailing_slash(server: OpenAIServer) -> 
 def test_llm_json_mode_asks_for_a_json_object(server: OpenAIServer) -> None:
     server.reply('{"facts": ["Likes tea"]}')
 
-    reply = make_llm(server).complete(MESSAGES, json_mode=True)
+    reply = make_llm(server).complete(MESSAGES, json_mode=True).text
 
     assert json.loads(reply) == {"facts": ["Likes tea"]}
     assert server.requests[0].body["response_format"] == {"type": "json_object"}
@@ -211,7 +211,7 @@ def test_llm_rate_limit_with_retry_after_ms_is_retried_then_succeeds(server: Ope
     azure_error(server, 429, "429", "Rate limit is exceeded.", **{"retry-after-ms": "1500", "retry-after": "2"})
     server.reply("hi")
 
-    assert make_llm(server, pace=fake.pace).complete(MESSAGES) == "hi"
+    assert make_llm(server, pace=fake.pace).complete(MESSAGES).text == "hi"
 
     assert len(server.chat_requests) == 2
     assert fake.sleeps == [pytest.approx(1.5)]  # retry-after-ms wins over retry-after
@@ -224,7 +224,7 @@ def test_llm_rate_limit_with_retry_after_is_retried(server: OpenAIServer) -> Non
     azure_error(server, 429, "429", "Rate limit is exceeded.", **{"retry-after": "4"})
     server.reply("hi")
 
-    assert make_llm(server, pace=fake.pace).complete(MESSAGES) == "hi"
+    assert make_llm(server, pace=fake.pace).complete(MESSAGES).text == "hi"
 
     assert fake.sleeps == [pytest.approx(4.0)]
 
@@ -343,7 +343,7 @@ def test_the_registry_builds_both_providers(server: OpenAIServer) -> None:
 
     assert isinstance(llm, AzureOpenAILLM)
     assert isinstance(embedder, AzureOpenAIEmbedder)
-    assert llm.complete(MESSAGES) == "hi"
+    assert llm.complete(MESSAGES).text == "hi"
     assert embedder.embed(["x"]).shape == (1, 8)
     assert [r.path for r in server.requests] == [CHAT_PATH, EMBED_PATH]
 

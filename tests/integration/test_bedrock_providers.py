@@ -82,7 +82,7 @@ def test_llm_builds_the_converse_request_and_returns_the_text(runtime: Any, stub
     )
     llm = BedrockLLM(BedrockLLMConfig(model="amazon.nova-pro-v1:0", temperature=0.4, max_tokens=123), client=runtime)
 
-    assert llm.complete(messages) == "Lives in Lisbon. Likes tea."
+    assert llm.complete(messages).text == "Lives in Lisbon. Likes tea."
     assert llm.name == "bedrock/amazon.nova-pro-v1:0"
 
 
@@ -101,7 +101,7 @@ def test_llm_json_mode_adds_the_json_only_instruction(runtime: Any, stubber: Stu
 
     reply = llm.complete(
         [{"role": "system", "content": "Extract."}, {"role": "user", "content": "hello"}], json_mode=True
-    )
+    ).text
 
     assert json.loads(reply) == {"facts": []}
 
@@ -118,7 +118,7 @@ def test_llm_json_mode_without_a_system_message_still_sends_the_instruction(runt
         },
     )
     llm = BedrockLLM(BedrockLLMConfig(), client=runtime)
-    assert llm.complete([{"role": "user", "content": "decide"}], json_mode=True) == "{}"
+    assert llm.complete([{"role": "user", "content": "decide"}], json_mode=True).text == "{}"
 
 
 def test_llm_without_system_messages_sends_no_system_field(runtime: Any, stubber: Stubber) -> None:
@@ -132,7 +132,7 @@ def test_llm_without_system_messages_sends_no_system_field(runtime: Any, stubber
         },
     )
     llm = BedrockLLM(BedrockLLMConfig(), client=runtime)
-    assert llm.complete([{"role": "user", "content": "hello"}]) == "hi"
+    assert llm.complete([{"role": "user", "content": "hello"}]).text == "hi"
 
 
 @pytest.mark.parametrize(

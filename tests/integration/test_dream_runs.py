@@ -20,12 +20,13 @@ from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
 from mnemo.adapters.sqlite.reflection_store import SqliteReflectionStore
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.domain import filters as f
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.memory import LifecycleState, Scope, new_id
 from mnemo.domain.tenancy import EventStatus, Organization, PlatformEvent, PlatformUser, Project
 from mnemo.domain.timefmt import iso
 from mnemo.errors import ProviderError
 from mnemo.ports.embedder import Embedder
-from mnemo.ports.llm import ChatMessage
+from mnemo.ports.llm import ChatMessage, Completion
 from mnemo.services.commands import AddCommand, ConsolidateCommand, Merge, Message, Supersede, Synthesis
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import AddJobs, RetryLaterError
@@ -48,12 +49,12 @@ class ScriptedLLM:
         self.replies: list[str | Exception] = []
         self.prompts: list[str] = []
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         self.prompts.append(messages[0]["content"])
         reply = self.replies.pop(0) if self.replies else NOTHING
         if isinstance(reply, Exception):
             raise reply
-        return reply
+        return Completion(reply, LLMUsage.of_call(10, 2))
 
 
 @dataclass

@@ -72,7 +72,7 @@ def test_llm_sends_generate_content_and_returns_the_text(server: GeminiServer) -
     server.reply("hi")
     llm = make_llm(server, temperature=0.3, max_tokens=50)
 
-    assert llm.complete(MESSAGES) == "hi"
+    assert llm.complete(MESSAGES).text == "hi"
 
     (request,) = server.requests
     assert request.method == "POST"
@@ -121,7 +121,7 @@ def test_llm_without_system_messages_sends_no_system_instruction(server: GeminiS
 def test_llm_json_mode_asks_for_application_json(server: GeminiServer) -> None:
     server.reply('{"facts": ["Likes tea"]}')
 
-    reply = make_llm(server).complete(MESSAGES, json_mode=True)
+    reply = make_llm(server).complete(MESSAGES, json_mode=True).text
 
     assert json.loads(reply) == {"facts": ["Likes tea"]}
     assert server.requests[0].body["generationConfig"]["responseMimeType"] == "application/json"
@@ -148,7 +148,7 @@ def test_llm_joins_text_parts_and_skips_thoughts(server: GeminiServer) -> None:
     parts = [{"text": "thinking…", "thought": True}, {"text": "Hello, "}, {"text": "world."}]
     payload = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]}
     server.respond_raw_next(200, json.dumps(payload).encode())
-    assert make_llm(server).complete(MESSAGES) == "Hello, world."
+    assert make_llm(server).complete(MESSAGES).text == "Hello, world."
 
 
 @pytest.mark.parametrize("reason", ["SAFETY", "PROHIBITED_CONTENT"])
@@ -194,7 +194,7 @@ def test_llm_http_errors_map_to_provider_error_codes(server: GeminiServer, statu
     assert f"Gemini says {status}" in caught.value.message  # Gemini's own words, e.g. RESOURCE_EXHAUSTED
     assert "g-key" not in caught.value.message
 
-    assert llm.complete(MESSAGES) == "after the error"  # the failure was for that call only
+    assert llm.complete(MESSAGES).text == "after the error"  # the failure was for that call only
 
 
 def test_llm_invalid_api_key_is_auth_failed(server: GeminiServer) -> None:
@@ -251,7 +251,7 @@ def test_a_rate_limit_then_success_is_one_successful_call(server: GeminiServer, 
     server.fail_next(429)
     server.reply("hi")
 
-    assert make_llm(server, fake_time).complete(MESSAGES) == "hi"
+    assert make_llm(server, fake_time).complete(MESSAGES).text == "hi"
 
     assert len(server.generate_requests) == 2
     assert server.generate_requests[0].body == server.generate_requests[1].body
@@ -260,7 +260,7 @@ def test_a_rate_limit_then_success_is_one_successful_call(server: GeminiServer, 
 
 def test_retry_after_is_honoured(server: GeminiServer, fake_time: FakeTime) -> None:
     server.reply(HTTPFailure(503, {"Retry-After": "2"}), "hi")
-    assert make_llm(server, fake_time, timeout=10).complete(MESSAGES) == "hi"
+    assert make_llm(server, fake_time, timeout=10).complete(MESSAGES).text == "hi"
     assert fake_time.sleeps == [2.0]
 
 
@@ -415,7 +415,7 @@ def test_the_registry_builds_both(server: GeminiServer) -> None:
 
     llm = registry.build_llm("gemini", {"base_url": server.base_url, "api_key": "g-key", "model": "m"})
     server.reply("hi")
-    assert llm.complete(MESSAGES) == "hi"
+    assert llm.complete(MESSAGES).text == "hi"
     assert server.requests[-1].path == "/v1beta/models/m:generateContent"
 
     config = {"base_url": server.base_url, "api_key": "g-key", "model": "e", "embedding_dims": 8, "batch_size": 10}

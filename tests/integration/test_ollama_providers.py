@@ -75,7 +75,7 @@ def test_llm_posts_a_native_chat_request_and_returns_the_content(server: OllamaS
     server.reply("hi")
     llm = make_llm(server, temperature=0.3, max_tokens=50)
 
-    assert llm.complete(MESSAGES) == "hi"
+    assert llm.complete(MESSAGES).text == "hi"
 
     (request,) = server.requests
     assert request.method == "POST"
@@ -95,8 +95,8 @@ def test_llm_json_mode_asks_for_format_json(server: OllamaServer) -> None:
     server.reply('{"facts": ["Likes tea"]}', "plain")
     llm = make_llm(server)
 
-    assert json.loads(llm.complete(MESSAGES, json_mode=True)) == {"facts": ["Likes tea"]}
-    assert llm.complete(MESSAGES) == "plain"
+    assert json.loads(llm.complete(MESSAGES, json_mode=True).text) == {"facts": ["Likes tea"]}
+    assert llm.complete(MESSAGES).text == "plain"
 
     assert server.requests[0].body["format"] == "json"
     assert "format" not in server.requests[1].body
@@ -119,15 +119,15 @@ def test_llm_sends_an_api_key_as_a_bearer_token(server: OllamaServer) -> None:
 def test_llm_honours_a_base_url_with_a_prefix_and_a_trailing_slash(server: OllamaServer) -> None:
     server.reply("ok")
     llm = make_llm(server, base_url=f"{server.base_url}/proxy/ollama/")
-    assert llm.complete(MESSAGES) == "ok"
+    assert llm.complete(MESSAGES).text == "ok"
     assert server.requests[0].path == "/proxy/ollama/api/chat"
 
 
 def test_llm_callable_replies_see_the_request(server: OllamaServer) -> None:
     server.reply("first", lambda body: "echo: " + str(body["messages"][-1]["content"]))
     llm = make_llm(server)
-    assert llm.complete(MESSAGES) == "first"
-    assert llm.complete([{"role": "user", "content": "again"}]) == "echo: again"
+    assert llm.complete(MESSAGES).text == "first"
+    assert llm.complete([{"role": "user", "content": "again"}]).text == "echo: again"
     assert server.pending_replies == 0
 
 
@@ -153,7 +153,7 @@ def test_llm_http_errors_map_to_provider_error_codes(server: OllamaServer, statu
     assert f"({status})" in caught.value.message
     assert "proxy-key" not in caught.value.message
 
-    assert llm.complete(MESSAGES) == "after the error"  # the failure was for that call only
+    assert llm.complete(MESSAGES).text == "after the error"  # the failure was for that call only
 
 
 def test_llm_a_model_not_found_says_to_check_the_model(server: OllamaServer) -> None:
@@ -170,7 +170,7 @@ def test_llm_a_503_is_retried_then_succeeds(server: OllamaServer, fake_time: Fak
     server.fail_next(503)
     server.reply("recovered")
 
-    assert make_llm(server, fake_time).complete(MESSAGES) == "recovered"
+    assert make_llm(server, fake_time).complete(MESSAGES).text == "recovered"
 
     assert len(server.chat_requests) == 3
     assert server.chat_requests[0].body == server.chat_requests[2].body  # the same request, sent again
@@ -339,7 +339,7 @@ def test_the_registry_builds_both_providers(server: OllamaServer) -> None:
     server.reply("hi")
 
     assert isinstance(llm, OllamaLLM)
-    assert llm.complete(MESSAGES) == "hi"
+    assert llm.complete(MESSAGES).text == "hi"
     assert isinstance(embedder, OllamaEmbedder)
     assert embedder.embed(["x"]).shape == (1, 32)
     assert server.requests[1].body["model"] == "nomic-embed-text"

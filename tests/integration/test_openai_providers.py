@@ -49,7 +49,7 @@ def test_llm_sends_the_chat_request_and_returns_the_content(server: OpenAIServer
     server.reply("hi")
     llm = make_llm(server, api_key="sk-test", temperature=0.3, max_tokens=50)
 
-    assert llm.complete(MESSAGES) == "hi"
+    assert llm.complete(MESSAGES).text == "hi"
 
     (request,) = server.requests
     assert request.method == "POST"
@@ -69,7 +69,7 @@ def test_llm_json_mode_asks_for_a_json_object(server: OpenAIServer) -> None:
     server.reply('{"facts": ["Likes tea"]}')
     llm = make_llm(server)
 
-    reply = llm.complete(MESSAGES, json_mode=True)
+    reply = llm.complete(MESSAGES, json_mode=True).text
 
     assert json.loads(reply) == {"facts": ["Likes tea"]}
     assert server.requests[0].body["response_format"] == {"type": "json_object"}
@@ -91,14 +91,14 @@ def test_llm_sends_no_authorization_header_without_a_key(server: OpenAIServer) -
 def test_llm_honours_a_base_url_with_a_trailing_slash(server: OpenAIServer) -> None:
     server.reply("ok")
     llm = OpenAILLM(OpenAILLMConfig(base_url=server.base_url + "/", model="m"))
-    assert llm.complete(MESSAGES) == "ok"
+    assert llm.complete(MESSAGES).text == "ok"
     assert server.requests[0].path == "/v1/chat/completions"
 
 
 def test_llm_honours_a_base_url_with_another_prefix(server: OpenAIServer) -> None:
     server.reply("ok")
     llm = OpenAILLM(OpenAILLMConfig(base_url=f"http://127.0.0.1:{server.port}/proxy/openai", model="m"))
-    assert llm.complete(MESSAGES) == "ok"
+    assert llm.complete(MESSAGES).text == "ok"
     assert server.requests[0].path == "/proxy/openai/chat/completions"
 
 
@@ -111,8 +111,8 @@ def test_llm_replies_are_answered_in_order_and_callables_see_the_request(server:
 
     server.reply("first", echo)
     llm = make_llm(server)
-    assert llm.complete(MESSAGES) == "first"
-    assert llm.complete([{"role": "user", "content": "again"}]) == "echo: again"
+    assert llm.complete(MESSAGES).text == "first"
+    assert llm.complete([{"role": "user", "content": "again"}]).text == "echo: again"
     assert seen == [server.requests[1].body]
     assert server.pending_replies == 0
 
@@ -139,7 +139,7 @@ def test_llm_http_errors_map_to_provider_error_codes(server: OpenAIServer, statu
     assert "sk-test" not in caught.value.message
 
     # The failure was for that call only: the next one succeeds.
-    assert llm.complete(MESSAGES) == "after the error"
+    assert llm.complete(MESSAGES).text == "after the error"
 
 
 def test_llm_connection_refused_is_provider_unavailable() -> None:
@@ -353,7 +353,7 @@ def test_a_rate_limit_then_success_is_one_successful_call(server: OpenAIServer, 
     server.fail_next(429)
     server.reply("hi")
 
-    assert retrying_llm(server, fake_time).complete(MESSAGES) == "hi"
+    assert retrying_llm(server, fake_time).complete(MESSAGES).text == "hi"
 
     assert len(server.chat_requests) == 2
     assert server.chat_requests[0].body == server.chat_requests[1].body  # the same request, sent again
@@ -367,7 +367,7 @@ def test_server_errors_are_retried(server: OpenAIServer, fake_time: FakeTime, st
     server.fail_next(status)
     server.reply("recovered")
 
-    assert retrying_llm(server, fake_time).complete(MESSAGES) == "recovered"
+    assert retrying_llm(server, fake_time).complete(MESSAGES).text == "recovered"
 
     assert len(server.chat_requests) == 3
     assert fake_time.sleeps == [0.5, 1.0]
@@ -393,7 +393,7 @@ def test_retry_after_is_honoured(
     server.fail_next(429, headers=headers)
     server.reply("ok")
 
-    assert retrying_llm(server, fake_time).complete(MESSAGES) == "ok"
+    assert retrying_llm(server, fake_time).complete(MESSAGES).text == "ok"
 
     assert fake_time.sleeps == [pytest.approx(waited)]
 
@@ -403,7 +403,7 @@ def test_retry_after_of_a_service_unavailable_is_honoured(server: OpenAIServer, 
     server.fail_next(503)
     server.reply("ok")
 
-    assert retrying_llm(server, fake_time).complete(MESSAGES) == "ok"
+    assert retrying_llm(server, fake_time).complete(MESSAGES).text == "ok"
 
     assert fake_time.sleeps == [2.0, 1.0]  # asked for, then the second backoff
 
@@ -555,7 +555,7 @@ def test_a_timeout_is_retried(server: OpenAIServer, fake_time: FakeTime) -> None
     release = threading.Event()
     server.reply(stalling(release), "in time")
     try:
-        assert retrying_llm(server, fake_time, timeout=0.2, total_timeout=5).complete(MESSAGES) == "in time"
+        assert retrying_llm(server, fake_time, timeout=0.2, total_timeout=5).complete(MESSAGES).text == "in time"
     finally:
         release.set()
     assert len(server.chat_requests) == 2

@@ -72,7 +72,9 @@ class AnthropicServer(LoopbackServer):
         if isinstance(reply, HTTPFailure):
             return self._failure(reply)
         text = reply(body) if callable(reply) else reply
-        input_tokens = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
+        system = body.get("system")
+        texts = [str(m.get("content", "")) for m in body["messages"]] + ([system] if isinstance(system, str) else [])
+        input_tokens = sum(self.count_tokens(t) for t in texts)
         payload = {
             "id": f"msg_{len(self.requests):024d}",
             "type": "message",
@@ -81,7 +83,7 @@ class AnthropicServer(LoopbackServer):
             "content": [{"type": "text", "text": text}],
             "stop_reason": "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": input_tokens, "output_tokens": len(text.split())},
+            "usage": {"input_tokens": input_tokens, "output_tokens": self.count_tokens(text)},
         }
         return RawResponse(200, json.dumps(payload).encode())
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tests.support.loopback import HTTPFailure, LoopbackServer, RawResponse, RecordedRequest
+from tests.support.loopback import HTTPFailure, LoopbackServer, RawResponse, RecordedRequest, TokenCounter, words
 from tests.support.openai_server import embedding_for
 
 STATUSES = {
@@ -59,10 +59,12 @@ class GeminiServer(LoopbackServer):
 
     name = "gemini-loopback"
 
-    def __init__(self, *, embedding_dims: int = 64, honour_dimensions: bool = True) -> None:
+    def __init__(
+        self, *, embedding_dims: int = 64, honour_dimensions: bool = True, count_tokens: TokenCounter = words
+    ) -> None:
         self.embedding_dims = embedding_dims  # the width of embeddings when a request asks for none
         self.honour_dimensions = honour_dimensions  # False: ignore `outputDimensionality`
-        super().__init__()
+        super().__init__(count_tokens=count_tokens)
 
     @property
     def base_url(self) -> str:
@@ -121,7 +123,9 @@ class GeminiServer(LoopbackServer):
             return _error(500, "no scripted reply left")
         if isinstance(reply, HTTPFailure):
             return self._failure(reply)
-        prompt_tokens = sum(len(str(p.get("text", "")).split()) for c in body["contents"] for p in c["parts"])
+        system = body.get("systemInstruction")
+        turns = [*body["contents"], *([system] if isinstance(system, dict) else [])]
+        prompt_tokens = sum(self.count_tokens(str(p.get("text", ""))) for c in turns for p in c.get("parts", []))
         if isinstance(reply, Blocked):
             return RawResponse(200, json.dumps(_blocked(reply, prompt_tokens)).encode())
         text = reply(body) if callable(reply) else reply
@@ -136,8 +140,8 @@ class GeminiServer(LoopbackServer):
             ],
             "usageMetadata": {
                 "promptTokenCount": prompt_tokens,
-                "candidatesTokenCount": len(text.split()),
-                "totalTokenCount": prompt_tokens + len(text.split()),
+                "candidatesTokenCount": self.count_tokens(text),
+                "totalTokenCount": prompt_tokens + self.count_tokens(text),
             },
             "modelVersion": "gemini-loopback",
         }

@@ -1,8 +1,10 @@
 """What every loopback provider server of the tests shares (tests/support/*_server.py): a threading HTTP server on
 127.0.0.1 and a free port, scripted replies answered in order, scripted raw responses that take precedence, every
 request recorded (method, path, lower-cased headers, JSON body, query string), and a scripting mistake answered as
-a 500 the test can see. A subclass speaks one provider's protocol: `_route` answers a request, `_error_response`
-shapes an error body as that provider does."""
+a 500 the test can see. A completion reports its usage in the provider's own shape: its prompt's tokens (every
+message, the system prompt too) and its reply's, as `count_tokens` counts them (whitespace words unless told
+otherwise). A subclass speaks one provider's protocol: `_route` answers a request, `_error_response` shapes an
+error body as that provider does."""
 
 from __future__ import annotations
 
@@ -27,6 +29,12 @@ class HTTPFailure:
 
 
 Reply = str | Callable[[dict[str, Any]], str] | HTTPFailure
+TokenCounter = Callable[[str], int]
+
+
+def words(text: str) -> int:
+    """The servers' default token count: whitespace-separated words."""
+    return len(text.split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +68,8 @@ class LoopbackServer(ABC):
 
     name = "loopback"  # the serving thread's name
 
-    def __init__(self) -> None:
+    def __init__(self, *, count_tokens: TokenCounter = words) -> None:
+        self.count_tokens = count_tokens  # how the usage a reply reports counts a text's tokens
         self.requests: list[RecordedRequest] = []
         self._replies: deque[Any] = deque()  # Reply, or a subclass's own kinds of reply
         self._overrides: deque[RawResponse] = deque()

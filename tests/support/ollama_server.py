@@ -24,7 +24,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from tests.support.loopback import HTTPFailure, LoopbackServer, RawResponse, RecordedRequest
+from tests.support.loopback import HTTPFailure, LoopbackServer, RawResponse, RecordedRequest, TokenCounter, words
 from tests.support.openai_server import embedding_for
 
 __all__ = ["HTTPFailure", "OllamaServer", "RecordedRequest", "embedding_for"]
@@ -42,9 +42,9 @@ class OllamaServer(LoopbackServer):
 
     name = "ollama-loopback"
 
-    def __init__(self, *, embedding_dims: int = 32) -> None:
+    def __init__(self, *, embedding_dims: int = 32, count_tokens: TokenCounter = words) -> None:
         self.embedding_dims = embedding_dims  # the width of every embedding it answers
-        super().__init__()
+        super().__init__(count_tokens=count_tokens)
 
     @property
     def base_url(self) -> str:
@@ -100,9 +100,9 @@ class OllamaServer(LoopbackServer):
             "done": True,
             "total_duration": 1_000_000,
             "load_duration": 100_000,
-            "prompt_eval_count": sum(len(str(m.get("content", "")).split()) for m in body["messages"]),
+            "prompt_eval_count": sum(self.count_tokens(str(m.get("content", ""))) for m in body["messages"]),
             "prompt_eval_duration": 200_000,
-            "eval_count": len(content.split()),
+            "eval_count": self.count_tokens(content),
             "eval_duration": 700_000,
         }
         return RawResponse(200, json.dumps(payload).encode())
@@ -120,7 +120,7 @@ class OllamaServer(LoopbackServer):
             "embeddings": [embedding_for(text, self.embedding_dims) for text in texts],
             "total_duration": 1_000_000,
             "load_duration": 100_000,
-            "prompt_eval_count": sum(len(t.split()) for t in texts),
+            "prompt_eval_count": sum(self.count_tokens(t) for t in texts),
         }
         return RawResponse(200, json.dumps(payload).encode())
 

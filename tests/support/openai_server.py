@@ -30,7 +30,15 @@ from typing import Any
 
 import numpy as np
 
-from tests.support.loopback import HTTPFailure, LoopbackServer, RawResponse, RecordedRequest, Reply
+from tests.support.loopback import (
+    HTTPFailure,
+    LoopbackServer,
+    RawResponse,
+    RecordedRequest,
+    Reply,
+    TokenCounter,
+    words,
+)
 
 __all__ = ["HTTPFailure", "OpenAIServer", "RawResponse", "RecordedRequest", "Reply", "embedding_for"]
 
@@ -61,12 +69,17 @@ class OpenAIServer(LoopbackServer):
     name = "openai-loopback"
 
     def __init__(
-        self, *, embedding_dims: int = 64, shuffle_embeddings: bool = True, honour_dimensions: bool = True
+        self,
+        *,
+        embedding_dims: int = 64,
+        shuffle_embeddings: bool = True,
+        honour_dimensions: bool = True,
+        count_tokens: TokenCounter = words,
     ) -> None:
         self.embedding_dims = embedding_dims  # the width of embeddings when a request asks for none
         self.shuffle_embeddings = shuffle_embeddings
         self.honour_dimensions = honour_dimensions  # False: ignore a request's `dimensions`, as some servers do
-        super().__init__()
+        super().__init__(count_tokens=count_tokens)
 
     @property
     def base_url(self) -> str:
@@ -108,8 +121,8 @@ class OpenAIServer(LoopbackServer):
         if isinstance(reply, HTTPFailure):
             return self._failure(reply)
         content = reply(body) if callable(reply) else reply
-        prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
-        completion_tokens = len(content.split())
+        prompt_tokens = sum(self.count_tokens(str(m.get("content", ""))) for m in body["messages"])
+        completion_tokens = self.count_tokens(content)
         payload = {
             "id": f"chatcmpl-{len(self.requests)}",
             "object": "chat.completion",
@@ -147,7 +160,7 @@ class OpenAIServer(LoopbackServer):
         ]
         if self.shuffle_embeddings:
             data.reverse()
-        tokens = sum(len(t.split()) for t in texts)
+        tokens = sum(self.count_tokens(t) for t in texts)
         payload = {
             "object": "list",
             "data": data,

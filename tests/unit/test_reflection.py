@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import ChatMessage
+from mnemo.ports.llm import ChatMessage, Completion
 from mnemo.services.commands import Merge, Supersede, Synthesis
 from mnemo.services.platform.reflection import MAX_TEXT, ReflectionRejectedError, Reflector
 
@@ -27,13 +28,13 @@ class ScriptedLLM:
         self.replies = list(replies)
         self.calls: list[list[ChatMessage]] = []
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         assert json_mode
         self.calls.append(messages)
         reply = self.replies.pop(0)
         if isinstance(reply, Exception):
             raise reply
-        return reply
+        return Completion(reply, LLMUsage.of_call(10, 2))
 
 
 def memories(*texts: str, synthesized: tuple[int, ...] = ()) -> list[MemoryRecord]:

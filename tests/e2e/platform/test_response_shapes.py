@@ -115,7 +115,8 @@ def test_the_memory_object_sends_every_key_in_order_nulls_included(api: Api) -> 
 
 def test_each_add_answers_in_the_shape_its_request_picks(api: Api) -> None:
     stored = api.call("POST", "/v3/memories/add/", json={"messages": "I sail.", "user_id": "ann", "infer": False})
-    assert list(stored) == ["message", "status", "event_id", "results"] and stored["status"] == "SUCCEEDED"
+    assert list(stored) == ["message", "status", "event_id", "results", "llm_usage"]  # llm_usage: ours
+    assert stored["status"] == "SUCCEEDED" and list(stored["llm_usage"]) == ["calls", "input_tokens", "output_tokens"]
     assert list(stored["results"][0]) == ["id", "data", "event"] and stored["results"][0]["data"] == {
         "memory": "I sail."
     }
@@ -225,6 +226,7 @@ def test_history_event_and_entity_page_keys(api: Api) -> None:
         "graph_status",
         "error",
         "progress",  # ours: an import's, null for another event
+        "llm_usage",  # ours: an add's LLM calls and tokens, null for another event
     ]
     assert event["graph_status"] is None and isinstance(event["latency"], float)
     entities = api.call("GET", "/v1/entities/")

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field, PlainSerializer, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.timefmt import iso
 
 TIMESTAMP_EXAMPLE = "2026-05-01T09:30:00.123456+00:00"
@@ -27,6 +28,21 @@ Timestamp = Annotated[
     WithJsonSchema({"type": "string", "format": "date-time", "examples": [TIMESTAMP_EXAMPLE]}),
 ]
 """A moment, sent as ISO 8601 in UTC with microseconds and an explicit `+00:00` offset."""
+
+
+class LLMUsageOut(BaseModel):
+    """Ours: what LLM calls used, as the provider counted it. An add that calls no LLM (infer=false, or no LLM
+    configured) used zero calls and zero tokens."""
+
+    calls: int = Field(description="Chat completions made.", examples=[2])
+    input_tokens: int = Field(
+        description="Prompt tokens the provider counted (0 for a call whose reply reports none).", examples=[812]
+    )
+    output_tokens: int = Field(description="Completion tokens the provider counted.", examples=[96])
+
+    @classmethod
+    def of(cls, usage: LLMUsage) -> LLMUsageOut:
+        return cls(calls=usage.calls, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
 
 
 class MessageOut(BaseModel):

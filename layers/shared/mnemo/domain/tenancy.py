@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from mnemo.domain.accounts import is_email as is_account_email
+from mnemo.domain.llm_usage import LLMUsage
 
 DEFAULT_NAMESPACE = "default"
 PROJECT_KEY_PREFIX = "m0-"
@@ -156,6 +157,9 @@ class PlatformEvent:
     started_at: datetime | None = None
     completed_at: datetime | None = None
     attempts: int = 0  # how many times a worker started it (an asynchronous add is retried a few times)
+    # An add's LLM calls and tokens, over all its attempts (zero calls when it called none); None for other events
+    # and an add that has not run yet.
+    llm_usage: LLMUsage | None = None
 
     def changed(self, **fields: Any) -> PlatformEvent:
         return replace(self, **fields)

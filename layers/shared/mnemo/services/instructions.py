@@ -28,7 +28,7 @@ def generate_instructions(llm: LLM | None, use_case: str) -> tuple[str, str]:
     use_case = " ".join(use_case.split()) or "a personal assistant"
     if llm is None:
         return template(use_case)
-    reply = llm.complete([{"role": "user", "content": PROMPT.format(use_case=use_case)}]).strip()
+    reply = llm.complete([{"role": "user", "content": PROMPT.format(use_case=use_case)}]).text.strip()
     found = _LINES.search(reply)
     if found is None:
         return reply, DEFAULT_TEST_MESSAGE

@@ -73,7 +73,9 @@ def extract_facts(
     )
     transcript = "\n".join(f"[{i}] {m['role']}: {m['content']}" for i, m in conversation)
     reply = parse_json_reply(
-        llm.complete([{"role": "system", "content": system}, {"role": "user", "content": transcript}], json_mode=True)
+        llm.complete(
+            [{"role": "system", "content": system}, {"role": "user", "content": transcript}], json_mode=True
+        ).text
     )
     facts = reply.get("facts", [])
     if not isinstance(facts, list):
@@ -96,7 +98,7 @@ def extract_facts(
 def decide(llm: LLM, existing: dict[str, str], facts: list[str]) -> list[Decision]:
     listing = json.dumps([{"id": k, "text": v} for k, v in existing.items()], ensure_ascii=False)
     prompt = prompts.UPDATE_DECISION.format(existing=listing, facts=json.dumps(facts, ensure_ascii=False))
-    reply = parse_json_reply(llm.complete([{"role": "user", "content": prompt}], json_mode=True))
+    reply = parse_json_reply(llm.complete([{"role": "user", "content": prompt}], json_mode=True).text)
     items = reply.get("memory", [])
     if not isinstance(items, list):
         raise ProviderError("The LLM's 'memory' is not a list.", code="provider_bad_response")

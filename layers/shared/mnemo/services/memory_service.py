@@ -61,6 +61,7 @@ from mnemo.services.extraction.sentences import sentences
 from mnemo.services.extraction.topics import TopicMatcher, topics_of
 from mnemo.services.extraction.wording import content_words
 from mnemo.services.llm_extraction import Decision
+from mnemo.services.llm_usage import UsageMeter
 from mnemo.services.paraphrase import MERGE_THRESHOLD, same_fact
 from mnemo.services.providers import ActiveProviders
 from mnemo.services.ranking import RankingWeights, fuse
@@ -135,9 +136,10 @@ class MemoryService:
 
     # ---- add ----------------------------------------------------------------------------------------
 
-    def add(self, command: AddCommand) -> list[AddResult]:
+    def add(self, command: AddCommand, *, meter: UsageMeter | None = None) -> list[AddResult]:
         """Store what the add says (its size was checked where it was made). Every provider call happens before
-        the first write, so an add that fails on a provider can be made again whole."""
+        the first write, so an add that fails on a provider can be made again whole. `meter`: counts the usage of
+        the add's LLM calls (none on the paths that call no LLM), also when the add fails after some."""
         if not command.scope.has_owner():
             raise ValidationError("At least one identifier (user_id, agent_id, run_id) is required.")
         check_topics(command)
@@ -150,11 +152,13 @@ class MemoryService:
             add = _Add(
                 command, categorize(_said(command), command.custom_categories) if command.custom_categories else ()
             )
+        llm = self.providers.get().llm
+        if llm is not None and meter is not None:
+            llm = meter.metered(llm)
         if command.procedural:
-            return self._add_procedural(add)
+            return self._add_procedural(add, llm)
         if not command.infer:
             return self._add_verbatim(add)
-        llm = self.providers.get().llm
         if llm is None:
             return self._add_statements(add)
         return self._add_inferred(add, llm)
@@ -399,9 +403,8 @@ class MemoryService:
         self.index.upsert([superseded], target[None, :])  # still found by a read that asks for superseded ones
         return AddResult(superseded, Event.DELETE)
 
-    def _add_procedural(self, add: _Add) -> list[AddResult]:
+    def _add_procedural(self, add: _Add, llm: LLM | None) -> list[AddResult]:
         command = add.command
-        llm = self.providers.get().llm
         if not command.scope.agent_id:
             raise ValidationError("Procedural memories need an agent_id.")
         if llm is None:
@@ -412,7 +415,7 @@ class MemoryService:
                 {"role": "system", "content": command.instructions or prompts.PROCEDURAL_SUMMARY},
                 {"role": "user", "content": transcript},
             ]
-        ).strip()
+        ).text.strip()
         if not summary:
             return []
         sources = tuple(SourceMessage(m.role, m.content, i, m.name) for i, m in enumerate(command.messages))

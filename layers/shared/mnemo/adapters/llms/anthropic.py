@@ -30,8 +30,9 @@ from mnemo.adapters.openai_http import (
     RetryPolicy,
     TotalTimeout,
 )
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import ChatMessage
+from mnemo.ports.llm import ChatMessage, Completion
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -73,11 +74,11 @@ class AnthropicLLM:
             retried_statuses=ANTHROPIC_RETRIED_STATUSES,
         )
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         body = self.request_body(messages, json_mode=json_mode)
         payload = self._http.post("v1/messages", body)
         text = _reply_text(payload)
-        return _unfenced(text) if json_mode else text
+        return Completion(_unfenced(text) if json_mode else text, reply_usage(payload))
 
     def request_body(self, messages: list[ChatMessage], *, json_mode: bool = False) -> dict[str, Any]:
         """The Messages API request for these chat messages."""
@@ -126,3 +127,14 @@ def _unfenced(text: str) -> str:
     """A JSON reply without the Markdown code fence a model may wrap it in anyway."""
     match = _FENCE.match(text.strip())
     return match.group("body").strip() if match else text
+
+
+def reply_usage(payload: dict[str, Any]) -> LLMUsage:
+    """The call's usage from a Messages API reply: `usage.input_tokens` (with the prompt-cache reads and writes,
+    `cache_read_input_tokens` and `cache_creation_input_tokens`, which Anthropic counts apart) and
+    `usage.output_tokens`."""
+    usage = payload.get("usage")
+    counts = usage if isinstance(usage, dict) else {}
+    parts = [counts.get(k) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")]
+    whole = [p for p in parts if isinstance(p, int) and not isinstance(p, bool) and p >= 0]
+    return LLMUsage.of_call(sum(whole) if whole else None, counts.get("output_tokens"))

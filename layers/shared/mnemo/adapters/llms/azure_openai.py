@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from mnemo.adapters.azure_openai import AzureOpenAIAccess, deployment_http
-from mnemo.adapters.llms.openai import chat_body, completion_text
+from mnemo.adapters.llms.openai import chat_body, completion_text, completion_usage
 from mnemo.adapters.openai_http import DEFAULT_MAX_RETRIES, MaxRetries, Pace, RetryPolicy, TotalTimeout
-from mnemo.ports.llm import ChatMessage
+from mnemo.ports.llm import ChatMessage, Completion
 
 
 class AzureOpenAILLMConfig(AzureOpenAIAccess):
@@ -23,6 +23,7 @@ class AzureOpenAILLM:
         retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
         self._http = deployment_http(config, config.timeout, retry, pace)
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         body = chat_body(messages, self.config.temperature, self.config.max_tokens, json_mode=json_mode)
-        return completion_text(self._http.post("chat/completions", body))
+        payload = self._http.post("chat/completions", body)
+        return Completion(completion_text(payload), completion_usage(payload))

@@ -7,8 +7,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from mnemo.adapters.bedrock_errors import boto_errors, provider_error
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import ChatMessage
+from mnemo.ports.llm import ChatMessage, Completion
 
 JSON_ONLY = "Reply with one JSON object and nothing else."
 
@@ -31,7 +32,7 @@ class BedrockLLM:
             client = boto3.client("bedrock-runtime", region_name=config.region)
         self._client = client
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         system = [{"text": m["content"]} for m in messages if m["role"] == "system"]
         if json_mode:
             system.append({"text": JSON_ONLY})
@@ -55,4 +56,12 @@ class BedrockLLM:
             parts = response["output"]["message"]["content"]
         except (KeyError, TypeError) as exc:
             raise ProviderError("Amazon Bedrock returned no message.", "provider_bad_response") from exc
-        return "".join(part.get("text", "") for part in parts)
+        text = "".join(part.get("text", "") for part in parts)
+        return Completion(text, converse_usage(response))
+
+
+def converse_usage(response: Any) -> LLMUsage:
+    """The call's usage from a Converse reply's `usage.inputTokens` and `usage.outputTokens`."""
+    usage = response.get("usage") if isinstance(response, dict) else None
+    counts = usage if isinstance(usage, dict) else {}
+    return LLMUsage.of_call(counts.get("inputTokens"), counts.get("outputTokens"))

@@ -17,8 +17,9 @@ from mnemo.adapters.openai_http import (
     RetryPolicy,
     TotalTimeout,
 )
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import ChatMessage
+from mnemo.ports.llm import ChatMessage, Completion
 
 # The finish reasons of a candidate Gemini withheld for its content (its text, if any, is not the answer).
 BLOCKED_FINISH_REASONS = frozenset(
@@ -45,9 +46,9 @@ class GeminiLLM:
         retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
         self._http = GeminiHttp(config.base_url, config.api_key, config.timeout, retry, pace)
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         payload = self._http.model_call(self.config.model, "generateContent", self.request(messages, json_mode))
-        return reply_text(payload)
+        return Completion(reply_text(payload), reply_usage(payload))
 
     def request(self, messages: list[ChatMessage], json_mode: bool) -> dict[str, Any]:
         """The generateContent body: system messages as `systemInstruction`, the others as `contents`."""
@@ -105,3 +106,13 @@ def reply_text(payload: dict[str, Any]) -> str:
     if not texts:
         raise ProviderError("Provider returned no completion text.", "provider_bad_response")
     return "".join(texts)
+
+
+def reply_usage(payload: dict[str, Any]) -> LLMUsage:
+    """The call's usage from `usageMetadata`: `promptTokenCount` in, and out `candidatesTokenCount` plus a thinking
+    model's `thoughtsTokenCount` (billed as output)."""
+    metadata = payload.get("usageMetadata")
+    counts = metadata if isinstance(metadata, dict) else {}
+    parts = [counts.get(k) for k in ("candidatesTokenCount", "thoughtsTokenCount")]
+    whole = [p for p in parts if isinstance(p, int) and not isinstance(p, bool) and p >= 0]
+    return LLMUsage.of_call(counts.get("promptTokenCount"), sum(whole) if whole else None)

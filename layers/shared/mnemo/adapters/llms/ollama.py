@@ -19,8 +19,9 @@ from mnemo.adapters.openai_http import (
     RetryPolicy,
     TotalTimeout,
 )
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import ChatMessage
+from mnemo.ports.llm import ChatMessage, Completion
 
 DEFAULT_OLLAMA_BASE_URL = "http://localhost:11434"
 
@@ -44,7 +45,7 @@ class OllamaLLM:
         retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
         self._http = OpenAIHttp(config.base_url, config.api_key, config.timeout, retry, pace)
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         options: dict[str, object] = {}
         if self.config.temperature is not None:
             options["temperature"] = self.config.temperature
@@ -68,4 +69,6 @@ class OllamaLLM:
             raise ProviderError("Provider returned no completion.", "provider_bad_response") from exc
         if not isinstance(content, str):
             raise ProviderError("Provider returned no completion text.", "provider_bad_response")
-        return content
+        # Ollama counts the prompt's tokens (`prompt_eval_count`, left out when the whole prompt was cached) and the
+        # reply's (`eval_count`).
+        return Completion(content, LLMUsage.of_call(payload.get("prompt_eval_count"), payload.get("eval_count")))

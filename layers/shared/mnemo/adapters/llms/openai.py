@@ -19,8 +19,9 @@ from mnemo.adapters.openai_http import (
     RetryPolicy,
     TotalTimeout,
 )
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import ChatMessage
+from mnemo.ports.llm import ChatMessage, Completion
 
 
 class OpenAILLMConfig(BaseModel):
@@ -42,12 +43,13 @@ class OpenAILLM:
         retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
         self._http = OpenAIHttp(config.base_url, config.api_key, config.timeout, retry, pace)
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         body: dict[str, object] = {
             "model": self.config.model,
             **chat_body(messages, self.config.temperature, self.config.max_tokens, json_mode=json_mode),
         }
-        return completion_text(self._http.post("chat/completions", body))
+        payload = self._http.post("chat/completions", body)
+        return Completion(completion_text(payload), completion_usage(payload))
 
 
 def chat_body(
@@ -76,3 +78,10 @@ def completion_text(payload: dict[str, Any]) -> str:
     if not isinstance(content, str):
         raise ProviderError("Provider returned no completion text.", "provider_bad_response")
     return content
+
+
+def completion_usage(payload: dict[str, Any]) -> LLMUsage:
+    """The call's usage from a chat-completions reply's `usage.prompt_tokens` and `usage.completion_tokens`."""
+    usage = payload.get("usage")
+    counts = usage if isinstance(usage, dict) else {}
+    return LLMUsage.of_call(counts.get("prompt_tokens"), counts.get("completion_tokens"))

@@ -16,6 +16,7 @@ from typing import Any
 
 from mnemo.adapters.sqlite.database import Database
 from mnemo.domain.erasure import Erasure, scrubbed_event, scrubbed_export
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.tenancy import (
     EventStatus,
     Feedback,
@@ -68,7 +69,7 @@ CREATE TABLE IF NOT EXISTS platform_events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, project_id TEXT NOT NULL,
     event_type TEXT NOT NULL, status TEXT NOT NULL, payload TEXT NOT NULL, results TEXT NOT NULL,
     error TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, started_at TEXT, completed_at TEXT,
-    attempts INTEGER NOT NULL DEFAULT 0
+    attempts INTEGER NOT NULL DEFAULT 0, llm_usage TEXT
 );
 CREATE INDEX IF NOT EXISTS platform_events_project ON platform_events(project_id, seq);
 CREATE INDEX IF NOT EXISTS platform_events_status ON platform_events(status);
@@ -112,7 +113,7 @@ _ADDED_PROJECT_COLUMNS = (
 _KEY = "id, project_id, user_id, label, key_prefix, key_hash, created_at, last_used_at, revoked_at"
 _EVENT = (
     "id, project_id, event_type, status, payload, results, error, created_at, updated_at, started_at, completed_at, "
-    "attempts"
+    "attempts, llm_usage"
 )
 _EXPORT = "id, project_id, schema, filters, instructions, result, created_at"
 _CHUNK = 500
@@ -139,6 +140,9 @@ class SqliteTenancyStore:
         if "attempts" not in columns:  # a data dir from before events counted their attempts
             with db.write() as conn:
                 conn.execute("ALTER TABLE platform_events ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0")
+        if "llm_usage" not in columns:  # a data dir from before adds kept their LLM usage
+            with db.write() as conn:
+                conn.execute("ALTER TABLE platform_events ADD COLUMN llm_usage TEXT")
         projects = {row[1] for row in db.read().execute("PRAGMA table_info(platform_projects)")}
         with db.write() as conn:  # a data dir from before Dream's configuration or the clients' project settings
             for column, declaration in _ADDED_PROJECT_COLUMNS:
@@ -335,13 +339,14 @@ class SqliteTenancyStore:
             _opt(event.started_at),
             _opt(event.completed_at),
             event.attempts,
+            _usage_json(event.llm_usage),
         )
         with self._db.write() as conn:
             conn.execute(
-                f"INSERT INTO platform_events ({_EVENT}) VALUES ({', '.join('?' * 12)}) ON CONFLICT(id) DO UPDATE SET "
+                f"INSERT INTO platform_events ({_EVENT}) VALUES ({', '.join('?' * 13)}) ON CONFLICT(id) DO UPDATE SET "
                 "status = excluded.status, results = excluded.results, error = excluded.error, "
                 "updated_at = excluded.updated_at, started_at = excluded.started_at, "
-                "completed_at = excluded.completed_at, attempts = excluded.attempts",
+                "completed_at = excluded.completed_at, attempts = excluded.attempts, llm_usage = excluded.llm_usage",
                 values,
             )
 
@@ -350,7 +355,7 @@ class SqliteTenancyStore:
         with self._db.write() as conn:
             changed = conn.execute(
                 "UPDATE platform_events SET status = ?, results = ?, error = ?, updated_at = ?, started_at = ?, "
-                "completed_at = ?, attempts = ? WHERE id = ? AND project_id = ?",
+                "completed_at = ?, attempts = ?, llm_usage = ? WHERE id = ? AND project_id = ?",
                 (
                     event.status.value,
                     json.dumps(event.results),
@@ -359,6 +364,7 @@ class SqliteTenancyStore:
                     _opt(event.started_at),
                     _opt(event.completed_at),
                     event.attempts,
+                    _usage_json(event.llm_usage),
                     event.id,
                     event.project_id,
                 ),
@@ -651,7 +657,12 @@ def _event(row: Sequence[Any] | None) -> PlatformEvent | None:
         started_at=_from_opt(row[9]),
         completed_at=_from_opt(row[10]),
         attempts=int(row[11]),
+        llm_usage=LLMUsage.from_json(json.loads(row[12])) if row[12] else None,
     )
+
+
+def _usage_json(usage: LLMUsage | None) -> str | None:
+    return None if usage is None else json.dumps(usage.to_json())
 
 
 def _export(row: Sequence[Any] | None) -> MemoryExport | None:

@@ -21,12 +21,14 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from mnemo.domain.llm_usage import NO_USAGE, LLMUsage, as_counters
 from mnemo.domain.memory import Event, LifecycleState, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
 from mnemo.domain.webhooks import ERASED_TEXT
 from mnemo.errors import MnemoError, ProviderError, UnavailableError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
 from mnemo.services.commands import AddCommand, AddResult, Category
+from mnemo.services.llm_usage import UsageMeter
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.events import ADD, DREAM, IMPORT, event_id_of, new_event
 
@@ -106,6 +108,13 @@ def whole_seconds(moment: datetime | None) -> datetime | None:
     once and one run from its event make the same memory."""
     seconds = int(moment.timestamp()) if moment is not None else 0
     return datetime.fromtimestamp(seconds, tz=UTC) if seconds else None
+
+
+def count_llm_usage(records: ProjectRecordStore, project_id: str, usage: LLMUsage) -> None:
+    """Add an add's LLM usage to the project's counters (its statistics sum them): nothing when it made no call."""
+    if usage.calls:
+        for name, value in as_counters(usage).items():
+            records.bump_counter(project_id, name, value)
 
 
 def add_result_view(result: AddResult) -> dict[str, Any]:
@@ -219,11 +228,15 @@ class AddJobs:
     ) -> PlatformEvent:
         """Add what a RUNNING event asks (`command`: its add, when the caller has it still; else read from the
         event), then store how it ended: SUCCEEDED with its results, or FAILED (or, with `retry` and an error that
-        passes, PENDING again). `stored`: the event is stored already (else this writes it, once, at its end)."""
+        passes, PENDING again). `stored`: the event is stored already (else this writes it, once, at its end). The
+        event's `llm_usage` adds this attempt's LLM calls to those of its earlier attempts, and the project's
+        counters count them, whether the attempt succeeded or not (the tokens were spent)."""
+        meter = UsageMeter()
         try:
             add = command if command is not None else AddCommand.from_json(event.payload)
-            results = self._namespaces.memory_service(project_id).add(add)
+            results = self._namespaces.memory_service(project_id).add(add, meter=meter)
         except Exception as exc:  # the worker must survive any job; the event says what went wrong
+            event = self._spent(project_id, event, meter.usage)
             if retry and is_transient(exc):
                 log.warning("add event %s of project %s will be retried: %s", event.id, project_id, exc)
                 pending = event.changed(status=EventStatus.PENDING, updated_at=self._clock())
@@ -240,6 +253,7 @@ class AddJobs:
             if reraise:
                 raise
             return written or failed
+        event = self._spent(project_id, event, meter.usage)
         moment = self._clock()
         finished = event.changed(
             status=EventStatus.SUCCEEDED,
@@ -251,6 +265,11 @@ class AddJobs:
         if written is not None and written.status is EventStatus.SUCCEEDED:
             self._records.bump_counter(project_id, "add_events")
         return written or finished
+
+    def _spent(self, project_id: str, event: PlatformEvent, usage: LLMUsage) -> PlatformEvent:
+        """The event with this attempt's LLM usage added to its own, now counted in the project's statistics."""
+        count_llm_usage(self._records, project_id, usage)
+        return event.changed(llm_usage=(event.llm_usage or NO_USAGE) + usage)
 
     def _end(self, project_id: str, event: PlatformEvent, stored: bool) -> PlatformEvent | None:
         """Store how the event ended; what was stored. An add cancelled while it ran stays CANCELLED, with what
@@ -265,6 +284,7 @@ class AddJobs:
                 results=event.results,
                 started_at=latest.started_at or event.started_at,
                 attempts=event.attempts,
+                llm_usage=event.llm_usage,
                 updated_at=event.updated_at,
             )
         if latest is not None and self._events.update_event(event):

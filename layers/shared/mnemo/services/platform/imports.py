@@ -38,11 +38,13 @@ from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
 from mnemo.errors import MnemoError, ValidationError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
 from mnemo.services.commands import AddCommand, AddResult, Message
+from mnemo.services.llm_usage import UsageMeter
 from mnemo.services.memory_service import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import (
     Enqueue,
     RetryLaterError,
+    count_llm_usage,
     is_transient,
     queue_job,
     with_project_settings,
@@ -468,7 +470,7 @@ class ImportJobs:
             if not self._before_item(project_id, event, run):
                 return run.ended
             try:
-                run.results.append(self._add(run, item))
+                run.results.append(self._add(project_id, run, item))
             except Exception as exc:  # an error that passes, with attempts left: the import is retried later
                 return self._retry_later(project_id, event, run, exc)
         return self._finish(project_id, event, run)
@@ -510,10 +512,12 @@ class ImportJobs:
             return False
         return True
 
-    def _add(self, run: _Run, item: ImportItem) -> dict[str, Any]:
-        """Add one item; its result. An error that passes, with attempts left, is raised."""
+    def _add(self, project_id: str, run: _Run, item: ImportItem) -> dict[str, Any]:
+        """Add one item; its result. An error that passes, with attempts left, is raised. The LLM calls of an
+        inferred item count in the project's statistics (an import's event keeps no usage of its own)."""
+        meter = UsageMeter()
         try:
-            return added(item.index, run.service.add(item.command))
+            return added(item.index, run.service.add(item.command, meter=meter))
         except Exception as exc:
             if run.retry and is_transient(exc):
                 raise
@@ -521,6 +525,8 @@ class ImportJobs:
                 log.exception("item %d of an import failed", item.index)
             reason = exc.message if isinstance(exc, MnemoError) else f"{type(exc).__name__}: {exc}"
             return result(item.index, FAILED, reason=reason)
+        finally:
+            count_llm_usage(self._records, project_id, meter.usage)
 
     def _retry_later(self, project_id: str, event: PlatformEvent, run: _Run, exc: Exception) -> PlatformEvent | None:
         latest = self._events.get_event(project_id, event.id)

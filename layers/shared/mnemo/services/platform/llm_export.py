@@ -50,7 +50,7 @@ def export_with_llm(
     messages: list[ChatMessage] = [{"role": "user", "content": _prompt(schema, instructions, records)}]
     problem = ""
     for attempt in range(ATTEMPTS):
-        reply = llm.complete(messages, json_mode=True)
+        reply = llm.complete(messages, json_mode=True).text
         try:
             return _read(reply, validator)
         except ValueError as unusable:

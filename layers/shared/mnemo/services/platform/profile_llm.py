@@ -72,7 +72,7 @@ class LlmProfileGenerator:
         messages: list[ChatMessage] = [{"role": "user", "content": _prompt(schema, instructions, considered)}]
         problem = ""
         for attempt in range(ATTEMPTS):
-            reply = self._llm.complete(messages, json_mode=True)
+            reply = self._llm.complete(messages, json_mode=True).text
             try:
                 answer = _read(reply, validator, considered)
             except _SchemaReferenceError as unresolvable:

@@ -67,7 +67,7 @@ class Reflector:
         messages: list[ChatMessage] = [{"role": "user", "content": self._prompt(listed, instructions)}]
         problem = ""
         for attempt in range(ATTEMPTS):
-            reply = self._llm.complete(messages, json_mode=True)
+            reply = self._llm.complete(messages, json_mode=True).text
             try:
                 parsed = _lists(reply)
             except _UnusableReplyError as unusable:

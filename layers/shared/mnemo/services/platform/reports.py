@@ -10,6 +10,7 @@ from typing import Any
 
 from mnemo.domain import filters as f
 from mnemo.domain.json_shape import json_problem
+from mnemo.domain.llm_usage import from_counters
 from mnemo.domain.memory import MemoryRecord, new_id, now
 from mnemo.domain.tenancy import Feedback, MemoryExport, Project
 from mnemo.domain.timefmt import iso
@@ -167,6 +168,7 @@ class ReportService:
             "memories_per_user": per["user"],
             "memories_per_agent": per["agent"],
             "memories_per_run": per["run"],
+            "llm_usage": from_counters(counters).to_json(),
         }
 
     # ---- feedback ----
@@ -193,7 +195,7 @@ class ReportService:
 def _summarized(llm: LLM, prompt: str, records: list[MemoryRecord]) -> str:
     """The LLM's summary of one entity's memories (oldest first, each with the day it was stored)."""
     listing = "\n".join(f"- [{r.created_at.date().isoformat()}] {r.text}" for r in records)
-    reply = llm.complete([{"role": "system", "content": prompt}, {"role": "user", "content": listing}]).strip()
+    reply = llm.complete([{"role": "system", "content": prompt}, {"role": "user", "content": listing}]).text.strip()
     if not reply:
         raise ProviderError("The LLM answered an empty summary.", code="provider_bad_response")
     return reply

@@ -30,6 +30,7 @@ from mnemo.adapters.dynamodb.tenancy_store.keys import (
     project_entity_key,
     project_item_key,
 )
+from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.tenancy import (
     EventStatus,
     Feedback,
@@ -184,6 +185,7 @@ def event_attributes(e: PlatformEvent) -> Item:
         "attempts": number(e.attempts),
         **optional(error=e.error, started_at=e.started_at, completed_at=e.completed_at),
         **json_attribute("payload", e.payload),
+        **(json_attribute("llm_usage", e.llm_usage.to_json()) if e.llm_usage is not None else {}),
     }
     attributes = {**fixed, **json_attribute("results", e.results)}
     if item_size(attributes) > EVENT_BYTES:
@@ -206,6 +208,7 @@ def event_of(item: Item) -> PlatformEvent:
         started_at=moment_or_none(item, "started_at"),
         completed_at=moment_or_none(item, "completed_at"),
         attempts=int(item.get("attempts", {}).get("N", "0")),
+        llm_usage=LLMUsage.from_json(json_value(item, "llm_usage")) if "llm_usage" in item else None,
     )
 
 

@@ -14,7 +14,8 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypeAliasType
 
 from mnemo.api.platform.responses.common import Omitted
-from mnemo.api.responses import Timestamp
+from mnemo.api.responses import LLMUsageOut, Timestamp
+from mnemo.domain.llm_usage import NO_USAGE
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
 from mnemo.services.commands import SearchResult
@@ -308,6 +309,7 @@ class AddStoredOut(BaseModel):
     status: EventStatus = Field(description="The add's event status: SUCCEEDED.", examples=[EventStatus.SUCCEEDED])
     event_id: str = Field(description="The add's event.")
     results: list[AddResultOut]
+    llm_usage: LLMUsageOut = Field(description="Ours: the add's LLM calls and tokens (none for infer=false).")
 
     @classmethod
     def of(cls, event: PlatformEvent) -> AddStoredOut:
@@ -319,6 +321,7 @@ class AddStoredOut(BaseModel):
                 AddResultOut(id=r["id"], data=MemoryText(memory=r["data"]["memory"]), event=r["event"])
                 for r in event.results
             ],
+            llm_usage=LLMUsageOut.of(event.llm_usage or NO_USAGE),
         )
 
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, RootModel
 from starlette.requests import Request
 
 from mnemo.api.platform.responses.common import Omitted, Page
-from mnemo.api.responses import Timestamp
+from mnemo.api.responses import LLMUsageOut, Timestamp
 from mnemo.domain.tenancy import EventStatus, Feedback, MemoryExport, PlatformEvent, ProjectEntity
 from mnemo.services.platform.entities import ENTITY_TYPES, EntityView, FilterValues, entity_field
 from mnemo.services.platform.filters import ALLOWED_KEYS
@@ -189,6 +189,10 @@ class EventOut(BaseModel):
     progress: EventProgressOut | None = Field(
         description="Ours: an import's items done and in all, as it runs; null for other events."
     )
+    llm_usage: LLMUsageOut | None = Field(
+        description="Ours: an add's LLM calls and tokens over all its attempts (zero calls when it called none); "
+        "null for other events and for an add no worker has run yet."
+    )
 
     @classmethod
     def of(cls, event: PlatformEvent) -> EventOut:
@@ -211,6 +215,7 @@ class EventOut(BaseModel):
             graph_status=None,
             error=event.error,
             progress=None if counted is None else EventProgressOut(done=counted[0], total=counted[1]),
+            llm_usage=None if event.llm_usage is None else LLMUsageOut.of(event.llm_usage),
         )
 
 
@@ -264,6 +269,9 @@ class StatsOut(BaseModel):
     memories_per_user: dict[str, int] = Field(examples=[{"alice": 12}])
     memories_per_agent: dict[str, int]
     memories_per_run: dict[str, int]
+    llm_usage: LLMUsageOut = Field(
+        description="Ours: the LLM calls and tokens of the project's adds and imports, summed over every attempt."
+    )
 
 
 class FeedbackOut(BaseModel):

@@ -1,0 +1,47 @@
+"""Counting what an add's LLM calls used: a `UsageMeter` sums the usage of every completion made through it.
+
+A caller that wants an add's usage hands `MemoryService.add` a fresh meter and reads it afterwards, whether the add
+succeeded or not (the tokens of the calls made before a failure were spent all the same). A call that fails is not
+counted: the provider answered nothing to bill.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from mnemo.domain.llm_usage import NO_USAGE, LLMUsage
+from mnemo.ports.llm import LLM, ChatMessage, Completion
+
+
+class UsageMeter:
+    def __init__(self) -> None:
+        self._usage = NO_USAGE
+        self._lock = threading.Lock()
+
+    @property
+    def usage(self) -> LLMUsage:
+        """The calls and tokens counted so far (NO_USAGE before the first call)."""
+        return self._usage
+
+    def count(self, usage: LLMUsage) -> None:
+        with self._lock:
+            self._usage += usage
+
+    def metered(self, llm: LLM) -> LLM:
+        """`llm`, counting here the usage of each completion it makes."""
+        return _MeteredLLM(llm, self)
+
+
+class _MeteredLLM:
+    def __init__(self, llm: LLM, meter: UsageMeter) -> None:
+        self._llm = llm
+        self._meter = meter
+
+    @property
+    def name(self) -> str:
+        return self._llm.name
+
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+        completion = self._llm.complete(messages, json_mode=json_mode)
+        self._meter.count(completion.usage)
+        return completion
