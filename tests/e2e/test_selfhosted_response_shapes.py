@@ -22,6 +22,8 @@ from tests.e2e.auth.conftest import ADMIN, ADMIN_KEY, MEMBER, auth_settings
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 ISO_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00")
+# as pydantic writes an aware datetime (Mem0's users, keys, request logs and entities): Z, a fraction when not zero
+ISO_Z = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z")
 JWT = re.compile(r"eyJ[\w-]+\.[\w-]+\.[\w-]+")
 API_KEY = re.compile(r"m0sk_[A-Za-z0-9_-]{43}")
 KEY_PREFIX = re.compile(r"m0sk_[A-Za-z0-9_-]{7}")
@@ -30,7 +32,8 @@ PLATFORM_PREFIXES = ("/v1/", "/v2/", "/v3/", "/api/v1/")
 
 
 def wire(response: Any, status: int = 200) -> str:
-    """The body as sent, with ids, tokens, keys, timestamps and latencies replaced by placeholders."""
+    """The body as sent, with ids, tokens, keys, timestamps and latencies replaced by placeholders: <ts> for the
+    memory timestamps (`+00:00`), <zts> for those Mem0 writes through pydantic (`Z`)."""
     assert response.status_code == status, (response.request.method, response.request.url, response.text)
     assert response.headers["content-type"] == "application/json"
     text: str = response.text
@@ -40,6 +43,7 @@ def wire(response: Any, status: int = 200) -> str:
         (KEY_PREFIX, "<prefix>"),
         (UUID, "<id>"),
         (ISO_UTC, "<ts>"),
+        (ISO_Z, "<zts>"),
         (LATENCY, '"latency_ms":<ms>'),
     ):
         text = pattern.sub(placeholder, text)
@@ -97,6 +101,29 @@ def test_the_memory_answers_keep_their_exact_shapes(client: TestClient) -> None:
         '{"results":[{"id":"<id>","memory":"Plain note","hash":"790667d43e63acd000265df1079a8853","metadata":null,'
         '"created_at":"<ts>","updated_at":"<ts>","run_id":"r1","app_id":"a1","role":"user"}]}'
     )
+
+    # no id (an admin's listing of every memory): Mem0's stored-row shape, ids and expiration_date always sent
+    # (null when unset), metadata {} when empty; then the keys Mem0 has no place for, when set
+    everything = client.get("/memories", params={"top_k": 1000}).json()["results"]
+    stored = ["id", "memory", "user_id", "agent_id", "run_id", "hash", "expiration_date", "metadata"]
+    assert [keys(m) for m in everything] == [
+        [*stored, "created_at", "updated_at", "app_id", "role"],
+        [*stored, "created_at", "updated_at", "actor_id", "role"],
+        [*stored, "created_at", "updated_at", "role"],
+    ]
+    plain_note, named, pizza = everything
+    assert wire(client.get("/memories")) == (
+        '{"results":[{"id":"<id>","memory":"Plain note","user_id":null,"agent_id":null,"run_id":"r1",'
+        '"hash":"790667d43e63acd000265df1079a8853","expiration_date":null,"metadata":{},"created_at":"<ts>",'
+        '"updated_at":"<ts>","app_id":"a1","role":"user"},'
+        '{"id":"<id>","memory":"Noted, pizza it is","user_id":"alice","agent_id":"ag","run_id":null,'
+        '"hash":"02a66e7f61a8853e5a00ea89bedd2292","expiration_date":"2099-12-31","metadata":{"src":"t","n":1},'
+        '"created_at":"<ts>","updated_at":"<ts>","actor_id":"bot","role":"assistant"},'
+        '{"id":"<id>","memory":"I love pizza","user_id":"alice","agent_id":"ag","run_id":null,'
+        '"hash":"3341068d21d0b7b773518d08d21450b0","expiration_date":"2099-12-31","metadata":{"src":"t","n":1},'
+        '"created_at":"<ts>","updated_at":"<ts>","role":"user"}]}'
+    )
+    assert (plain_note["run_id"], named["id"], pizza["id"]) == ("r1", second, first)
 
     # inferred memories: only id, memory and event in the add; attributed_to in the list
     inferred = client.post(
@@ -187,8 +214,8 @@ def test_configuration_and_entities_keep_their_exact_shapes(client: TestClient) 
             "/memories", json={"messages": [{"role": "user", "content": "hi"}], "user_id": user, "infer": False}
         )
     assert wire(client.get("/entities")) == (
-        '[{"id":"alice","type":"user","total_memories":1,"created_at":"<ts>","updated_at":"<ts>"},'
-        '{"id":"bob","type":"user","total_memories":1,"created_at":"<ts>","updated_at":"<ts>"}]'
+        '[{"id":"alice","type":"user","total_memories":1,"created_at":"<zts>","updated_at":"<zts>"},'
+        '{"id":"bob","type":"user","total_memories":1,"created_at":"<zts>","updated_at":"<zts>"}]'
     )
     assert wire(client.delete("/entities/user/bob")) == '{"message":"Entity deleted","deleted_memories":1}'
 
@@ -215,7 +242,7 @@ def test_the_account_answers_keep_their_exact_shapes(api: TestClient) -> None:
     assert wire(signed_in) == tokens
     admin = {"Authorization": f"Bearer {signed_in.json()['access_token']}"}
     assert wire(api.get("/auth/me", headers=admin)) == (
-        '{"id":"<id>","name":"Ada","email":"ada@example.com","role":"admin","created_at":"<ts>","last_login_at":"<ts>"}'
+        '{"id":"<id>","name":"Ada","email":"ada@example.com","role":"admin","created_at":"<zts>","last_login_at":"<zts>"}'
     )
     assert wire(api.patch("/auth/me", json={"name": "Ada L."}, headers=admin)).startswith(
         '{"id":"<id>","name":"Ada L."'
@@ -223,7 +250,7 @@ def test_the_account_answers_keep_their_exact_shapes(api: TestClient) -> None:
 
     # a user that never signed in: last_login_at is sent as null
     member = (
-        '{"id":"<id>","name":"Bob","email":"bob@example.com","role":"member","created_at":"<ts>","last_login_at":null}'
+        '{"id":"<id>","name":"Bob","email":"bob@example.com","role":"member","created_at":"<zts>","last_login_at":null}'
     )
     created = api.post("/users", json=MEMBER, headers=admin)
     assert wire(created, 201) == member
@@ -231,16 +258,16 @@ def test_the_account_answers_keep_their_exact_shapes(api: TestClient) -> None:
 
     assert wire(api.get("/api-keys", headers=admin)) == "[]"
     key = api.post("/api-keys", json={"label": "agent"}, headers=admin)
-    assert wire(key, 201) == '{"id":"<id>","key":"<key>","label":"agent","key_prefix":"<prefix>","created_at":"<ts>"}'
+    assert wire(key, 201) == '{"id":"<id>","key":"<key>","label":"agent","key_prefix":"<prefix>","created_at":"<zts>"}'
     assert wire(api.get("/api-keys", headers=admin)) == (
-        '[{"id":"<id>","label":"agent","key_prefix":"<prefix>","created_at":"<ts>","last_used_at":null}]'
+        '[{"id":"<id>","label":"agent","key_prefix":"<prefix>","created_at":"<zts>","last_used_at":null}]'
     )
     api.get("/entities", headers={"X-API-Key": key.json()["key"], "X-Request-ID": "shape-1"})
     assert wire(api.get("/requests", params={"limit": 1}, headers={"X-API-Key": ADMIN_KEY})) == (
         '[{"id":"<id>","method":"GET","path":"/entities","status_code":200,"latency_ms":<ms>,"auth_type":"api_key",'
-        '"user_id":"<id>","key_prefix":"<prefix>","request_id":"shape-1","created_at":"<ts>"}]'
+        '"user_id":"<id>","key_prefix":"<prefix>","request_id":"shape-1","created_at":"<zts>"}]'
     )
-    assert wire(api.get("/api-keys", headers=admin)).endswith('"last_used_at":"<ts>"}]')
+    assert wire(api.get("/api-keys", headers=admin)).endswith('"last_used_at":"<zts>"}]')
     assert wire(api.delete(f"/api-keys/{key.json()['id']}", headers=admin)) == '{"message":"API key revoked."}'
     assert wire(api.delete(f"/users/{created.json()['id']}", headers=admin)) == '{"message":"User deleted."}'
     changed = api.post(

@@ -6,7 +6,8 @@ Conventions (the models of api/selfhosted/responses and api/platform/responses f
   `T | SkipJsonSchema[None] = None` (so the schema does not promise a null) and the route sets
   `response_model_exclude_unset=True`; converters build models with only the keys that apply.
 - A key that is always sent, possibly as null, is required and typed `T | None`.
-- Timestamps are `Timestamp`: datetimes serialized by `mnemo.domain.timefmt.iso`.
+- Timestamps are `Timestamp`: datetimes serialized by `mnemo.domain.timefmt.iso`; except `ZuluTimestamp`, where
+  the reference writes a datetime through pydantic (the self-hosted account, key, request-log and entity answers).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pydantic import BaseModel, Field, PlainSerializer, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from mnemo.domain.llm_usage import LLMUsage
-from mnemo.domain.timefmt import iso
+from mnemo.domain.timefmt import iso, iso_z
 
 TIMESTAMP_EXAMPLE = "2026-05-01T09:30:00.123456+00:00"
 
@@ -28,6 +29,16 @@ Timestamp = Annotated[
     WithJsonSchema({"type": "string", "format": "date-time", "examples": [TIMESTAMP_EXAMPLE]}),
 ]
 """A moment, sent as ISO 8601 in UTC with microseconds and an explicit `+00:00` offset."""
+
+ZULU_EXAMPLE = "2026-05-01T09:30:00.123456Z"
+
+ZuluTimestamp = Annotated[
+    datetime,
+    PlainSerializer(iso_z, return_type=str),
+    WithJsonSchema({"type": "string", "format": "date-time", "examples": [ZULU_EXAMPLE]}),
+]
+"""A moment, sent as pydantic sends an aware datetime: ISO 8601 in UTC with a `Z`, the fraction only when not zero.
+Mem0's self-hosted server answers its database columns (users, API keys, request logs) and its entity dates so."""
 
 
 class LLMUsageOut(BaseModel):

@@ -249,6 +249,8 @@ class HistoryEntry:
 
     @classmethod
     def of(cls, event: Event, record: MemoryRecord, old: str | None, new: str | None) -> HistoryEntry:
+        """The entry of a change of `record`; an ADD or UPDATE happens when the record says it was last changed (its
+        updated_at, as Mem0 writes it), a DELETE now."""
         return cls(
             id=new_id(),
             memory_id=record.id,
@@ -256,7 +258,7 @@ class HistoryEntry:
             old_memory=old,
             new_memory=new,
             created_at=record.created_at,
-            updated_at=now(),
+            updated_at=now() if event is Event.DELETE else record.updated_at,
             actor_id=record.actor_id,
             role=record.role,
             is_deleted=event is Event.DELETE,

@@ -12,6 +12,11 @@ def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
 
 
+def iso_z(moment: datetime) -> str:
+    """ISO 8601 in UTC as pydantic writes an aware datetime: a `Z` suffix, the fraction only when not zero."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
 def from_iso(text: str) -> datetime:
     parsed = datetime.fromisoformat(text)
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)

@@ -21,6 +21,7 @@ from mnemo.api.selfhosted.responses import (
     MemoryList,
     SearchHit,
     SearchResults,
+    StoredMemory,
 )
 from mnemo.domain import filters as f
 from mnemo.domain.memory import CURRENT_AND_OUTDATED
@@ -65,6 +66,8 @@ def list_memories(
     records = memory_service.get_all(
         f.parse(scope), top_k=limit, show_expired=show_expired, states=CURRENT_AND_OUTDATED
     )
+    if not scope:  # every memory, as Mem0 lists its stored rows
+        return MemoryList(results=[StoredMemory.of(r) for r in records])
     return MemoryList(results=[ListedMemory.of(r) for r in records])
 
 

@@ -22,6 +22,7 @@ from mnemo.api.selfhosted.responses.memories import (
     ScoreDetails,
     SearchHit,
     SearchResults,
+    StoredMemory,
 )
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "SearchHit",
     "SearchResults",
     "SetupStatus",
+    "StoredMemory",
     "TokenOut",
     "UserAccount",
     "UserApiKey",

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from mnemo.api.responses import Timestamp
+from mnemo.api.responses import ZuluTimestamp
 from mnemo.domain.accounts import User
 from mnemo.domain.api_keys import ApiKey
 from mnemo.domain.sessions import TokenPair
@@ -43,8 +43,8 @@ class UserAccount(BaseModel):
     name: str = Field(description="The user's name.", examples=["Ada"])
     email: str = Field(description="The user's email, used to sign in.", examples=["admin@example.com"])
     role: Literal["admin", "member"] = Field(description="admin or member.")
-    created_at: Timestamp = Field(description="When the account was created (UTC).")
-    last_login_at: Timestamp | None = Field(description="The last sign-in (UTC); null if never.")
+    created_at: ZuluTimestamp = Field(description="When the account was created (UTC).")
+    last_login_at: ZuluTimestamp | None = Field(description="The last sign-in (UTC); null if never.")
 
     @classmethod
     def of(cls, user: User) -> UserAccount:
@@ -66,8 +66,8 @@ class UserApiKey(BaseModel):
     id: str = Field(description="The key's id (a UUID), for DELETE /api-keys/{key_id}.")
     label: str = Field(description="The key's label.", examples=["my agent"])
     key_prefix: str = Field(description="The key's first 12 characters.", examples=["m0sk_T9fJxUJ"])
-    created_at: Timestamp = Field(description="When the key was created (UTC).")
-    last_used_at: Timestamp | None = Field(description="The key's last use (UTC); null if never.")
+    created_at: ZuluTimestamp = Field(description="When the key was created (UTC).")
+    last_used_at: ZuluTimestamp | None = Field(description="The key's last use (UTC); null if never.")
 
     @classmethod
     def of(cls, key: ApiKey) -> UserApiKey:
@@ -90,7 +90,7 @@ class UserApiKeyCreated(BaseModel):
     )
     label: str = Field(description="The key's label.", examples=["my agent"])
     key_prefix: str = Field(description="The key's first 12 characters.", examples=["m0sk_T9fJxUJ"])
-    created_at: Timestamp = Field(description="When the key was created (UTC).")
+    created_at: ZuluTimestamp = Field(description="When the key was created (UTC).")
 
     @classmethod
     def of(cls, key: ApiKey, value: str) -> UserApiKeyCreated:

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from mnemo.api.responses import MessageOut, Timestamp
+from mnemo.api.responses import MessageOut, ZuluTimestamp
 from mnemo.domain.entities import EntityCount
 from mnemo.domain.request_log import RequestLogEntry
 
@@ -58,8 +58,8 @@ class EntitySummary(BaseModel):
     id: str = Field(description="The user_id, agent_id or run_id.", examples=["alice"])
     type: Literal["user", "agent", "run"] = Field(description="Which kind of id.")
     total_memories: int = Field(description="How many memories it has.", examples=[3])
-    created_at: Timestamp = Field(description="When its oldest memory was created (UTC).")
-    updated_at: Timestamp = Field(description="The latest change to any of its memories (UTC).")
+    created_at: ZuluTimestamp = Field(description="When its oldest memory was created (UTC).")
+    updated_at: ZuluTimestamp = Field(description="The latest change to any of its memories (UTC).")
 
     @classmethod
     def of(cls, entity: EntityCount) -> EntitySummary:
@@ -95,7 +95,7 @@ class RequestLogOut(BaseModel):
     user_id: str | None = Field(description="The calling user's id; null for the admin key or no user.")
     key_prefix: str | None = Field(description="The shown prefix of the per-user key used; null otherwise.")
     request_id: str | None = Field(description="The call's X-Request-ID.", examples=["1f3a9c2e"])
-    created_at: Timestamp = Field(description="When the call was made (UTC).")
+    created_at: ZuluTimestamp = Field(description="When the call was made (UTC).")
 
     @classmethod
     def of(cls, entry: RequestLogEntry) -> RequestLogOut:

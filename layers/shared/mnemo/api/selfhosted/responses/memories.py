@@ -165,10 +165,56 @@ class ListedMemory(BaseModel):
         return cls.model_validate(memory_keys(record))
 
 
+class StoredMemory(BaseModel):
+    """A memory as GET /memories lists it without an id (every memory: an admin's listing). Mem0 answers this
+    listing with its stored rows, so every key of its row is always sent: the ids and expiration_date as null when
+    unset, metadata as {} when empty. The keys Mem0 has no place for follow, only when set."""
+
+    id: MemoryId
+    memory: Text
+    user_id: str | None = Field(description="The user it belongs to; null when none.", examples=["alice"])
+    agent_id: str | None = Field(description="The agent it belongs to; null when none.")
+    run_id: str | None = Field(description="The run (session) it belongs to; null when none.")
+    hash: Hash
+    expiration_date: date | None = Field(description="YYYY-MM-DD after which the memory is hidden; null when none.")
+    metadata: dict[str, Any] = Field(
+        description="The memory's metadata; {} when it has none.", examples=[{"source": "chat"}]
+    )
+    created_at: CreatedAt
+    updated_at: UpdatedAt
+    app_id: AppId = None
+    actor_id: ActorId = None
+    role: MessageRole = None
+    attributed_to: AttributedTo = None
+    categories: Categories = None
+    replaced_by: ReplacedBy = None
+    state: State = None
+
+    @classmethod
+    def of(cls, record: MemoryRecord) -> StoredMemory:
+        keys = memory_keys(record)
+        row = {
+            "id": keys.pop("id"),
+            "memory": keys.pop("memory"),
+            "user_id": keys.pop("user_id", None),
+            "agent_id": keys.pop("agent_id", None),
+            "run_id": keys.pop("run_id", None),
+            "hash": keys.pop("hash"),
+            "expiration_date": keys.pop("expiration_date", None),
+            "metadata": keys.pop("metadata") or {},
+            "created_at": keys.pop("created_at"),
+            "updated_at": keys.pop("updated_at"),
+        }
+        return cls.model_validate({**row, **keys})
+
+
 class MemoryList(BaseModel):
     """The answer of GET /memories."""
 
-    results: list[ListedMemory] = Field(description="The memories, newest first.")
+    results: list[ListedMemory | StoredMemory] = Field(
+        description="The memories, newest first: as `ListedMemory` when the listing names a user_id, agent_id or "
+        "run_id; as `StoredMemory` (Mem0's stored-row shape) when it names none."
+    )
 
 
 class MemoryDetail(BaseModel):
