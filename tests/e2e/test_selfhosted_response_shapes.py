@@ -74,10 +74,12 @@ def test_the_memory_answers_keep_their_exact_shapes(client: TestClient) -> None:
             "infer": False,
         },
     )
-    # infer=false: actor_id and role are always sent, actor_id null when the message has no name
+    # infer=false: actor_id and role are always sent, actor_id null when the message has no name; then ours, the
+    # LLM usage of the add (none called here)
     assert wire(added) == (
         '{"results":[{"id":"<id>","memory":"I love pizza","event":"ADD","actor_id":null,"role":"user"},'
-        '{"id":"<id>","memory":"Noted, pizza it is","event":"ADD","actor_id":"bot","role":"assistant"}]}'
+        '{"id":"<id>","memory":"Noted, pizza it is","event":"ADD","actor_id":"bot","role":"assistant"}],'
+        '"llm_usage":{"calls":0,"input_tokens":0,"output_tokens":0}}'
     )
     first, second = (r["id"] for r in added.json()["results"])
 

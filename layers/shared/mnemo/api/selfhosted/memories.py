@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Query
 
 from mnemo.api.dependencies import MemoryServiceDep
 from mnemo.api.parsing import clean_id, parse_expiration
-from mnemo.api.responses import MessageOut, errors
+from mnemo.api.responses import LLMUsageOut, MessageOut, errors
 from mnemo.api.routing import TypedRoute
 from mnemo.api.security import Authenticated, authenticated, require_admin
 from mnemo.api.selfhosted.bodies import MemoryCreate, MemoryUpdate, SearchRequest, add_command
@@ -27,6 +27,7 @@ from mnemo.domain import filters as f
 from mnemo.domain.memory import CURRENT_AND_OUTDATED
 from mnemo.errors import PermissionDeniedError, ValidationError
 from mnemo.services.commands import UNSET, SearchCommand, UpdateCommand
+from mnemo.services.llm_usage import UsageMeter
 
 # Every route needs a caller; a self-hosted deployment is one team, so every caller sees every memory.
 router = APIRouter(
@@ -40,8 +41,12 @@ IdQuery = Annotated[str | None, Query()]
 @router.post("/memories", summary="Create memories", response_model_exclude_unset=True, responses=errors(400, 413, 502))
 def add_memories(body: MemoryCreate, memory_service: MemoryServiceDep) -> AddResults:
     command = add_command(body)
-    results = memory_service.add(command)
-    return AddResults(results=[AddedMemory.of(r, verbatim=not command.infer) for r in results])
+    meter = UsageMeter()
+    results = memory_service.add(command, meter=meter)
+    return AddResults(
+        results=[AddedMemory.of(r, verbatim=not command.infer) for r in results],
+        llm_usage=LLMUsageOut.of(meter.usage),
+    )
 
 
 @router.get(

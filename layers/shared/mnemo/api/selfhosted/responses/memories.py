@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from mnemo.api.responses import Timestamp
+from mnemo.api.responses import LLMUsageOut, Timestamp
 from mnemo.domain.memory import HistoryEntry, LifecycleState, MemoryRecord, SourceMessage
 from mnemo.services.commands import AddResult, SearchResult
 
@@ -110,6 +110,9 @@ class AddResults(BaseModel):
     """The answer of POST /memories."""
 
     results: list[AddedMemory] = Field(description="One entry per memory the add touched.")
+    llm_usage: LLMUsageOut = Field(
+        description="Ours: the LLM calls and tokens this add used (zero calls without an LLM or with infer=false)."
+    )
 
 
 class MemorySource(BaseModel):
