@@ -49,4 +49,4 @@ def test_every_function_starts_with_its_default_composition_and_without_torch_or
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result == {"ready": sorted(p.split("/")[-2] for p in apps), "heavy": []}
-    assert len(result["ready"]) == 8
+    assert len(result["ready"]) == 9  # with the MCP function
