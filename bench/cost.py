@@ -191,10 +191,6 @@ class Usage:
     llm_output_tokens: float = 0.0
 
 
-def price(name: str, prices: dict[str, Price] | None = None) -> float:
-    return (prices or PRICES)[name].usd
-
-
 def cost_of(usage: Usage, prices: dict[str, Price] | None = None) -> dict[str, float]:
     """The dollars of one operation, by line (X-Ray excluded: it depends on the request rate, see `xray_traces`)."""
     p = prices or PRICES
