@@ -1,5 +1,5 @@
 """Run the benchmarks and record them: `python -m bench.run [--quick]
-[--only engine,http,http-platform,locomo,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost]`.
+[--only engine,http,http-platform,locomo,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost]`.
 
 Writes bench/results/<name>.json (machine, date, commit, every figure) and bench/results/search_latency.png.
 bench/report.py turns the JSON into the table in bench/README.md.
@@ -132,12 +132,18 @@ def run_llm_cost(_quick: bool) -> dict[str, Any]:
     return llm_cost.run()
 
 
+def run_cost(quick: bool) -> dict[str, Any]:
+    from bench import cost
+
+    return cost.run(adds=10 if quick else 100, searches=50 if quick else 500)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run")
     parser.add_argument("--quick", action="store_true", help="Small sizes and short runs, for a smoke test.")
     parser.add_argument(
         "--only",
-        default="engine,http,http-platform,locomo,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost",
+        default="engine,http,http-platform,locomo,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost",
         help="Comma-separated parts to run.",
     )
     args = parser.parse_args(argv)
@@ -154,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         "decay": run_decay,
         "memory_quality": run_memory_quality,
         "llm_cost": run_llm_cost,
+        "cost": run_cost,
     }
     for name in args.only.split(","):
         figures = parts[name](args.quick)
