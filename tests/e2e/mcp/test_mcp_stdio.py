@@ -43,14 +43,29 @@ def test_on_a_local_data_dir_the_tools_store_and_find_memories_with_a_project_ke
     async def scenario() -> None:
         async with over_stdio(env) as client:
             assert len((await client.list_tools()).tools) == 9
+            assert [p.name for p in (await client.list_prompts()).prompts] == ["memory_assistant"]
             added = ok(
                 await client.call_tool("add_memory", {"text": "Uses vim keybindings everywhere", "user_id": "dev"})
             )
             [memory] = added["results"]
             found = ok(await client.call_tool("search_memories", {"query": "editor", "filters": {"user_id": "dev"}}))
             assert found["results"][0]["id"] == memory["id"]
+            page = ok(await client.call_tool("get_memories", {"filters": {"user_id": "dev"}}))
+            assert [m["id"] for m in page["results"]] == [memory["id"]]
+            ok(await client.call_tool("update_memory", {"memory_id": memory["id"], "text": "Uses vim and tmux"}))
+            assert (
+                ok(await client.call_tool("get_memory", {"memory_id": memory["id"]}))["memory"] == "Uses vim and tmux"
+            )
             ok(await client.call_tool("delete_memory", {"memory_id": memory["id"]}))
             assert "404" in refused(await client.call_tool("get_memory", {"memory_id": memory["id"]}))
+            for text, run in (("Deploys on Fridays", "sprint-1"), ("Reviews PRs daily", "sprint-2")):
+                ok(await client.call_tool("add_memory", {"text": text, "user_id": "dev", "run_id": run}))
+            listed = ok(await client.call_tool("list_entities", {}))
+            assert {("run", "sprint-1"), ("run", "sprint-2")} <= {(e["type"], e["name"]) for e in listed["results"]}
+            ok(await client.call_tool("delete_all_memories", {"run_id": "sprint-1"}))
+            ok(await client.call_tool("delete_entities", {"run_id": "sprint-2"}))
+            left = ok(await client.call_tool("get_memories", {"filters": {"user_id": "dev"}}))
+            assert left["results"] == []
 
     anyio.run(scenario)
 
