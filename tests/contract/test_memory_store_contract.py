@@ -111,10 +111,11 @@ def record(
     user: str | None = "alice",
     agent: str | None = None,
     run: str | None = None,
+    app: str | None = None,
     at: datetime = T0,
     **fields: Any,
 ) -> MemoryRecord:
-    return MemoryRecord.create(text, Scope(user_id=user, agent_id=agent, run_id=run), at=at, **fields)
+    return MemoryRecord.create(text, Scope(user_id=user, agent_id=agent, run_id=run, app_id=app), at=at, **fields)
 
 
 def add_entry(rec: MemoryRecord, at: datetime | None = None) -> HistoryEntry:
@@ -631,6 +632,29 @@ def test_given_memories_of_several_entities_when_counted_by_entity_then_each_id_
         ("run", "r-1", 1, b.created_at, b.updated_at),
         ("user", "alice", 2, a1.created_at, later),
         ("user", "bob", 1, b.created_at, b.updated_at),
+    ]
+
+
+def test_given_memories_of_an_app_when_counted_by_entity_then_the_app_counts_them_alone_or_beside_a_user(
+    store: MemoryStore,
+):
+    """An app owns memories as users, agents and runs do (alone, or beside them): the platform lists it."""
+    web1 = record("prefers dark mode", user=None, app="web", at=T0)
+    web2 = record("alice on the web", user="alice", app="web", at=T0 + timedelta(hours=1))
+    cli = record("uses zsh", user=None, app="cli", at=T0 + timedelta(hours=2))
+    dropped = record("an app's deleted note", user=None, app="old", at=T0)
+    insert(store, web1, web2, cli, dropped)
+    store.remove([dropped.id], [HistoryEntry.of(Event.DELETE, dropped, dropped.text, None)])
+    later = T0 + timedelta(days=1)
+    edited = web1.with_text("prefers a dark theme", at=later)
+    store.replace(edited, None, HistoryEntry.of(Event.UPDATE, edited, web1.text, edited.text))
+
+    counted = [(e.type.value, e.id, e.total_memories, e.created_at, e.updated_at) for e in store.count_by_entity()]
+
+    assert counted == [
+        ("app", "cli", 1, cli.created_at, cli.updated_at),
+        ("app", "web", 2, web1.created_at, later),
+        ("user", "alice", 1, web2.created_at, web2.updated_at),
     ]
 
 

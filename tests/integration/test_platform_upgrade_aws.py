@@ -1,6 +1,7 @@
-"""`mnemo platform upgrade` brings platform items an earlier version wrote (no by_namespace entry, no event
-counts, one partition of unfinished markers) to the current layout: afterwards a project's drop takes them, its
-event totals are right, and resume finds its unfinished adds. Running it again changes nothing."""
+"""`mnemo platform upgrade` brings platform items an earlier version wrote (no by_namespace entry, no app counts, no
+event counts, one partition of unfinished markers) to the current layout: afterwards a project's drop takes them,
+its apps are listed with their memory counts, its event totals are right, and resume finds its unfinished adds.
+Running it again changes nothing."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from moto import mock_aws
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.adapters.dynamodb.tenancy_store import UNFINISHED, DynamoTenancyStore, create_tenancy_table
-from mnemo.domain.memory import MemoryRecord, Scope, new_id
+from mnemo.domain.entities import EntityType
+from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, new_id
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
 from mnemo.entrypoints import cli
 from tests.support import moto_aws
@@ -72,7 +74,8 @@ def test_given_items_of_the_earlier_layout_when_upgrading_then_drop_counts_and_r
     assert store.unfinished_events() == [] and store.count_events("proj_a") == 0  # what the upgrade repairs
 
     assert run_upgrade(capsys) == (
-        "10 project item(s) indexed by namespace, 2 event count(s) set, 1 unfinished-event marker(s) moved.\n"
+        "10 project item(s) indexed by namespace, 0 app count(s) set, 2 event count(s) set, "
+        "1 unfinished-event marker(s) moved.\n"
     )
     assert [e.id for e in store.unfinished_events()] == [pending.id]
     assert [store.count_events("proj_a", kind) for kind in ("ADD", "DELETE")] == [1, 1]
@@ -82,3 +85,43 @@ def test_given_items_of_the_earlier_layout_when_upgrading_then_drop_counts_and_r
 
     again = run_upgrade(capsys)
     assert again.startswith("0 project item(s) indexed") and "0 unfinished-event marker(s) moved" in again
+
+
+def counts(store: DynamoMemoryStore) -> list[tuple[str, str, int]]:
+    return [(e.type.value, e.id, e.total_memories) for e in store.count_by_entity()]
+
+
+def test_given_app_memories_an_earlier_version_did_not_count_when_upgrading_then_every_app_is_counted(
+    tables: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = DynamoMemoryStore(tables, MEMORIES, namespace="proj_a")
+    other = DynamoMemoryStore(tables, MEMORIES, namespace="proj_b")
+    plain = DynamoMemoryStore(tables, MEMORIES)
+    web = [MemoryRecord.create(f"web fact {i}", Scope(app_id="web"), at=T0) for i in range(3)]
+    alice = MemoryRecord.create("alice on the web", Scope(user_id="alice", app_id="web"), at=T0)
+    gone = MemoryRecord.create("an outdated cli fact", Scope(app_id="cli"), at=T0)
+    project.insert([*web, alice, gone], np.ones((5, 4), dtype=np.float32), [])
+    outdated = gone.changed(state=LifecycleState.SUPERSEDED)
+    project.replace(outdated, None, HistoryEntry.of(Event.UPDATE, outdated, gone.text, None))
+    other.insert([MemoryRecord.create("b's note", Scope(app_id="web"))], np.ones((1, 4), dtype=np.float32), [])
+    plain.insert([MemoryRecord.create("own", Scope(user_id="u", app_id="site"))], np.ones((1, 4), dtype=np.float32), [])
+    for item in tables.scan(TableName=MEMORIES)["Items"]:  # what the earlier version kept: no app aggregate
+        if item["sk"]["S"] == "ENT" and item["entity_type"]["S"] == EntityType.APP.value:
+            tables.delete_item(TableName=MEMORIES, Key={"pk": item["pk"], "sk": item["sk"]})
+    ghost = DynamoMemoryStore(tables, MEMORIES, namespace="proj_c")  # an app count left without memories
+    ghost.insert([lonely := MemoryRecord.create("lonely", Scope(app_id="gone"))], np.ones((1, 4), dtype=np.float32), [])
+    tables.delete_item(TableName=MEMORIES, Key={"pk": {"S": f"NS#proj_c#MEM#{lonely.id}"}, "sk": {"S": "MEM"}})
+    assert counts(project) == [("user", "alice", 1)] and counts(ghost) == [("app", "gone", 1)]
+
+    out = run_upgrade(capsys)
+
+    assert "3 app count(s) set" in out  # web in proj_a and proj_b, site in the plain store
+    assert counts(project) == [("app", "web", 4), ("user", "alice", 1)]
+    assert counts(other) == [("app", "web", 1)]
+    assert counts(plain) == [("app", "site", 1), ("user", "u", 1)]
+    assert counts(ghost) == []
+    (listed,) = [e for e in project.count_by_entity() if e.type is EntityType.APP]
+    assert (listed.created_at, listed.updated_at) == (T0, T0)
+
+    assert "3 app count(s) set" in run_upgrade(capsys)  # again: the same counts, nothing else
+    assert counts(project) == [("app", "web", 4), ("user", "alice", 1)] and counts(ghost) == []

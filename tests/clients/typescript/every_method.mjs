@@ -210,9 +210,14 @@ await step("deleteUsers.appId", () => client.deleteUsers({ appId: "shop" }));
 await step("getAll.afterAppDelete", () => client.getAll({ filters: { app_id: "shop" } }));
 await client.add([{ role: "user", content: "agent note" }], { agentId: "bot", infer: false });
 await client.add([{ role: "user", content: "erin's note" }], { userId: "erin", infer: false });
+await client.add([{ role: "user", content: "kiosk note" }], { appId: "kiosk", infer: false });
+await client.add([{ role: "user", content: "erin at the kiosk" }], { userId: "erin", appId: "kiosk", infer: false });
 await step("users.beforeDeleteUsers", () => client.users());
 await step("deleteUsers", () => client.deleteUsers());
 await step("users.afterDeleteUsers", () => client.users());
+await step("getAll.afterDeleteUsers", () =>
+  client.getAll({ filters: { OR: [{ app_id: "*" }, { user_id: "*" }, { agent_id: "*" }, { run_id: "*" }] } }),
+);
 
 // ---- errors as the client reports them ------------------------------------------------------------------
 await step("get.unknown", () => client.get("00000000-0000-0000-0000-000000000000"));

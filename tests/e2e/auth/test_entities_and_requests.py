@@ -22,7 +22,7 @@ def test_entities_are_counted_and_an_entity_is_deleted_with_its_memories(api: Te
     h = admin.headers
     alice_one = add_memory(api, h, "Alice plays the oboe.", user_id="alice")
     add_memory(api, h, "Alice grows tomatoes.", user_id="alice", agent_id="gardener")
-    add_memory(api, h, "Bob likes chess.", user_id="bob", run_id="r-1")
+    add_memory(api, h, "Bob likes chess.", user_id="bob", run_id="r-1", app_id="board-games")
     add_memory(api, h, "The gardener waters at dawn.", agent_id="gardener")
 
     listed = ok(api.get("/entities", headers=member.headers))
@@ -33,6 +33,7 @@ def test_entities_are_counted_and_an_entity_is_deleted_with_its_memories(api: Te
         ("user", "bob", 1),
     ]
     assert all(ISO_Z.match(e["created_at"]) and ISO_Z.match(e["updated_at"]) for e in listed)
+    # no app: the reference server's /entities lists users, agents and runs (the platform's lists apps too)
 
     bad = api.delete("/entities/app/alice", headers=h)
     assert (bad.status_code, bad.json()) == (400, {"detail": "entity_type must be one of: user, agent, run."})

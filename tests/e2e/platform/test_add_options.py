@@ -74,8 +74,15 @@ def test_an_app_alone_is_a_scope_like_the_others(server: Server) -> None:
     web = http.post("/v2/memories/", json={"filters": {"app_id": "web"}}).json()
     assert sorted(m["memory"] for m in web) == ["Prefers dark mode", "Ships on Fridays"]
     assert all(m["app_id"] == "web" and m["user_id"] is None for m in web)
+    entities = http.get("/v1/entities/").json()  # listed like the other kinds, with their counts
+    assert [(e["type"], e["id"], e["total_memories"]) for e in entities["results"]] == [
+        ("app", "cli", 1),
+        ("app", "web", 2),
+    ]
+    assert (entities["total_apps"], entities["total_users"]) == (2, 0)
     found = http.post("/v3/memories/search/", json={"query": "shell", "filters": {"app_id": "cli"}}).json()
     assert [h["memory"] for h in found["results"]] == ["Uses zsh"]  # another app's memories are not its
     assert http.delete("/v1/memories/", params={"app_id": "web"}).status_code in (200, 204)
     assert http.post("/v2/memories/", json={"filters": {"app_id": "web"}}).json() == []
+    assert [e["id"] for e in http.get("/v1/entities/").json()["results"]] == ["cli"]
     assert [m["memory"] for m in http.post("/v2/memories/", json={"filters": {"app_id": "cli"}}).json()] == ["Uses zsh"]

@@ -204,6 +204,45 @@ def test_users_delete_users_and_reset(server: Server, tenant: Tenant) -> None:
     assert client.users()["results"] == []
 
 
+def test_users_lists_the_apps_of_app_only_memories_and_reset_erases_them(server: Server) -> None:
+    """An app alone is a scope (an add with app_id only): users() lists the app like the other kinds, so that
+    delete_users() and reset(), which delete what it lists, leave no memory behind."""
+    client = client_of(server, tenant := new_tenant(server, "app-reset"))
+    verbatim(client, "Prefers dark mode", app_id="web")
+    verbatim(client, "Ships on Fridays", app_id="web")
+    verbatim(client, "Uses zsh", app_id="cli")
+    verbatim(client, "alice on the web", user_id="alice", app_id="web")
+    users = client.users()
+    by_name = {(e["type"], e["name"]): e for e in users["results"]}
+    assert set(by_name) == {("app", "web"), ("app", "cli"), ("user", "alice")}
+    assert (by_name["app", "web"]["total_memories"], by_name["app", "cli"]["total_memories"]) == (3, 1)
+    web = by_name["app", "web"]
+    assert web["id"] == "web" and web["metadata"] == {} and web["created_at"] <= web["updated_at"]
+    assert (users["count"], users["total_users"], users["total_agents"], users["total_apps"], users["total_runs"]) == (
+        3,
+        1,
+        0,
+        2,
+        0,
+    )
+    (one,) = httpx.get(f"{server.url}/v2/entities/app/cli/", headers=tenant.headers).json()
+    assert (one["type"], one["name"]) == ("app", "cli")
+
+    client.delete_users(app_id="cli")  # DELETE /v2/entities/app/cli/
+    assert client.get_all(filters={"app_id": "cli"})["count"] == 0
+    assert {(e["type"], e["name"]) for e in client.users()["results"]} == {("app", "web"), ("user", "alice")}
+    verbatim(client, "Uses fish now", app_id="cli")
+    deleted = httpx.delete(f"{server.url}/v1/entities/app/cli/", headers=tenant.headers)  # the older route
+    assert deleted.status_code == 200 and deleted.json()["deleted"] == 1
+
+    client.reset()
+    assert client.users()["results"] == []
+    for app in ("web", "cli"):
+        assert client.get_all(filters={"app_id": app})["count"] == 0
+    everything = {"OR": [{"app_id": "*"}, {"user_id": "*"}, {"agent_id": "*"}, {"run_id": "*"}]}
+    assert client.get_all(filters=everything)["count"] == 0
+
+
 def test_exports_summary_stats_and_feedback(server: Server, tenant: Tenant) -> None:
     client = client_of(server, tenant)
     first = verbatim(client, "I like green tea", user_id="alice")

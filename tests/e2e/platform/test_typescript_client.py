@@ -314,10 +314,12 @@ def test_deletes(run: dict[str, Any]) -> None:
     assert [m["appId"] for m in ok(run, "getAll.app")["results"]] == ["shop"]
     assert ok(run, "deleteUsers.appId") == {"message": "Entity deleted successfully."}
     assert ok(run, "getAll.afterAppDelete")["count"] == 0
-    before = {(u["type"], u["name"]) for u in ok(run, "users.beforeDeleteUsers")["results"]}
-    assert before == {("agent", "bot"), ("user", "erin")}
-    assert ("user", "dora") not in before and ("run", "r1") not in before
+    listed = ok(run, "users.beforeDeleteUsers")
+    before = {(u["type"], u["name"]): u["totalMemories"] for u in listed["results"]}
+    assert before == {("agent", "bot"): 1, ("app", "kiosk"): 2, ("user", "erin"): 2}  # an app alone is listed too
+    assert (listed["totalUsers"], listed["totalAgents"], listed["totalApps"], listed["totalRuns"]) == (1, 1, 1, 0)
     assert ok(run, "deleteUsers") == {"message": "All users, agents, apps and runs deleted."}
     assert ok(run, "users.afterDeleteUsers")["results"] == []
+    assert ok(run, "getAll.afterDeleteUsers")["count"] == 0  # nothing of the project is left, the app's included
     unknown = error(run, "get.unknown")
     assert unknown["name"] == "MemoryNotFoundError"

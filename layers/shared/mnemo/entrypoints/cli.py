@@ -271,8 +271,8 @@ def _platform_upgrade(_args: argparse.Namespace, session: Any | None = None) -> 
     session = session or boto3.Session(region_name=settings.aws_region)
     report = upgrade_platform_items(session.client("dynamodb"), settings.dynamodb_table, settings.accounts_table)
     print(
-        f"{report.indexed} project item(s) indexed by namespace, {report.event_counts} event count(s) set, "
-        f"{report.markers_moved} unfinished-event marker(s) moved."
+        f"{report.indexed} project item(s) indexed by namespace, {report.app_counts} app count(s) set, "
+        f"{report.event_counts} event count(s) set, {report.markers_moved} unfinished-event marker(s) moved."
     )
     return 0
 

@@ -61,9 +61,9 @@ class MemoryStore(Protocol):
     def count(self, expr: Expr) -> int: ...
 
     def count_by_entity(self) -> list[EntityCount]:
-        """Every distinct user_id, agent_id and run_id of the active memories, with their count and the oldest
-        creation and latest update among them, sorted by (type, id). A memory counts once for each id it has.
-        Computed by the backend (an aggregate), never by scanning records into the process."""
+        """Every distinct user_id, agent_id, app_id and run_id of the active memories, with their count and the
+        oldest creation and latest update among them, sorted by (type, id). A memory counts once for each id it
+        has. Computed by the backend (an aggregate), never by scanning records into the process."""
         ...
 
     def find_by_hash(self, scope: Scope, text_hash: str) -> MemoryRecord | None:

@@ -630,7 +630,7 @@ class MemoryService:
         return self.store.count(_visible(filters, show_expired, states))
 
     def entity_counts(self) -> list[EntityCount]:
-        """Every user, agent and run that has active memories, with their count."""
+        """Every user, agent, app and run that has active memories, with their count."""
         return self.store.count_by_entity()
 
     def search(self, command: SearchCommand) -> list[SearchResult]:

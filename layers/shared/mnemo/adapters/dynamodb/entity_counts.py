@@ -1,4 +1,4 @@
-"""The per-entity memory counts of the DynamoDB memory store: one aggregate item per user, agent and run
+"""The per-entity memory counts of the DynamoDB memory store: one aggregate item per user, agent, app and run
 (`ENT#<type>#<id>`, listed through the `entities` index), so that `count_by_entity` never reads memories.
 
 Each write of the store adjusts the aggregates it touches after its transaction, one atomic update each; see
@@ -44,7 +44,7 @@ class EntityDelta:
 
 
 def entity_deltas(changes: Iterable[tuple[MemoryRecord, int]]) -> dict[tuple[EntityType, str], EntityDelta]:
-    """What memories added (sign 1) and removed (sign -1) change, per user, agent and run of their scope."""
+    """What memories added (sign 1) and removed (sign -1) change, per user, agent, app and run of their scope."""
     out: dict[tuple[EntityType, str], EntityDelta] = {}
     for record, sign in changes:
         for kind in EntityType:
@@ -52,6 +52,17 @@ def entity_deltas(changes: Iterable[tuple[MemoryRecord, int]]) -> dict[tuple[Ent
             if value is not None:
                 out.setdefault((kind, value), EntityDelta()).add(record, sign)
     return out
+
+
+def aggregate_item(kind: EntityType, entity_id: str, delta: EntityDelta, ns: str = "") -> Item:
+    """The aggregate of an entity whose active memories add up to `delta` (as counted from scratch)."""
+    return {
+        **it.entity_key(kind, entity_id, ns=ns),
+        **it.entity_identity(kind, entity_id, ns=ns),
+        "total": {"N": str(delta.count)},
+        "created_min": {"S": str(delta.oldest)},
+        "updated_max": {"S": str(delta.latest)},
+    }
 
 
 class EntityCounts:
@@ -126,7 +137,7 @@ class EntityCounts:
                 raise
 
     def count_by_entity(self) -> list[EntityCount]:
-        """Read from the aggregates (one small item per user, agent and run), never from the memories."""
+        """Read from the aggregates (one small item per user, agent, app and run), never from the memories."""
         out: list[EntityCount] = []
         for kind in EntityType:
             for shard in range(ENTITY_SHARDS):
@@ -151,13 +162,10 @@ class EntityCounts:
         the aggregates of entities without an active memory. Returns the number of entities."""
         records = (it.record_of(item) for item in items_of_kind(it.MEMORY_SK, STATE_ATTRIBUTES))
         totals = entity_deltas((r, 1) for r in records if r.state is LifecycleState.ACTIVE)
-        fresh = []
-        for (kind, entity_id), delta in totals.items():
-            item = {**it.entity_key(kind, entity_id, ns=self._ns), **it.entity_identity(kind, entity_id, ns=self._ns)}
-            item["total"] = {"N": str(delta.count)}
-            item["created_min"] = {"S": str(delta.oldest)}
-            item["updated_max"] = {"S": str(delta.latest)}
-            fresh.append({"PutRequest": {"Item": item}})
+        fresh = [
+            {"PutRequest": {"Item": aggregate_item(kind, entity_id, delta, self._ns)}}
+            for (kind, entity_id), delta in totals.items()
+        ]
         self._ops.batch_write(fresh)
         kept = {it.entity_key(kind, entity_id, ns=self._ns)["pk"]["S"] for kind, entity_id in totals}
         self._ops.delete_many(item for item in items_of_kind(it.ENTITY_SK, ("pk", "sk")) if item["pk"]["S"] not in kept)

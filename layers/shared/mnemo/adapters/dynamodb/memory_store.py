@@ -469,7 +469,7 @@ class DynamoMemoryStore:
     # ---- entity aggregates (entity_counts.py) -------------------------------------------------------
 
     def count_by_entity(self) -> list[EntityCount]:
-        """Read from the entity aggregates (one small item per user, agent and run), never from the memories."""
+        """Read from the entity aggregates (one small item per user, agent, app and run), never from the memories."""
         return self._entities.count_by_entity()
 
     def rebuild_entity_counts(self) -> int:

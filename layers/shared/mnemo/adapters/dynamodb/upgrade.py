@@ -3,6 +3,9 @@ Idempotent: run it once after deploying a version that changed the layout; runni
 
 - Memories table: every item of a namespace (a platform project) gets its `ns_pk` entry in the by_namespace
   index, without which dropping or re-embedding the project would miss it.
+- Memories table: every app's memory count (`ENT#app#<id>`, what GET /v1/entities/ lists apps from) is set from
+  its active memories, in every namespace and in the plain store; earlier versions counted users, agents and runs
+  only. An app count left without an active memory is deleted.
 - Accounts table: each project's event counts (`EVENTCOUNT#<type>`) are set to the number of its stored events,
   and the markers of unfinished events move from the one `T#UNFINISHED` partition to their project's shard.
 """
@@ -17,8 +20,12 @@ from botocore.exceptions import ClientError
 
 from mnemo.adapters.dynamodb import items as it
 from mnemo.adapters.dynamodb.codec import key_of
+from mnemo.adapters.dynamodb.entity_counts import EntityDelta, aggregate_item
 from mnemo.adapters.dynamodb.operations import Operations, condition_failed, projection
+from mnemo.adapters.dynamodb.schema import RECORD_ATTRIBUTES
 from mnemo.adapters.dynamodb.tenancy_store import UNFINISHED, event_count_key, events_pk, unfinished_marker
+from mnemo.domain.entities import EntityType
+from mnemo.domain.memory import LifecycleState
 
 _EVENTS = events_pk("")  # "T#EVENTS#": the prefix of every project's event partition
 
@@ -26,6 +33,7 @@ _EVENTS = events_pk("")  # "T#EVENTS#": the prefix of every project's event part
 @dataclass(frozen=True, slots=True)
 class UpgradeReport:
     indexed: int  # namespace items given their by_namespace entry
+    app_counts: int  # app aggregates set from the apps' active memories
     event_counts: int  # (project, event type) counts written
     markers_moved: int  # unfinished-event markers moved to their shard
 
@@ -35,6 +43,7 @@ def upgrade_platform_items(
 ) -> UpgradeReport:
     return UpgradeReport(
         indexed=_index_namespace_items(Operations(dynamodb, memories_table, page_size=page_size)),
+        app_counts=_count_apps(Operations(dynamodb, memories_table, page_size=page_size)),
         event_counts=_count_events(Operations(dynamodb, accounts_table, page_size=page_size)),
         markers_moved=_shard_markers(Operations(dynamodb, accounts_table, page_size=page_size)),
     )
@@ -61,6 +70,47 @@ def _index_namespace_items(ops: Operations) -> int:
             if not condition_failed(exc):
                 raise
     return done
+
+
+def _count_apps(ops: Operations) -> int:
+    """Every app aggregate recomputed from a consistent scan of the active memories that have an app_id, as
+    `rebuild_entity_counts` does for a whole store; the aggregates of apps without any are deleted. A write that
+    lands during the scan may leave its app's count off by its memories (as `mnemo reindex`); running it again
+    when the table is quiet makes it exact."""
+    names = ["pk", "sk", *RECORD_ATTRIBUTES]
+    request = projection(names)
+    alias = {name: f"#p{i}" for i, name in enumerate(names)}
+    request["ExpressionAttributeValues"] = {
+        ":mem": {"S": it.MEMORY_SK},
+        ":active": {"S": LifecycleState.ACTIVE.value},
+    }
+    request["FilterExpression"] = (
+        f"{alias['sk']} = :mem AND attribute_exists({alias['app_id']}) AND {alias['state']} = :active"
+    )
+    totals: dict[tuple[str, str], EntityDelta] = {}
+    for item in ops.items("scan", ConsistentRead=True, **request):
+        record = it.record_of(item)
+        if record.scope.app_id is not None:
+            totals.setdefault((_prefix_of(item["pk"]["S"]), record.scope.app_id), EntityDelta()).add(record, 1)
+    ops.batch_write(
+        [
+            {"PutRequest": {"Item": aggregate_item(EntityType.APP, app_id, delta, ns)}}
+            for (ns, app_id), delta in totals.items()
+        ]
+    )
+    kept = {it.entity_key(EntityType.APP, app_id, ns)["pk"]["S"] for ns, app_id in totals}
+    stale = projection(["pk", "sk", "entity_type"])
+    stale["ExpressionAttributeValues"] = {":ent": {"S": it.ENTITY_SK}, ":app": {"S": EntityType.APP.value}}
+    stale["FilterExpression"] = "#p1 = :ent AND #p2 = :app"
+    ops.delete_many(item for item in ops.items("scan", ConsistentRead=True, **stale) if item["pk"]["S"] not in kept)
+    return len(totals)
+
+
+def _prefix_of(pk: str) -> str:
+    """The namespace prefix of a memories-table key (`NS#<namespace>#`), "" for the plain store's."""
+    if not pk.startswith(it.NAMESPACE_MARK):
+        return ""
+    return pk[: pk.index("#", len(it.NAMESPACE_MARK)) + 1]
 
 
 def _count_events(ops: Operations) -> int:

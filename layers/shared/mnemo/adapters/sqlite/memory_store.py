@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS memories (
 CREATE INDEX IF NOT EXISTS memories_user ON memories(user_id, created_at);
 CREATE INDEX IF NOT EXISTS memories_agent ON memories(agent_id, created_at);
 CREATE INDEX IF NOT EXISTS memories_run ON memories(run_id, created_at);
+CREATE INDEX IF NOT EXISTS memories_app ON memories(app_id, created_at);
 CREATE INDEX IF NOT EXISTS memories_created ON memories(created_at);
 CREATE INDEX IF NOT EXISTS memories_hash ON memories(hash);
 CREATE TABLE IF NOT EXISTS history (

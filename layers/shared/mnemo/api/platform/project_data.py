@@ -157,13 +157,17 @@ def get_entity(
 @router.delete(
     "/v2/entities/{entity_type}/{entity_id}/",
     summary="Delete an entity: every memory of it",
-    responses=errors(400, 401, 403, 404),
+    response_description="The DELETE event and how many memories it deleted: 0 for an entity with none left (a "
+    "memory of several entities goes with the first of them deleted), so that deleting every entity listed "
+    "never stops halfway.",
+    responses=errors(400, 401, 403),
 )
 @router.delete(
     "/v1/entities/{entity_type}/{entity_id}/",
     deprecated=True,
     summary="Delete an entity (the older clients' route; the id is the `id` that GET /v1/entities/ lists)",
-    responses=errors(400, 401, 403, 404),
+    response_description="As DELETE /v2/entities/{entity_type}/{entity_id}/.",
+    responses=errors(400, 401, 403),
 )
 def delete_entity(
     entity_type: EntityType, entity_id: EntityId, caller: Owner, entity_service: ProjectEntityServiceDep

@@ -12,7 +12,7 @@ from mnemo.api.responses import errors
 from mnemo.api.routing import TypedRoute
 from mnemo.api.security import authenticated, require_admin
 from mnemo.api.selfhosted.responses import EntityDeleted, EntitySummary
-from mnemo.domain.entities import EntityType
+from mnemo.domain.entities import SELF_HOSTED_ENTITY_TYPES
 
 router = APIRouter(
     route_class=TypedRoute,
@@ -21,7 +21,7 @@ router = APIRouter(
     dependencies=[Depends(authenticated)],
     responses=errors(401),
 )
-SelfHostedEntityType = Annotated[str, entity_types(*(kind.value for kind in EntityType))]
+SelfHostedEntityType = Annotated[str, entity_types(*(kind.value for kind in SELF_HOSTED_ENTITY_TYPES))]
 
 
 @router.get("", summary="Every user, agent and run that has memories, with its memory count")

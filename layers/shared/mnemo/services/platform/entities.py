@@ -140,14 +140,14 @@ class ProjectEntityService:
         return entity
 
     def delete(self, project_id: str, entity_type: str, entity_id: str) -> Deleted:
-        """Every memory of the entity (each with its DELETE history entry) and its record, as one DELETE event."""
+        """Every memory of the entity (each with its DELETE history entry) and its record, as one DELETE event.
+
+        An entity with nothing left is deleted too (0 memories), not a 404: a memory of several entities (alice's
+        in the app web) goes with whichever of them is deleted first, and the clients' reset (`delete_users()`,
+        `deleteUsers()`) deletes each entity `users()` listed, one after the other — it must not stop at one whose
+        memories an earlier delete took."""
         condition = entity_condition(entity_type, entity_id)
         service = self._namespaces.memory_service(project_id)
-        known = any(
-            (e.type, e.entity_id) == (entity_type, entity_id) for e in self._store.entities_of_project(project_id)
-        )
-        if not known and not service.store.find(condition, limit=1):
-            raise NotFoundError(ENTITY_NOT_FOUND)  # as its GET: nothing is deleted, no event recorded
         deleted = delete_matching(service, condition)
         self._store.delete_entity(project_id, entity_type, entity_id)
         results = [{"id": memory_id, "event": "DELETE"} for memory_id in deleted]

@@ -154,7 +154,8 @@ class ReportService:
         counters = self._store.counters(project.id)
         per: dict[str, dict[str, int]] = {"user": {}, "agent": {}, "run": {}}
         for entity in entities:
-            per[entity.type.value][entity.id] = entity.total_memories
+            if entity.type.value in per:  # the reference's stats count users, agents and runs (no apps)
+                per[entity.type.value][entity.id] = entity.total_memories
         retrievals = counters.get("search_events", 0) + counters.get("get_events", 0)
         return {
             "total_memories": service.count(f.And(()), show_expired=True),
