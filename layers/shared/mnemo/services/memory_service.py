@@ -1029,7 +1029,7 @@ def _in_context(found: list[SearchResult]) -> list[SearchResult]:
         scores = sorted(moments[result.record.created_at], reverse=True)
         other = (scores[1] if scores[0] == result.score else scores[0]) if len(scores) > 1 else 0.0
         score = result.score + CONTEXT_WEIGHT * max(other - result.score, 0.0)
-        details = {**result.details, "context_score": round(other, 6), "final_score": round(score, 6)}
+        details = {**result.details, "final_score": round(score, 6)}  # no key of its own: the reference's shape
         out.append(SearchResult(result.record, score, details))
     return sorted(out, key=lambda r: r.score, reverse=True)
 
