@@ -115,6 +115,37 @@ def locomo_rows(data: dict[str, Any]) -> list[str]:
     return rows
 
 
+def locomo_rerank_rows(data: dict[str, Any]) -> list[str]:
+    """`mnemo bench locomo --rerank`: the reranked search beside the hybrid one, overall and temporal (category 3)."""
+    f = data["figures"]
+    rows = [
+        "| LoCoMo dev, recall @1 / @5 / @10 | all | temporal (category 3) | search p50 |",
+        "|---|---|---|---|",
+    ]
+    latency = f.get("latency_ms", {})
+    for label, block, p50 in (
+        ("mnemo hybrid", f.get("without_rerank"), latency.get("hybrid_p50")),
+        ("mnemo hybrid + rerank", f, latency.get("rerank_p50")),
+    ):
+        if block:
+            cat3 = block["per_category"].get("3", {})
+            rows.append(
+                f"| {label} | {_recalls(block)} | {_recalls(cat3) if cat3 else '–'} | "
+                f"{f'{p50:.1f} ms' if p50 is not None else '–'} |"
+            )
+    if "rerank_added_p50" in latency:
+        load_average = ", ".join(f"{v:.1f}" for v in f.get("load_average", []))
+        rows.append(
+            f"\nRerank adds {latency['rerank_added_p50']:.1f} ms per search (p50 of the per-question difference; "
+            f"the query embedding memoized; load average {load_average or 'not recorded'} on 2 cores)."
+        )
+    return rows
+
+
+def _recalls(block: dict[str, Any]) -> str:
+    return " / ".join(f"{block[f'recall@{k}']:.3f}" for k in (1, 5, 10))
+
+
 def _decay_label(name: str) -> str:
     if name == "off":
         return "decay off"
@@ -312,6 +343,7 @@ def main() -> None:
         ("http", http_rows),
         ("http-platform", http_rows),
         ("locomo", locomo_rows),
+        ("locomo-rerank", locomo_rerank_rows),
         ("lambda", lambda_rows),
         ("webhooks", webhook_rows),
         ("decay", decay_rows),

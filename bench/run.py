@@ -1,5 +1,5 @@
-"""Run the benchmarks and record them: `python -m bench.run [--quick]
-[--only engine,http,http-platform,locomo,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost]`.
+"""Run the benchmarks and record them: `python -m bench.run [--quick] [--only engine,http,http-platform,locomo,
+locomo-rerank,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost]`.
 
 Writes bench/results/<name>.json (machine, date, commit, every figure) and bench/results/search_latency.png.
 bench/report.py turns the JSON into the table in bench/README.md.
@@ -90,6 +90,16 @@ def run_locomo(quick: bool) -> dict[str, Any]:
     return report
 
 
+def run_locomo_rerank(_quick: bool) -> dict[str, Any]:
+    """`mnemo bench locomo --rerank`: the reranked search at the top level, the hybrid one beside (no peer)."""
+    from mnemo_bench import locomo
+
+    data = ROOT.parent / "shared" / "data" / "locomo-dev.json"
+    report: dict[str, Any] = locomo.evaluate(data, locomo.DEFAULT_KS, progress=locomo.progress_to_stderr, rerank=True)
+    report["load_average"] = list(os.getloadavg())
+    return report
+
+
 def run_lambda(quick: bool) -> dict[str, Any]:
     from bench import cold_start
 
@@ -143,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="Small sizes and short runs, for a smoke test.")
     parser.add_argument(
         "--only",
-        default="engine,http,http-platform,locomo,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost",
+        default="engine,http,http-platform,locomo,locomo-rerank,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost",
         help="Comma-separated parts to run.",
     )
     args = parser.parse_args(argv)
@@ -153,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         "http": run_http,
         "http-platform": run_http_platform,
         "locomo": run_locomo,
+        "locomo-rerank": run_locomo_rerank,
         "lambda": run_lambda,
         "webhooks": run_webhooks,
         "categories": run_categories,

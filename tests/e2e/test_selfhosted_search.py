@@ -495,3 +495,28 @@ def test_one_user_never_sees_another_users_memories(client: TestClient) -> None:
     assert search(client, "Vermillion Otter", filters={"user_id": "carol"}, threshold=0.0) == []
     listing = client.get("/memories", params={"user_id": "alice"}).json()["results"]
     assert secret not in {m["id"] for m in listing}
+
+
+# ---- rerank -----------------------------------------------------------------------------------------------
+
+
+def test_rerank_re_scores_the_candidates_and_explains_it(client: TestClient, facts: dict[str, str]) -> None:
+    results = search(client, "Which animal companion does this person own?", rerank=True, explain=True, threshold=0.0)
+    assert results[0]["id"] == facts[FACTS[0]], [r["memory"] for r in results]
+    assert len(results) == len(facts)
+    for result in results:
+        details = result["score_details"]
+        assert 0.0 < details["rerank_score"] < 1.0
+        assert details["final_score"] == pytest.approx(result["score"], abs=1e-6)
+        assert 0.0 <= details["hybrid_score"] <= 1.0
+    scores = [r["score"] for r in results]
+    assert scores == sorted(scores, reverse=True)
+    plain = search(client, "Which animal companion does this person own?", explain=True)
+    assert "rerank_score" not in plain[0]["score_details"]
+
+
+def test_reference_date_is_the_platform_s_and_refused_here(client: TestClient, facts: dict[str, str]) -> None:
+    body = {"query": "what did I do last May?", "filters": {"user_id": "alice"}, "reference_date": "2025-07-01"}
+    response = client.post("/search", json=body)
+    assert response.status_code == 400, response.text
+    assert "reference_date" in response.text

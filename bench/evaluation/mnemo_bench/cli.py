@@ -45,6 +45,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     locomo.add_argument(
         "--decay-half-life", type=float, metavar="DAYS", help="Decay's half-life (implies --decay; default 365)."
     )
+    locomo.add_argument(
+        "--rerank",
+        action="store_true",
+        help="Measure the reranked search (`rerank=true`) at the top level, the hybrid search without it beside.",
+    )
     locomo.set_defaults(run=_bench_locomo)
 
 
@@ -58,7 +63,12 @@ def _bench_locomo(args: argparse.Namespace) -> int:
         decay = DecaySettings() if args.decay_half_life is None else DecaySettings(half_life_days=args.decay_half_life)
     try:
         report = locomo.evaluate(
-            args.data, args.k or locomo.DEFAULT_KS, peer=peer, progress=locomo.progress_to_stderr, decay=decay
+            args.data,
+            args.k or locomo.DEFAULT_KS,
+            peer=peer,
+            progress=locomo.progress_to_stderr,
+            decay=decay,
+            rerank=args.rerank,
         )
     except locomo.EvaluationError as exc:
         print(f"mnemo bench: {exc.message}", file=sys.stderr)

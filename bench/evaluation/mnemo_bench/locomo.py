@@ -328,6 +328,8 @@ class MnemoRun:
     embedder: str
     seconds: dict[str, float] = field(default_factory=dict)
     decayed: list[Rankings] = field(default_factory=list)  # the hybrid search with each of `decays`, in order
+    reranked: Rankings | None = None  # the hybrid search with `rerank`
+    latency_ms: dict[str, float] = field(default_factory=dict)  # p50 of one search (query embedding memoized)
 
 
 def run_mnemo(
@@ -339,9 +341,12 @@ def run_mnemo(
     catalog: ProviderCatalog | None = None,
     progress: Callable[[str], None] | None = None,
     decays: Sequence[DecaySettings] = (),
+    rerank: bool = False,
 ) -> MnemoRun:
-    """Store every turn through the memory service on a fresh data dir, then ask every question twice, and once
-    more with each of `decays` (see `ask_decayed`)."""
+    """Store every turn through the memory service on a fresh data dir, then ask every question twice (hybrid and
+    semantic-only), once more with `rerank`, and once more with each of `decays` (see `ask_decayed`). Every question
+    is asked at the end of its conversation (`reference_date`: its last session's date), so that its time phrases
+    ("last week") resolve against that date."""
     from mnemo.composition.container import build_container
 
     say = progress or (lambda _message: None)
@@ -363,8 +368,20 @@ def run_mnemo(
             )
             say(f"asking {len(asked)} questions")
             embedder.embed([q.query for q in asked])
-            hybrid = _ask(hybrid_service, asked, k, aliases)
-            semantic = _ask(semantic_service, asked, k, aliases)
+            ended = {c.sample_id: c.ended() for c in conversations}
+            hybrid_times: list[float] = []
+            hybrid = _ask(hybrid_service, asked, k, aliases, ended=ended, times=hybrid_times)
+            semantic = _ask(semantic_service, asked, k, aliases, ended=ended)
+            latency = {"hybrid_p50": _p50(hybrid_times)}
+            reranked = None
+            if rerank:
+                say(f"asking {len(asked)} questions with rerank")
+                rerank_times: list[float] = []
+                reranked = _ask(hybrid_service, asked, k, aliases, ended=ended, rerank=True, times=rerank_times)
+                latency |= {
+                    "rerank_p50": _p50(rerank_times),
+                    "rerank_added_p50": _p50([b - a for a, b in zip(hybrid_times, rerank_times, strict=True)]),
+                }
             done = time.perf_counter()
             decayed = []
             for decay in decays:
@@ -382,6 +399,8 @@ def run_mnemo(
                     **({"search_decayed": round(time.perf_counter() - done, 2)} if decays else {}),
                 },
                 decayed=decayed,
+                reranked=reranked,
+                latency_ms=latency,
             )
         finally:
             container.close()
@@ -420,19 +439,37 @@ def store_turns(
     return {memory_id: tuple(ids) for memory_id, ids in aliases.items()}
 
 
+def _p50(values: Sequence[float]) -> float:
+    return round(float(np.median(values)) * 1000, 3) if values else 0.0
+
+
 def _ask(
-    service: MemoryService, asked: Sequence[Question], k: int, aliases: dict[str, tuple[str, ...]]
+    service: MemoryService,
+    asked: Sequence[Question],
+    k: int,
+    aliases: dict[str, tuple[str, ...]],
+    *,
+    ended: Mapping[str, datetime | None] | None = None,
+    rerank: bool = False,
+    times: list[float] | None = None,
 ) -> list[list[tuple[str, ...]]]:
+    """Each question's ranking; `ended`: when each conversation ended (the questions' `reference_date`); `times`:
+    filled with each search's seconds."""
     rankings: list[list[tuple[str, ...]]] = []
     for question in asked:
+        started = time.perf_counter()
         results = service.search(
             SearchCommand(
                 query=question.query,
                 filters=f.Condition("user_id", "eq", question.user_id),
                 top_k=k,
                 threshold=0.0,
+                rerank=rerank,
+                reference_date=(ended or {}).get(question.user_id),
             )
         )
+        if times is not None:
+            times.append(time.perf_counter() - started)
         rankings.append([aliases.get(r.record.id) or (str(r.record.metadata.get("dia_id", "")),) for r in results])
     return rankings
 
@@ -594,8 +631,10 @@ def evaluate(
     catalog: ProviderCatalog | None = None,
     progress: Callable[[str], None] | None = None,
     decay: DecaySettings | None = None,
+    rerank: bool = False,
 ) -> dict[str, Any]:
-    """The report: hybrid recall at the top level, `semantic_only` and the peer's (by name) alongside, and with
+    """The report: hybrid recall at the top level (with `rerank`, the reranked search's, and the hybrid search's
+    without it as `without_rerank`), `semantic_only` and the peer's (by name) alongside, and with
     `decay` the hybrid search's with decay (`decay`: its recall, the settings, and the change from without)."""
     ks = sorted({int(k) for k in ks})
     if not ks or ks[0] < 1:
@@ -608,7 +647,9 @@ def evaluate(
     k = ks[-1]
     started = time.perf_counter()
     decays = [decay] if decay is not None else []
-    run = run_mnemo(conversations, qs.questions, k, settings=settings, catalog=catalog, progress=say, decays=decays)
+    run = run_mnemo(
+        conversations, qs.questions, k, settings=settings, catalog=catalog, progress=say, decays=decays, rerank=rerank
+    )
     skipped = {"skipped": qs.skipped, "skipped_evidence_ids": qs.skipped_evidence_ids}
     report: dict[str, Any] = {
         "dataset": Path(data).name,
@@ -621,7 +662,13 @@ def evaluate(
         "embedder": run.embedder,
         "weights": {"semantic": run.weights.semantic, "keyword": run.weights.keyword},
         "seconds": run.seconds,
+        "latency_ms": run.latency_ms,
+        "reference_date": "each conversation's last session",
     }
+    if run.reranked is not None:
+        report["without_rerank"] = {k: report[k] for k in (*(f"recall@{k}" for k in ks), "questions", "per_category")}
+        report.update(score(qs.questions, run.reranked, ks))
+        report["rerank"] = True
     if decay is not None:
         decayed = score(qs.questions, run.decayed[0], ks)
         report["decay"] = {
@@ -642,7 +689,9 @@ def evaluate(
 def render(report: dict[str, Any]) -> str:
     """A plain-text table of the report."""
     ks: list[int] = report["k"]
-    systems = [("mnemo hybrid", report), ("mnemo semantic-only", report["semantic_only"])]
+    systems = [("mnemo hybrid" + (" + rerank" if report.get("rerank") else ""), report)]
+    systems += [("mnemo hybrid", report["without_rerank"])] if "without_rerank" in report else []
+    systems += [("mnemo semantic-only", report["semantic_only"])]
     systems += [("mnemo hybrid + decay", report["decay"])] if "decay" in report else []
     systems += [(name, report[name]) for name in ("mem0",) if name in report]
     header = f"{'system':<22}{'category':<10}{'questions':>10}" + "".join(f"{f'R@{k}':>8}" for k in ks)
@@ -659,6 +708,8 @@ def render(report: dict[str, Any]) -> str:
                 f"{name:<22}{category:<10}{row['questions']:>10}" + "".join(f"{row[f'recall@{k}']:>8.3f}" for k in ks)
             )
     lines.append(f"seconds: {report['seconds']}")
+    if report.get("latency_ms"):
+        lines.append(f"search p50 ms: {report['latency_ms']}")
     return "\n".join(lines)
 
 

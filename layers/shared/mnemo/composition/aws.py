@@ -17,7 +17,7 @@ from mnemo.adapters.registry import ProviderRegistry
 from mnemo.composition.auth import AccountStores
 from mnemo.composition.container import Container
 from mnemo.composition.platform import aws_webhooks, build_aws_platform, dream_policy
-from mnemo.composition.services import assemble, ranking_weights
+from mnemo.composition.services import assemble, ranking_weights, reranker
 from mnemo.domain.entities import EntityCount
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
@@ -62,7 +62,9 @@ def build_aws(
     dynamodb = session.client("dynamodb")
     configuration = ConfigurationService(aws.store, catalog or ProviderRegistry(), settings.default_provider_config())
     storage = NamespaceStorage(aws.store, index if index is not None else aws.index)
-    memory_service = open_memory_service(storage, configuration.providers, ranking_weights(settings))
+    memory_service = open_memory_service(
+        storage, configuration.providers, ranking_weights(settings), reranker=reranker(settings)
+    )
     stores = AccountStores(
         DynamoUserStore(dynamodb, settings.accounts_table),
         DynamoApiKeyStore(dynamodb, settings.accounts_table),

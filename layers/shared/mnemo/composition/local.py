@@ -13,7 +13,7 @@ from mnemo.adapters.sqlite.user_store import SqliteUserStore
 from mnemo.composition.auth import AccountStores
 from mnemo.composition.container import Container
 from mnemo.composition.platform import build_local_platform
-from mnemo.composition.services import assemble, ranking_weights
+from mnemo.composition.services import assemble, ranking_weights, reranker
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.namespace_memory import open_memory_service
@@ -27,7 +27,9 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
     configuration = ConfigurationService(
         storage.store, catalog or ProviderRegistry(), settings.default_provider_config()
     )
-    memory_service = open_memory_service(storage, configuration.providers, ranking_weights(settings))
+    memory_service = open_memory_service(
+        storage, configuration.providers, ranking_weights(settings), reranker=reranker(settings)
+    )
     stores = AccountStores(SqliteUserStore(database), SqliteApiKeyStore(database), SqliteRefreshTokenStore(database))
     request_log = RequestLogService(SqliteRequestLogStore(database), settings.request_log_retention_days)
     platform = build_local_platform(settings, database, configuration.providers, start_worker=False)

@@ -19,7 +19,7 @@ from mnemo.adapters.sqlite.reflection_store import SqliteReflectionStore
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
-from mnemo.composition.services import decay_settings, ranking_weights
+from mnemo.composition.services import decay_settings, ranking_weights, reranker
 from mnemo.domain.webhooks import OutboundEvent
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
@@ -68,7 +68,7 @@ def platform_services(
 ) -> PlatformServices:
     """The platform's services over a backend's namespaces, tenancy store and Dream's reflection store (an
     asynchronous add, an import or a Dream run runs as it is submitted until a queue is wired to AddJobs.enqueue)."""
-    namespaces = NamespaceMemoryServices(storage, providers, ranking_weights(settings))
+    namespaces = NamespaceMemoryServices(storage, providers, ranking_weights(settings), reranker=reranker(settings))
     events = EventService(store)
     adds = AddJobs(namespaces, store, store, store)
     erasure = ProjectErasure(

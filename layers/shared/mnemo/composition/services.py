@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mnemo.composition.auth import AccountStores, build_auth
 from mnemo.composition.container import Container
+from mnemo.ports.reranker import Reranker
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.decay import DecaySettings
 from mnemo.services.entities import EntityService
@@ -18,6 +19,13 @@ from mnemo.settings import Settings
 
 def ranking_weights(settings: Settings) -> RankingWeights:
     return RankingWeights(semantic=settings.semantic_weight, keyword=settings.keyword_weight)
+
+
+def reranker(settings: Settings) -> Reranker:
+    """What `rerank=true` re-scores a search's candidates with: the learned fusion (NumPy: every backend has it)."""
+    from mnemo.adapters.rerankers.learned_fusion import LearnedFusionReranker
+
+    return LearnedFusionReranker()
 
 
 def decay_settings(settings: Settings) -> DecaySettings:

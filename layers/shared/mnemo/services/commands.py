@@ -192,6 +192,9 @@ class SearchCommand:
     show_expired: bool = False
     states: tuple[LifecycleState, ...] = ACTIVE_ONLY  # the lifecycle states it finds
     decay: Decay | None = None  # rank by relevance × freshness (a project's v3 search with `decay` on)
+    rerank: bool = False  # re-score a wide pool of candidates with the deployment's reranker (400 without one)
+    keyword: bool = True  # the keyword (BM25) half of the hybrid search; False: semantic only
+    reference_date: datetime | None = None  # "now" for the query's time phrases ("last May"); None: the clock's now
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from mnemo.domain.erasure import Erasure
 from mnemo.domain.memory import MemoryRecord
 from mnemo.ports.memory_access import AccessLog
 from mnemo.ports.memory_namespaces import MemoryNamespaces, NamespaceStorage
+from mnemo.ports.reranker import Reranker
 from mnemo.services.access_buffer import AccessBuffer, BufferedAccessLog
 from mnemo.services.memory_service import AddPolicy, MemoryService
 from mnemo.services.providers import ActiveProviders
@@ -31,11 +32,12 @@ def open_memory_service(
     name: str = "",
     policy: AddPolicy | None = None,
     accesses: AccessLog | None = None,
+    reranker: Reranker | None = None,
 ) -> MemoryService:
     """The MemoryService over `storage` (`accesses`: its access log as the service is to use it, e.g. buffered).
     Embeddings of another width than the current embedder's (the embedder changed while this storage was closed)
     are made again first: a search must compare like with like."""
-    service = MemoryService(storage.store, storage.index, providers, weights, policy, accesses)
+    service = MemoryService(storage.store, storage.index, providers, weights, policy, accesses, reranker=reranker)
     embedder = providers.get().embedder
     if storage.stored_dimension not in (None, embedder.dimension):
         log.warning(
@@ -52,12 +54,14 @@ class NamespaceMemoryServices:
         providers: ActiveProviders,
         weights: RankingWeights | None = None,
         access_buffer: AccessBuffer | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         """`access_buffer`: where the accesses a decayed search records wait to be written to their namespace's
         access log (a new one, written only by `flush`, when none is given)."""
         self._namespaces = namespaces
         self._providers = providers
         self._weights = weights
+        self._reranker = reranker
         self.access_buffer = access_buffer or AccessBuffer()
         # Told of each delete in a namespace (the platform scrubs the project's records of what it erased).
         self.on_erased: Callable[[str, Erasure, Sequence[MemoryRecord]], None] | None = None
@@ -78,6 +82,7 @@ class NamespaceMemoryServices:
                     name=f"namespace {namespace}",
                     policy=PLATFORM_POLICY,
                     accesses=accesses,
+                    reranker=self._reranker,
                 )
                 if self.on_erased is not None:
                     service.on_erased = partial(self.on_erased, namespace)

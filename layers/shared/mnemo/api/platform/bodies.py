@@ -126,6 +126,22 @@ class SearchBody(ReadsLifecycle):
     metadata: Metadata | None = Field(default=None, description=JSON_RULE)
     show_expired: bool = False
     output_format: str | None = Field(default=None, max_length=MAX_SHORT)
+    rerank: bool = Field(
+        default=False,
+        description="Re-score a wide pool of candidates (the best 100 semantic and 100 keyword matches) with the "
+        "reranker, a model fitted on LoCoMo over the search's signals and how each memory sits among the others "
+        "(README, Search).",
+    )
+    keyword_search: bool | None = Field(
+        default=None,
+        description="Whether keyword (BM25) matches are searched and scored beside the semantic ones: true or unset, "
+        "the hybrid search; false, semantic only.",
+    )
+    reference_date: int | float | Annotated[str, Field(max_length=MAX_SHORT)] | None = Field(
+        default=None,
+        description="The search's now (Unix seconds, YYYY-MM-DD or ISO 8601): the query's time phrases ('last May', "
+        "'two weeks ago') are resolved against it (unset: the current time), and memories of that time rank higher.",
+    )
 
 
 class ListBody(ReadsLifecycle):
@@ -210,15 +226,15 @@ def categories_of(raw: list[Any] | None) -> tuple[Category, ...]:
     return parse_categories(raw)
 
 
-def timestamp_of(raw: int | float | str | None) -> datetime | None:
+def timestamp_of(raw: int | float | str | None, name: str = "timestamp") -> datetime | None:
     if raw is None:
         return None
     if isinstance(raw, str):
-        return f.parse_datetime(raw, "timestamp")
+        return f.parse_datetime(raw, name)
     try:
         return datetime.fromtimestamp(raw, tz=UTC)
     except (OverflowError, OSError, ValueError):
-        raise ValidationError("timestamp must be Unix seconds.") from None
+        raise ValidationError(f"{name} must be Unix seconds.") from None
 
 
 def add_command(body: AddBody) -> AddCommand:

@@ -109,6 +109,9 @@ def _search(
         threshold=0.1 if body.threshold is None else body.threshold,
         show_expired=body.show_expired,
         states=body.states(),
+        rerank=body.rerank,
+        keyword=body.keyword_search is not False,
+        reference_date=timestamp_of(body.reference_date, "reference_date"),
     )
     hits = project_memory.search(caller.project, command, v3=v3)
     return [select(SearchHitOut.of(r), body.fields, SearchHitFieldsOut) for r in hits]

@@ -98,6 +98,11 @@ class SearchRequest(BaseModel):
     threshold: float | None = Field(default=None, description="The lowest semantic score kept, 0 to 1 (0.1).")
     explain: bool = Field(default=False, description="Add score_details to every result.")
     show_expired: bool = Field(default=False, description="Include memories past their expiration_date.")
+    rerank: bool = Field(
+        default=False,
+        description="Re-score a wide pool of candidates with the deployment's reranker (README, Search); "
+        "score_details then has rerank_score and hybrid_score.",
+    )
 
 
 def add_command(body: MemoryCreate) -> AddCommand:

@@ -143,6 +143,7 @@ def search_memories(body: SearchRequest, memory_service: MemoryServiceDep) -> Se
             explain=body.explain,
             show_expired=body.show_expired,
             states=CURRENT_AND_OUTDATED,
+            rerank=body.rerank,
         )
     )
     return SearchResults(results=[SearchHit.of(r, body.explain) for r in results])

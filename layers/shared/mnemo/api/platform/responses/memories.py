@@ -152,17 +152,25 @@ class ScoreBreakdown(BaseModel):
         "within [0, 1].",
         examples=[1.2],
     )
+    rerank: float | Omitted = Field(
+        default=None,
+        description="With rerank=true: the reranker's score (0–1), what the results are ranked by (plus the answer and "
+        "time boosts).",
+        examples=[0.91],
+    )
 
     @classmethod
     def of(cls, details: dict[str, Any]) -> ScoreBreakdown:
-        decayed: dict[str, float] = {}
+        extra: dict[str, float] = {}
         if "decay_multiplier" in details:  # only when decay ranked the search: the keys are absent otherwise
-            decayed = {"relevance": details["relevance_score"], "decay": details["decay_multiplier"]}
+            extra = {"relevance": details["relevance_score"], "decay": details["decay_multiplier"]}
+        if "rerank_score" in details:  # only with rerank
+            extra["rerank"] = details["rerank_score"]
         return cls(
             semantic=details.get("semantic_score"),
             bm25=details.get("bm25_score"),
             entity=details.get("entity_boost", 0.0),
-            **decayed,
+            **extra,
         )
 
 
