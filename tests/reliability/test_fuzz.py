@@ -145,7 +145,26 @@ CONFIG = schemathesis.Config.from_dict(
         # The coverage phase is not bounded by max-examples (thousands of requests for a route with a body): only
         # `make fuzz` runs it.
         "phases": {"coverage": {"enabled": COVERAGE}},
-        "checks": {"positive_data_acceptance": {"expected-statuses": ["2xx", "400", "401", "403", "404", "409"]}},
+        "checks": {
+            "positive_data_acceptance": {"expected-statuses": ["2xx", "400", "401", "403", "404", "409"]},
+            # a generated body past the 1 MiB bound is refused as too large (413) before it is read: a rejection too
+            "negative_data_rejection": {
+                "expected-statuses": [
+                    "400",
+                    "401",
+                    "403",
+                    "404",
+                    "405",
+                    "406",
+                    "409",
+                    "413",
+                    "415",
+                    "422",
+                    "428",
+                    "429",
+                ]
+            },
+        },
     }
 )
 
