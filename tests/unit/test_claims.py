@@ -15,6 +15,7 @@ from mnemo.domain.claims import (
     may_be_about,
     mentions,
     says_a_change,
+    says_it_changed,
     subject_of,
 )
 
@@ -183,10 +184,46 @@ def test_facets_are_the_attributes_of_the_user_or_of_the_person_named() -> None:
         ("I moved my desk next to the window", False),
         ("I changed the tyres last week", False),
         ("I live in Lisbon", False),
+        ("Since leaving the bank I have joined a start-up called Ledgerly", True),
+        ("I joined a fintech start-up as head of compliance", True),
+        ("iker and i split in september", True),
+        ("after the breakup I needed a trip", True),
+        ("we adopted a retired racing greyhound", True),
+        ("I completed on a terrace in Roundhay, my very first home", True),
+        ("We bought a house in Leeds", True),
+        ("My manager Niamh took over from Fiona in March", True),
+        ("The spare bedroom has become my office", True),
+        ("i went fully vegan in May", True),
+        ("I take the train to work these days", True),
+        ("I joined a running club on Saturdays", False),
+        ("We split the bill", False),
+        ("I bought new tennis shoes last week", False),
+        ("Tom took over the budget planning this quarter", False),
+        ("I started learning the guitar", False),
     ],
 )
 def test_what_says_that_something_changed(text: str, changed: bool) -> None:
     assert says_a_change(text) is changed
+
+
+@pytest.mark.parametrize(
+    ("later", "earlier", "closeness", "replaces"),
+    [
+        # One part of a life (sport; home): a change said in other words replaces at the lower closeness.
+        ("I want to start swimming instead", "I play handball with an old boys team", 0.30, True),
+        ("I completed on a house in Roundhay, my first home", "I've been renting a flat in Headingley", 0.30, True),
+        # No common part: the lower closeness is not enough.
+        ("I moved to a new team at work", "I play handball on Wednesdays", 0.30, False),
+        ("I moved to a new team at work", "I play handball on Wednesdays", 0.45, True),
+        # Below the same-slot floor; and no change said at all.
+        ("I want to start swimming instead", "I play handball with an old boys team", 0.20, False),
+        ("I swim twice a week", "I play handball with an old boys team", 0.90, False),
+    ],
+)
+def test_a_change_of_the_same_part_of_a_life_replaces_at_a_lower_closeness(
+    later: str, earlier: str, closeness: float, replaces: bool
+) -> None:
+    assert says_it_changed(later, earlier, lambda: closeness, 0.40, 0.25) is replaces
 
 
 def test_whom_a_statement_is_about() -> None:

@@ -11,9 +11,12 @@ from mnemo.services.extraction.wording import (
     is_passing_feeling,
     is_question,
     is_reply_intention,
+    is_request,
+    is_small_talk,
     is_subjectless_event,
     job_title,
     note_about_the_user,
+    says_more_than_when,
     speaks_of_an_unnamed_it,
     speaks_of_self,
     third_person,
@@ -166,3 +169,52 @@ def test_speaking_of_oneself_as_typed() -> None:
 )
 def test_a_note_an_agent_wrote_about_its_user_is_the_users_fact(sentence: str, fact: str | None) -> None:
     assert note_about_the_user(sentence) == fact
+
+
+@pytest.mark.parametrize(
+    ("sentence", "small_talk"),
+    [
+        ("Hi there, I hope you're having a good Sunday.", True),
+        ("A lot has happened since we last spoke, so bear with me.", True),
+        ("Wish me luck for Tuesday!", True),
+        ("I'll report back once I know more!", True),
+        ("I hope to move to Porto next year", False),
+        ("We last spoke about my sister", False),
+    ],
+)
+def test_talk_about_the_conversation_is_small_talk(sentence: str, small_talk: bool) -> None:
+    assert is_small_talk(sentence) is small_talk
+
+
+@pytest.mark.parametrize(
+    ("sentence", "more"),
+    [
+        ("around 23 September 2025.", False),
+        ("early next week", False),
+        ("on Friday 9 May 2025", False),
+        ("flying to Lisbon on 4 December 2025", True),
+        ("the wedding is on 6 June 2026", True),
+    ],
+)
+def test_a_time_alone_says_only_when(sentence: str, more: bool) -> None:
+    assert says_more_than_when(sentence) is more
+
+
+@pytest.mark.parametrize(
+    ("sentence", "asks"),
+    [
+        ("send me some places pls", True),
+        ("ok give me three options", True),
+        ("tell me more", True),
+        ("My sister sends me photos every day", False),
+        ("I send my mum flowers every May", False),
+    ],
+)
+def test_telling_the_assistant_to_hand_something_over_is_a_request(sentence: str, asks: bool) -> None:
+    assert is_request(sentence) is asks
+
+
+def test_a_bare_modal_or_a_wish_is_filler() -> None:
+    assert is_filler("I shall.")
+    assert is_filler("wish me luck")
+    assert not is_filler("I shall move to Oslo")

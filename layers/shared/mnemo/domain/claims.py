@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from mnemo.domain.life_slots import share_a_slot
+
 # The words that name a person of someone's (the people a statement may be about), by the pronoun that stands for
 # them: mnemo.services.extraction.people resolves pronouns with them.
 FEMALE = frozenset(
@@ -413,10 +415,18 @@ _CHANGE = re.compile(
     r"split up|separated|divorced|passed away|died|put down|sold|gave up|giving up|stopped|cancelled|canceled|"
     r"retired|graduated|got engaged|got married|was born|were born|gave birth|had (?:the|a|our) baby|"
     r"got (?:my|our) own|back (?:home|to)|written off|pulled out|"
-    r"(?:moved|moving|relocated|relocating)\s+(?:to|into|in|out|back|away|abroad|house|home|here|there|over)|"
+    r"(?:move|moved|moving|relocated|relocating)\s+(?:to|into|in|out|back|away|abroad|house|home|here|there|over)|"
+    r"(?:since|after) (?:joining|leaving|moving|switching|quitting)|"
+    r"joined (?:an? |the )?(?:[\w-]+ ){0,2}(?:company|firm|start-?up|agency|bank|practice|studio)|"
+    r"(?:we|i|and i|and he|and she|they) split(?!\s+(?:the|a|an|it|our|my|this|that|everything|costs?|bills?)\b)|"
+    r"break-?up|adopted|"
+    r"bought (?:an?|our|my) (?:new )?(?:house|home|flat|apartment|place|condo|car)|completed on|closed on|"
+    r"got the keys|took over from|taken over from|no more|became|has become|"
+    r"(?:i|we) (?:now )?own (?:a|an|our|my)|(?:my|our) (?:very )?first (?:home|house|flat|apartment|car)|"
+    r"went (?:fully |full )?(?:vegan|vegetarian|veggie|pescatarian|remote|freelance|part-time|full-time)|"
     r"changed (?:jobs?|careers?|companies|my mind)|"
     rf"(?:my|our|a) new (?:{_NEW_THINGS})|started (?:at|a new|my new|working)|took (?:a|the) (?:new )?job)\b"
-    r"|\bnow\b\s*(?:[,.!;)]|$)",
+    r"|\b(?:now|these days|nowadays)\b\s*(?:[,.!;)]|$)",
     re.IGNORECASE,
 )
 
@@ -431,12 +441,18 @@ def clauses(text: str) -> list[str]:
     return parts or [text]
 
 
-def says_it_changed(later: str, earlier: str, closeness: Callable[[], float], threshold: float) -> bool:
+def says_it_changed(
+    later: str, earlier: str, closeness: Callable[[], float], threshold: float, same_slot_threshold: float
+) -> bool:
     """The rule for two statements said at different times whose claims do not conflict: the later one makes the
     earlier likely out of date when it says something changed, about a subject the earlier may be about (or that
-    it names), and they are close in meaning (`closeness()` at or above `threshold`; computed last: it embeds)."""
+    it names), and they are close in meaning (`closeness()` at or above `threshold`, or `same_slot_threshold` when
+    both speak of one part of a life that holds one state at a time: mnemo.domain.life_slots; computed last: it
+    embeds)."""
     about = may_be_about(earlier, subject_of(later)) or mentions(later, subject_of(earlier))
-    return says_a_change(later) and about and closeness() >= threshold
+    if not (says_a_change(later) and about):
+        return False
+    return closeness() >= (same_slot_threshold if share_a_slot(later, earlier) else threshold)
 
 
 def says_a_change(text: str) -> bool:

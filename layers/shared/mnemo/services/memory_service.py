@@ -77,6 +77,8 @@ NEAR_DUPLICATE = 0.9  # cosine at or above which a heuristic statement repeats a
 RELATED_PER_FACT = 5  # existing memories shown to the LLM for each new fact
 OUTDATE_CANDIDATES = 20  # the memories nearest a new statement whose claims it is compared with
 CHANGE_SIMILARITY = 0.40  # chosen on bench/data/change_pairs.jsonl (bench/change_rule.py): precision 0.91, recall 0.88
+# The same for two statements of one part of a life that holds one state at a time (mnemo.domain.life_slots).
+CHANGE_SIMILARITY_SAME_SLOT = 0.25
 ANSWER_CANDIDATES = 10  # the memories stating what a question asks about that a search adds to its candidates
 # A word that may be a name: capitalized after the start (not "I"), or the query's first word before a verb.
 _NAMING = re.compile(r"(?<=\s)(?!I\b)[A-Z][a-z]|^[A-Z][a-z]+(?:'s|’s)?\s+(?:is|was|has|does|works|lives)\b")
@@ -1105,7 +1107,7 @@ def _replaces(new: MemoryRecord, other: MemoryRecord, similarity: Callable[[], f
     if new.created_at == other.created_at:  # said together: only conflicting claims tell which is current
         return False
     later, earlier = (new, other) if new.created_at > other.created_at else (other, new)
-    return says_it_changed(later.text, earlier.text, similarity, CHANGE_SIMILARITY)
+    return says_it_changed(later.text, earlier.text, similarity, CHANGE_SIMILARITY, CHANGE_SIMILARITY_SAME_SLOT)
 
 
 def _successor(record: MemoryRecord, candidates: list[MemoryRecord], named: str | None) -> MemoryRecord | None:

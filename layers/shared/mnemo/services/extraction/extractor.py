@@ -16,7 +16,8 @@ For each user message, sentence by sentence (mnemo.services.extraction.sentences
   supplement" -> "Is watching B12: I take a supplement"); in a reply kept as it is, an "it" that stands for what the
   question asked about is written out, and a topic the question was "about" that the reply does not name is added;
 - what says no fact is dropped though it says "I": "good point, I'll ask Giulia", "it's not, I checked", "I feel
-  human again" (mnemo.services.extraction.wording);
+  human again", talk about the conversation ("I hope you're having a good Sunday", "bear with me") and a fragment
+  that says only when ("around three weeks ago.") (mnemo.services.extraction.wording);
 - any other sentence is a fragment: kept when it tells an event of the user's without its subject ("closed on a
   house in Montclair yesterday") or dates something other than today ("finals start in two weeks"); else the first
   sentence of a reply to the assistant's question that says more than filler ("Well…") is read with it
@@ -50,10 +51,12 @@ from mnemo.services.extraction.wording import (
     is_question,
     is_reply_intention,
     is_request,
+    is_small_talk,
     is_subjectless_event,
     is_vague,
     job_title,
     note_about_the_user,
+    says_more_than_when,
     speaks_of_an_unnamed_it,
     speaks_of_self,
     tokens,
@@ -157,7 +160,12 @@ def _says_no_fact(sentence: str, questions: Sequence[Cited]) -> bool:
     an "it" it does not name, a passing feeling."""
     if is_filler(sentence) and not questions:
         return True
-    return is_reply_intention(sentence) or speaks_of_an_unnamed_it(sentence) or is_passing_feeling(sentence)
+    return (
+        is_reply_intention(sentence)
+        or speaks_of_an_unnamed_it(sentence)
+        or is_passing_feeling(sentence)
+        or is_small_talk(sentence)
+    )
 
 
 def _read(span: Sentence, cited: Cited, people: People, questions: Sequence[Cited], at: datetime) -> Statement | None:
@@ -192,10 +200,11 @@ def _dated(sentence: str, at: datetime) -> bool:
 
 
 def _kept(text: str, cited: tuple[Cited, ...], at: datetime) -> Statement | None:
-    """The statement, its relative dates resolved, when it says something: a content word beyond filler, and more
-    than vague words."""
-    meaningful = bool(content_words(text)) and not is_vague(text)
-    return Statement(resolve_dates(text, at), cited) if meaningful else None
+    """The statement, its relative dates resolved, when it says something: a content word beyond filler and the
+    words of a time, and more than vague words."""
+    resolved = resolve_dates(text, at)
+    meaningful = says_more_than_when(resolved) and not is_vague(text)
+    return Statement(resolved, cited) if meaningful else None
 
 
 def _answers_yes_or_no(sentence: str) -> bool:

@@ -15,7 +15,7 @@ FILLER = frozenset(
     alright right got gotcha indeed totally absolutely exactly agreed sounds glad happy help helpful chat talk soon
     too much appreciate it that this you your me i we all anyway well so just really very lot lots again there day
     problem problems worries meet meeting makes make sense funny care take luck enjoy bet true same
-    interesting bit little yet""".split()
+    interesting bit little yet shall wish monday tuesday wednesday thursday friday saturday sunday""".split()
 )
 QUESTION_OPENERS = frozenset(
     """what when where who whom whose which why how is are am was were do does did can could would should will
@@ -89,6 +89,38 @@ _REQUEST = re.compile(
 )
 
 
+# Telling the assistant to hand something over: "send me some places pls", "give me three options".
+_IMPERATIVE = re.compile(
+    r"^(?:(?:ok|okay|so|and|now|pls|please|plz|just|then)[\s,]+)*(?:send|give|show|find|list|tell)\s+me\b",
+    re.IGNORECASE,
+)
+# Talk about the conversation itself or the assistant's day: "I hope you're having a good Sunday", "a lot has
+# happened since we last spoke, so bear with me", "wish me luck".
+_SMALL_TALK = re.compile(
+    r"\bhope (?:you're|you’re|youre|you are|u r|ur) (?:having|doing|well|ok|okay|good|fine)\b|\bbear with me\b|"
+    r"\bsince (?:we|i) (?:last )?(?:spoke|talked|chatted|wrote)\b|\bwish me luck\b|\blong time no (?:see|talk|chat)\b|"
+    r"\b(?:i'll|i will|will) (?:report back|keep you posted|let you know)\b",
+    re.IGNORECASE,
+)
+# The words of a time and nothing else: "around 23 September 2025", "early next week".
+TIME_WORDS = frozenset(
+    """january february march april may june july august september october november december jan feb mar apr jun
+    jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday around about early late
+    mid end start beginning week weeks weekend month months year years day days ago next last this morning
+    afternoon evening night""".split()
+)
+
+
+def is_small_talk(sentence: str) -> bool:
+    """About the conversation or the assistant, not the user ("I hope you're having a good Sunday")."""
+    return _SMALL_TALK.search(sentence) is not None
+
+
+def says_more_than_when(sentence: str) -> bool:
+    """A content word besides the words of a time and numbers ("around 23 September 2025." says only when)."""
+    return any(w not in TIME_WORDS and not w.isdigit() for w in content_words(sentence))
+
+
 def is_vague(sentence: str) -> bool:
     """Nothing but vague words once filler and stop words are gone ("I'll think about it")."""
     return all(word in VAGUE for word in content_words(sentence))
@@ -96,7 +128,8 @@ def is_vague(sentence: str) -> bool:
 
 def is_request(sentence: str) -> bool:
     """A request to the assistant, not a fact of the user's ("I need dinner ideas", "Can you write an email…")."""
-    return _REQUEST.search(sentence.strip()) is not None
+    stripped = sentence.strip()
+    return _REQUEST.search(stripped) is not None or _IMPERATIVE.match(stripped) is not None
 
 
 # What the user says back to the assistant, which is no fact of theirs.
