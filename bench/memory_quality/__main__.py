@@ -1,4 +1,4 @@
-"""`python -m bench.memory_quality [--surface selfhosted|platform|both] [--split eval|tune|dev|holdout] [--json]
+"""`python -m bench.memory_quality [--surface selfhosted|platform|both] [--split eval|tune|dev|holdout|blind] [--json]
 [--out PATH] [--no-erasure] [--locomo]`: the memory-quality evaluation of issue 16 on the embedded default (no LLM).
 
 Prints a table of every figure beside its target (and, with --json, the whole record), and writes it with the
@@ -25,7 +25,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--surface", choices=[*SURFACES, "both"], default="both")
     parser.add_argument(
         "--split",
-        choices=["eval", "tune", "dev", "holdout"],
+        choices=["eval", "tune", "dev", "holdout", "blind"],
         default="eval",
         help="tune, dev: conversations to fit rules on; holdout: conversations written apart, measured once at the end",
     )

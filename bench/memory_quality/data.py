@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "memory_quality"
-Split = Literal["eval", "tune", "dev", "holdout"]
+Split = Literal["eval", "tune", "dev", "holdout", "blind"]
 FactKind = Literal["gold", "acceptable"]
 PERSONS = ("third", "first")
 
