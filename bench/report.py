@@ -243,7 +243,7 @@ def webhook_rows(data: dict[str, Any]) -> list[str]:
 def memory_quality_rows(data: dict[str, Any]) -> list[str]:
     from bench.memory_quality.report import markdown, splits_markdown
 
-    others = {split: load(f"memory_quality-{split}") for split in ("dev", "holdout", "tune")}
+    others = {split: load(f"memory_quality-{split}") for split in ("dev", "holdout", "blind", "tune")}
     recorded = {"eval": data, **{split: other for split, other in others.items() if other}}
     return [*markdown(data["figures"], data["machine"]), "", *splits_markdown(recorded)]
 
