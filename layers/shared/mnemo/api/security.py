@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
 from fastapi import Depends, Request, Security
@@ -48,7 +48,7 @@ def authenticated(request: Request, bearer: BearerCredentials, api_key: ApiKeyVa
     return remember(request, identified)
 
 
-def require_admin(caller: Annotated[Caller, Depends(authenticated)]) -> Caller:
+async def require_admin(caller: Annotated[Caller, Depends(authenticated)]) -> Caller:
     if not caller.is_admin:
         raise PermissionDeniedError("Admin role required.")
     return caller
@@ -72,22 +72,23 @@ def session_caller(request: Request, bearer: BearerCredentials) -> Caller:
     )
 
 
-def current_user(caller: Annotated[Caller, Depends(session_caller)]) -> User:
+async def current_user(caller: Annotated[Caller, Depends(session_caller)]) -> User:
     if caller.user is None:  # session_caller always resolves a user; this guards the type
         raise AuthenticationError("Authentication required.", challenge=True)
     return caller.user
 
 
-def log_reader(caller: Annotated[Caller, Depends(require_admin)]) -> Caller:
+async def log_reader(caller: Annotated[Caller, Depends(require_admin)]) -> Caller:
     if caller.mode is AuthMode.API_KEY:
         raise PermissionDeniedError("Request logs need a Bearer token or the admin key.")
     return caller
 
 
-def rate_limited(route: str) -> Callable[[Request], None]:
-    """A dependency that spends one call of the (route, client address) budget."""
+def rate_limited(route: str) -> Callable[[Request], Coroutine[Any, Any, None]]:
+    """A dependency that spends one call of the (route, client address) budget (in memory: it runs in the event
+    loop)."""
 
-    def check(request: Request) -> None:
+    async def check(request: Request) -> None:
         client = request.client.host if request.client else "unknown"
         rate_limiter(request).check(route, client)
 
