@@ -101,8 +101,12 @@ def http_rows(data: dict[str, Any]) -> list[str]:
         )
     if "load_average_before" in f:
         before, after = (", ".join(f"{v:.1f}" for v in f[k]) for k in ("load_average_before", "load_average_after"))
-        cores = data["machine"]["cores"]
-        rows += ["", f"Load average (1, 5, 15 min) on {cores} cores: {before} before the run, {after} after."]
+        m = data["machine"]
+        rows += [
+            "",
+            f"Recorded {m['date']} at commit {m['commit']}; load average (1, 5, 15 min) on {m['cores']} cores: "
+            f"{before} before the run, {after} after.",
+        ]
     return rows
 
 
