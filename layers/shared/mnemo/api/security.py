@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from mnemo.api.dependencies import account_service, authenticator, rate_limiter, token_service
 from mnemo.domain.accounts import User
@@ -43,9 +44,21 @@ def remember(request: Request, caller: Caller) -> Caller:
     return caller
 
 
-def authenticated(request: Request, bearer: BearerCredentials, api_key: ApiKeyValue) -> Caller:
-    identified = authenticator(request).identify(bearer.credentials if bearer else None, api_key)
-    return remember(request, identified)
+def identified(request: Request, bearer: BearerCredentials, api_key: ApiKeyValue) -> Caller:
+    """`authenticated` for a caller already in a worker thread (the MCP route's check)."""
+    found = authenticator(request).identify(bearer.credentials if bearer else None, api_key)
+    return remember(request, found)
+
+
+async def authenticated(request: Request, bearer: BearerCredentials, api_key: ApiKeyValue) -> Caller:
+    """In the event loop when the key was verified before and nothing changed since (one read of a counter, no
+    write), else in a worker thread: the full check reads the stores and may record the key's use."""
+    checks = authenticator(request)
+    token = bearer.credentials if bearer else None
+    caller = checks.identify_verified(token, api_key)
+    if caller is None:
+        caller = await run_in_threadpool(checks.identify, token, api_key)
+    return remember(request, caller)
 
 
 async def require_admin(caller: Annotated[Caller, Depends(authenticated)]) -> Caller:
