@@ -108,6 +108,8 @@ class ProviderRegistry:
     the local int8 model, which embeds one text per run (`shares_batch_work` false), so that sharing a call would
     only add the wait."""
 
+    embed_batching: EmbedBatching | None = None
+
     def __init__(self, embed_batching: EmbedBatching | None = None) -> None:
         self.embed_batching = embed_batching
 
