@@ -255,11 +255,13 @@ def run(
 
         result = {
             "surface": surface,
+            "load_average_before": [round(x, 2) for x in os.getloadavg()],
             "clients": clients,
             "preloaded": preload,
             "auth": routes.auth,
             "search": measured(search),
             "add": measured(add),
+            "load_average_after": [round(x, 2) for x in os.getloadavg()],
         }
     finally:
         server.terminate()

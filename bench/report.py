@@ -89,15 +89,24 @@ def http_rows(data: dict[str, Any]) -> list[str]:
     routes = "platform API (/v3/memories/…)" if f.get("surface") == "platform" else "self-hosted API"
     rows = [
         f"| HTTP {routes}, {f['clients']} clients, {f['preloaded']} memories preloaded | requests/s | "
-        "p50 / p95 / p99 ms | errors |",
-        "|---|---|---|---|",
+        "p50 / p95 / p99 ms | errors | server CPU ms per request |",
+        "|---|---|---|---|---|",
     ]
     for kind in ("search", "add"):
         r = f[kind]
         p = r["latency_ms"]
         rows.append(
-            f"| {kind} ({r['seconds']} s) | {r['per_second']} | {p['p50']} / {p['p95']} / {p['p99']} | {r['errors']} |"
+            f"| {kind} ({r['seconds']} s) | {r['per_second']} | {p['p50']} / {p['p95']} / {p['p99']} | {r['errors']} "
+            f"| {r.get('server_cpu_ms_per_request', '–')} |"
         )
+    if "load_average_before" in f:
+        before, after = (", ".join(f"{v:.1f}" for v in f[k]) for k in ("load_average_before", "load_average_after"))
+        m = data["machine"]
+        rows += [
+            "",
+            f"Recorded {m['date']} at commit {m['commit']}; load average (1, 5, 15 min) on {m['cores']} cores: "
+            f"{before} before the run, {after} after.",
+        ]
     return rows
 
 

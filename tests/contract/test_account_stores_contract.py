@@ -197,6 +197,35 @@ def test_removing_a_users_keys_leaves_the_others(stores: Stores) -> None:
     assert len(stores.keys.list_for_user(bob.id)) == 1
 
 
+def test_the_auth_epoch_moves_when_a_key_or_user_may_have_changed_meaning_and_only_then(stores: Stores) -> None:
+    """The verified-key cache's guard (services/api_keys.py): a store without one says None (nothing is cached)."""
+    epoch = stores.keys.auth_epoch
+    if epoch() is None:
+        assert isinstance(stores.keys, DynamoApiKeyStore)
+        return
+    ada, bob = user("ada@example.com"), user("bob@example.com")
+    stores.users.add(ada)
+    stores.users.add(bob)
+    key, _ = api_key(ada)
+    stores.keys.add(key)
+    stores.keys.add(api_key(bob)[0])
+    start = epoch()
+    stores.keys.touch(key.id, T0 + timedelta(minutes=5))  # a use, a new key or user: no change of meaning
+    stores.keys.add(api_key(ada)[0])
+    stores.users.add(user("cy@example.com"))
+    assert epoch() == start
+    moves: list[Callable[[], object]] = [
+        lambda: stores.keys.revoke(key.id, T0 + timedelta(hours=1)),
+        lambda: stores.users.update(ada.changed(role=Role.ADMIN)),
+        lambda: stores.keys.remove_for_user(bob.id),
+        lambda: stores.users.remove(bob.id),
+    ]
+    for move in moves:
+        before = epoch()
+        move()
+        assert epoch() is not None and epoch() > before  # type: ignore[operator]
+
+
 # ---- refresh tokens ----------------------------------------------------------------------------------------
 
 

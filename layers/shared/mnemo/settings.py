@@ -111,6 +111,18 @@ class Settings(BaseSettings):
     rate_limit_register: int = Field(default=5, ge=0)
     rate_limit_login: int = Field(default=10, ge=0)
     rate_limit_refresh: int = Field(default=20, ge=0)
+    http_threads: int = Field(
+        default=8,
+        ge=1,
+        description="mnemo serve: how many requests run their synchronous part at once (the others wait their turn).",
+    )
+    embed_batch_wait_ms: float = Field(
+        default=1.0,
+        ge=0,
+        le=50,
+        description="mnemo serve: how long an embedder call waits for concurrent ones to share its call (0: never).",
+    )
+    embed_batch_max_texts: int = Field(default=16, ge=1, description="Texts one shared embedder call takes at most.")
     request_log_retention_days: int = Field(default=30, ge=1, validation_alias=_env("REQUEST_LOG_RETENTION_DAYS"))
 
     # ---- webhooks (platform) ----

@@ -93,8 +93,25 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
+@dataclass(frozen=True, slots=True)
+class EmbedBatching:
+    """Concurrent embedder calls share one call (adapters/embedders/micro_batching.py): how long the first waits
+    for others, in seconds, and how many texts one shared call takes at most."""
+
+    max_wait: float
+    max_texts: int
+
+
 class ProviderRegistry:
-    """The catalogue the configuration service builds providers from (see ports.providers)."""
+    """The catalogue the configuration service builds providers from (see ports.providers). With `embed_batching`,
+    every embedder it builds whose batched calls cost less per text is wrapped in a MicroBatchingEmbedder: all but
+    the local int8 model, which embeds one text per run (`shares_batch_work` false), so that sharing a call would
+    only add the wait."""
+
+    embed_batching: EmbedBatching | None = None
+
+    def __init__(self, embed_batching: EmbedBatching | None = None) -> None:
+        self.embed_batching = embed_batching
 
     def bundled(self) -> dict[str, list[str]]:
         return {"llm": sorted(LLMS), "embedder": sorted(EMBEDDERS)}
@@ -102,6 +119,11 @@ class ProviderRegistry:
     def build_embedder(self, provider: str, config: dict[str, Any] | None) -> Embedder:
         typed = validate("embedder", provider, config)
         embedder: Embedder = _load(EMBEDDERS[provider].factory)(typed)
+        if self.embed_batching is not None and getattr(embedder, "shares_batch_work", True):
+            from mnemo.adapters.embedders.micro_batching import MicroBatchingEmbedder
+
+            batching = self.embed_batching
+            return MicroBatchingEmbedder(embedder, max_wait=batching.max_wait, max_texts=batching.max_texts)
         return embedder
 
     def build_llm(self, provider: str, config: dict[str, Any] | None) -> LLM:

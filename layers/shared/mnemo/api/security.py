@@ -9,11 +9,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from mnemo.api.dependencies import account_service, authenticator, rate_limiter, token_service
 from mnemo.domain.accounts import User
@@ -43,12 +44,24 @@ def remember(request: Request, caller: Caller) -> Caller:
     return caller
 
 
-def authenticated(request: Request, bearer: BearerCredentials, api_key: ApiKeyValue) -> Caller:
-    identified = authenticator(request).identify(bearer.credentials if bearer else None, api_key)
-    return remember(request, identified)
+def identified(request: Request, bearer: BearerCredentials, api_key: ApiKeyValue) -> Caller:
+    """`authenticated` for a caller already in a worker thread (the MCP route's check)."""
+    found = authenticator(request).identify(bearer.credentials if bearer else None, api_key)
+    return remember(request, found)
 
 
-def require_admin(caller: Annotated[Caller, Depends(authenticated)]) -> Caller:
+async def authenticated(request: Request, bearer: BearerCredentials, api_key: ApiKeyValue) -> Caller:
+    """In the event loop when the key was verified before and nothing changed since (one read of a counter, no
+    write), else in a worker thread: the full check reads the stores and may record the key's use."""
+    checks = authenticator(request)
+    token = bearer.credentials if bearer else None
+    caller = checks.identify_verified(token, api_key)
+    if caller is None:
+        caller = await run_in_threadpool(checks.identify, token, api_key)
+    return remember(request, caller)
+
+
+async def require_admin(caller: Annotated[Caller, Depends(authenticated)]) -> Caller:
     if not caller.is_admin:
         raise PermissionDeniedError("Admin role required.")
     return caller
@@ -72,22 +85,23 @@ def session_caller(request: Request, bearer: BearerCredentials) -> Caller:
     )
 
 
-def current_user(caller: Annotated[Caller, Depends(session_caller)]) -> User:
+async def current_user(caller: Annotated[Caller, Depends(session_caller)]) -> User:
     if caller.user is None:  # session_caller always resolves a user; this guards the type
         raise AuthenticationError("Authentication required.", challenge=True)
     return caller.user
 
 
-def log_reader(caller: Annotated[Caller, Depends(require_admin)]) -> Caller:
+async def log_reader(caller: Annotated[Caller, Depends(require_admin)]) -> Caller:
     if caller.mode is AuthMode.API_KEY:
         raise PermissionDeniedError("Request logs need a Bearer token or the admin key.")
     return caller
 
 
-def rate_limited(route: str) -> Callable[[Request], None]:
-    """A dependency that spends one call of the (route, client address) budget."""
+def rate_limited(route: str) -> Callable[[Request], Coroutine[Any, Any, None]]:
+    """A dependency that spends one call of the (route, client address) budget (in memory: it runs in the event
+    loop)."""
 
-    def check(request: Request) -> None:
+    async def check(request: Request) -> None:
         client = request.client.host if request.client else "unknown"
         rate_limiter(request).check(route, client)
 

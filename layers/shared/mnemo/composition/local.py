@@ -3,7 +3,7 @@ one more per platform project, the local embedder, and the in-process add worker
 
 from __future__ import annotations
 
-from mnemo.adapters.registry import ProviderRegistry
+from mnemo.adapters.registry import EmbedBatching, ProviderRegistry
 from mnemo.adapters.sqlite.api_key_store import SqliteApiKeyStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.refresh_token_store import SqliteRefreshTokenStore
@@ -21,12 +21,18 @@ from mnemo.services.request_log import RequestLogService
 from mnemo.settings import Settings
 
 
+def embed_batching(settings: Settings, serves_http: bool) -> EmbedBatching | None:
+    """Micro-batching of the embedder's calls where concurrent requests make them: a serving process."""
+    if not serves_http or settings.embed_batch_wait_ms <= 0:
+        return None
+    return EmbedBatching(settings.embed_batch_wait_ms / 1000, settings.embed_batch_max_texts)
+
+
 def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, serves_http: bool = True) -> Container:
     database = Database(settings.database_path)
     storage = open_storage(database)
-    configuration = ConfigurationService(
-        storage.store, catalog or ProviderRegistry(), settings.default_provider_config()
-    )
+    catalog = catalog or ProviderRegistry(embed_batching(settings, serves_http))
+    configuration = ConfigurationService(storage.store, catalog, settings.default_provider_config())
     memory_service = open_memory_service(
         storage, configuration.providers, ranking_weights(settings), reranker=reranker(settings)
     )

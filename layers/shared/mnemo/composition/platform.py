@@ -44,6 +44,7 @@ from mnemo.services.platform.profile_worker import ProfileWorker
 from mnemo.services.platform.profiles import ProfileService
 from mnemo.services.platform.project_memory import ProjectMemoryService
 from mnemo.services.platform.reports import ReportService
+from mnemo.services.platform.retrieval_counts import RetrievalCounts
 from mnemo.services.platform.services import PlatformServices
 from mnemo.services.platform.tenancy import TenancyService
 from mnemo.services.platform.webhook_delivery import WebhookDispatcher, WebhookRelay
@@ -87,7 +88,8 @@ def platform_services(
             erasure.purge()  # what the project's records held, out of the main file's WAL too
 
     tenancy = TenancyService(store, drop_project)
-    project_memory = ProjectMemoryService(namespaces, adds, events, store, decay_settings(settings))
+    counts = RetrievalCounts(store)  # written as they are made, unless start_workers starts its thread
+    project_memory = ProjectMemoryService(namespaces, adds, events, store, decay_settings(settings), counts=counts)
     policy = dream_policy(settings)
     dream_jobs = DreamJobs(namespaces, store, reflections, lambda: providers.get().llm, adds.enqueue_job, policy=policy)
     adds.dreams = dream_jobs
@@ -104,7 +106,7 @@ def platform_services(
         project_memory=project_memory,
         events=events,
         entities=ProjectEntityService(namespaces, store, events),
-        reports=ReportService(namespaces, store, llm=lambda: providers.get().llm),
+        reports=ReportService(namespaces, store, llm=lambda: providers.get().llm, counts=counts),
         adds=adds,
         jobs=JobService(adds, max_attempts=settings.job_attempts),
         namespaces=namespaces,
@@ -120,6 +122,7 @@ def platform_services(
         ),
     )
     platform.erasure = erasure
+    platform.retrieval_counts = counts
     return platform
 
 

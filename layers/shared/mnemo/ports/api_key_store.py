@@ -30,6 +30,12 @@ class ApiKeyStore(Protocol):
         """Record a use of the key."""
         ...
 
+    def auth_epoch(self) -> int | None:
+        """A number that changes whenever a stored key or user may have changed meaning (revoked, moved, removed,
+        its user changed or removed), in any process; None where the store has none (nothing may then be
+        cached)."""
+        ...
+
     def remove_for_user(self, user_id: str) -> int:
         """Delete every key of a user (when the user is removed); returns how many."""
         ...

@@ -42,6 +42,19 @@ class Authenticator:
             return Caller(AuthMode.DISABLED)
         raise AuthenticationError(MISSING, challenge=True)
 
+    def identify_verified(self, bearer: str | None, api_key: str | None) -> Caller | None:
+        """The caller without a write and with at most one small read (the store's auth epoch): the admin key, or a
+        per-user key verified before and unchanged since (ApiKeyService.verified). None: `identify` decides."""
+        if bearer is not None or not api_key:
+            return None
+        if self.is_admin_key(api_key):
+            return Caller(AuthMode.ADMIN_KEY)
+        found = self.api_keys.verified(api_key)
+        if found is None:
+            return None
+        key, user = found
+        return Caller(AuthMode.API_KEY, user, key_prefix=key.key_prefix)
+
     def is_admin_key(self, value: str) -> bool:
         return self._admin_digest is not None and hmac.compare_digest(self._admin_digest, _digest(value))
 

@@ -1,5 +1,7 @@
 """The API call log: entries are queued by the HTTP layer and written in batches by one background thread,
-so a request never waits for the write; entries older than the retention period are pruned every hour.
+so a request never waits for the write; entries older than the retention period are pruned every hour. The
+thread lets a batch gather for up to LINGER_SECONDS (or BATCH entries) before it writes: one transaction per
+request cost ~0.2 ms of CPU per request under load; `flush` (a read of the log, closing) writes at once.
 Without the thread (`background=False`, as on Lambda, which freezes a process between calls) each entry is
 written as its request ends, and expiry is the store's (a TTL)."""
 
@@ -20,6 +22,7 @@ log = logging.getLogger("mnemo.request_log")
 
 PRUNE_EVERY_SECONDS = 3600.0
 BATCH = 500
+LINGER_SECONDS = 0.05
 
 
 class RequestLogService:
@@ -39,6 +42,7 @@ class RequestLogService:
         self._submitted = 0
         self._settled = 0
         self._closing = False
+        self._flushing = 0  # callers of flush() waiting: the writer does not linger for them
         self._last_prune = time.monotonic()
         self._thread: threading.Thread | None = None
         if background:
@@ -56,7 +60,8 @@ class RequestLogService:
         with self._changed:
             self._pending.append(entry)
             self._submitted += 1
-            self._changed.notify_all()
+            if len(self._pending) in (1, BATCH):  # the writer waits for a first entry, then for a full batch
+                self._changed.notify_all()
 
     def recent(self, limit: int) -> list[RequestLogEntry]:
         """The newest entries, newest first, including every entry submitted before the call."""
@@ -75,7 +80,12 @@ class RequestLogService:
             return True
         with self._changed:
             target = self._submitted
-            return self._changed.wait_for(lambda: self._settled >= target, timeout=timeout)
+            self._flushing += 1
+            self._changed.notify_all()
+            try:
+                return self._changed.wait_for(lambda: self._settled >= target, timeout=timeout)
+            finally:
+                self._flushing -= 1
 
     def close(self) -> None:
         if self._thread is None:
@@ -85,10 +95,15 @@ class RequestLogService:
             self._changed.notify_all()
         self._thread.join(timeout=10)
 
+    def _batch_due(self) -> bool:
+        return len(self._pending) >= BATCH or self._closing or self._flushing > 0
+
     def _run(self) -> None:
         while True:
             with self._changed:
                 self._changed.wait_for(lambda: bool(self._pending) or self._closing, timeout=PRUNE_EVERY_SECONDS)
+                if self._pending:
+                    self._changed.wait_for(self._batch_due, timeout=LINGER_SECONDS)
                 batch = [self._pending.popleft() for _ in range(min(BATCH, len(self._pending)))]
                 closing = self._closing and not self._pending
             if batch:

@@ -101,6 +101,10 @@ class DynamoApiKeyStore:
         items = [i for i in self._pointed(f"USERKEYS#{user_id}") if "revoked_at" not in i]
         return [api_key_of(i) for i in sorted(items, key=lambda i: i["created_sk"]["S"], reverse=True)]
 
+    def auth_epoch(self) -> None:
+        """None: on DynamoDB each request reads its key and user (no verified-key cache)."""
+        return None
+
     def find_active_by_prefix(self, key_prefix: str) -> Sequence[ApiKey]:
         return [api_key_of(i) for i in self._pointed(f"KEYPREFIX#{key_prefix}") if "revoked_at" not in i]
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from mnemo.adapters.sqlite import auth_epoch
 from mnemo.adapters.sqlite.database import Database
 from mnemo.domain.api_keys import ApiKey
 from mnemo.domain.timefmt import from_iso, iso
@@ -31,7 +32,7 @@ _COLUMNS = "id, user_id, label, key_prefix, key_hash, created_at, last_used_at, 
 class SqliteApiKeyStore:
     def __init__(self, db: Database) -> None:
         self._db = db
-        db.executescript(SCHEMA)
+        db.executescript(SCHEMA + auth_epoch.SCHEMA + auth_epoch.API_KEY_TRIGGERS)
 
     def add(self, key: ApiKey) -> None:
         with self._db.write() as conn:
@@ -65,6 +66,9 @@ class SqliteApiKeyStore:
     def touch(self, key_id: str, at: datetime) -> None:
         with self._db.write() as conn:
             conn.execute("UPDATE api_keys SET last_used_at = ? WHERE id = ?", (iso(at), key_id))
+
+    def auth_epoch(self) -> int:
+        return auth_epoch.read_epoch(self._db)
 
     def remove_for_user(self, user_id: str) -> int:
         with self._db.write() as conn:

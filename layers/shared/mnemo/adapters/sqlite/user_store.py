@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from mnemo.adapters.sqlite import auth_epoch
 from mnemo.adapters.sqlite.database import Database
 from mnemo.domain.accounts import Role, User
 from mnemo.domain.timefmt import from_iso, iso
@@ -30,7 +31,7 @@ EMAIL_TAKEN = "Email is already in use."
 class SqliteUserStore:
     def __init__(self, db: Database) -> None:
         self._db = db
-        db.executescript(SCHEMA)
+        db.executescript(SCHEMA + auth_epoch.SCHEMA + auth_epoch.USER_TRIGGERS)
 
     def add(self, user: User) -> None:
         with self._db.write() as conn:

@@ -19,7 +19,7 @@ from starlette.types import Message, Scope
 from mnemo.api.mcp_server.gateway import Credentials, MemoryGateway
 from mnemo.api.platform.security import platform_caller, token_scheme
 from mnemo.api.responses import ErrorOut, errors
-from mnemo.api.security import ApiKeyValue, BearerCredentials, authenticated
+from mnemo.api.security import ApiKeyValue, BearerCredentials, identified
 from mnemo.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def mcp_credentials(
     if credentials.surface.value == "platform":
         platform_caller(request, token)
     else:
-        authenticated(request, bearer, api_key)
+        identified(request, bearer, api_key)
     return credentials
 
 

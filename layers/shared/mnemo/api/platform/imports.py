@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
 
-from mnemo.api.dependencies import platform_services
+from mnemo.api.dependencies import in_loop, platform_services
 from mnemo.api.platform.bodies import ImportBody, top_level_ids
 from mnemo.api.platform.responses.imports import ImportQueuedOut
 from mnemo.api.platform.security import Owner
@@ -22,7 +22,7 @@ def import_jobs(request: Request) -> ImportJobs:
     return platform_services(request).adds.imports
 
 
-ImportJobsDep = Annotated[ImportJobs, Depends(import_jobs)]
+ImportJobsDep = Annotated[ImportJobs, Depends(in_loop(import_jobs))]
 
 
 @router.post(

@@ -36,7 +36,7 @@ def platform_caller(request: Request, header: Annotated[str | None, Security(tok
     return caller
 
 
-def owner(caller: Annotated[PlatformCaller, Depends(platform_caller)]) -> PlatformCaller:
+async def owner(caller: Annotated[PlatformCaller, Depends(platform_caller)]) -> PlatformCaller:
     caller.require(Role.OWNER)
     return caller
 

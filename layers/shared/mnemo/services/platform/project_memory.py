@@ -21,6 +21,7 @@ from mnemo.services.memory_service import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import AddJobs
 from mnemo.services.platform.events import DELETE, EventService
+from mnemo.services.platform.retrieval_counts import RetrievalCounts
 
 MEMORY_NOT_FOUND = "Memory not found!"
 BATCH_LIMIT = 1000  # memories one batch update or delete may name
@@ -55,15 +56,19 @@ class ProjectMemoryService:
         records: ProjectRecordStore,
         decay: DecaySettings | None = None,
         clock: Callable[[], datetime] = now,
+        *,
+        counts: RetrievalCounts | None = None,
     ) -> None:
         """`decay`: how memories age in the v3 search of a project with `decay` on (the deployment's settings);
-        `clock`: the moment ages are counted to (tests and benchmarks set it)."""
+        `clock`: the moment ages are counted to (tests and benchmarks set it); `counts`: where searches and gets
+        are counted (default: written to `records` as they are made)."""
         self._namespaces = namespaces
         self._adds = adds
         self._events = events
         self._records = records
         self.decay = decay or DecaySettings()
         self.clock = clock
+        self._counts = counts or RetrievalCounts(records)
 
     def memory_service(self, project_id: str) -> MemoryService:
         return self._namespaces.memory_service(project_id)
@@ -85,7 +90,7 @@ class ProjectMemoryService:
         if v3 and project.decay:
             command = replace(command, decay=Decay(self.decay, self.clock()))
         results = self.memory_service(project.id).search(command)
-        self._records.bump_counter(project.id, "search_events")
+        self._counts.bump(project.id, "search_events")
         return results
 
     def find(
@@ -104,12 +109,12 @@ class ProjectMemoryService:
         service = self.memory_service(project_id)
         records = service.get_all(expr, top_k=limit, offset=offset, show_expired=show_expired, states=states)
         counted = service.count(expr, show_expired=show_expired, states=states) if total else None
-        self._records.bump_counter(project_id, "get_events")
+        self._counts.bump(project_id, "get_events")
         return MemoryPage(records, counted)
 
     def get(self, project_id: str, memory_id: str) -> MemoryRecord:
         record = self._existing(project_id, memory_id)
-        self._records.bump_counter(project_id, "get_events")
+        self._counts.bump(project_id, "get_events")
         return record
 
     def sources_of(self, project_id: str, memory_id: str) -> tuple[MemoryRecord, list[MemoryRecord]]:

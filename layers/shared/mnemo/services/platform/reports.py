@@ -21,6 +21,7 @@ from mnemo.services.commands import check_size, json_size
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform import filters as pf
 from mnemo.services.platform.llm_export import export_with_llm
+from mnemo.services.platform.retrieval_counts import RetrievalCounts
 
 FEEDBACK_VALUES = ("POSITIVE", "NEGATIVE", "VERY_NEGATIVE")
 INVALID_MEMORY_ID = "Invalid memory_id"
@@ -44,9 +45,11 @@ class ReportService:
         store: ProjectRecordStore,
         clock: Callable[[], datetime] = now,
         llm: Callable[[], LLM | None] = lambda: None,
+        counts: RetrievalCounts | None = None,
     ) -> None:
         self._namespaces = namespaces
         self._store = store
+        self._counts = counts  # retrieval counts that may wait to be written: flushed before the stats read them
         self._clock = clock
         self._llm = llm  # the configured LLM, read at each use (POST /configure may change it)
 
@@ -151,6 +154,8 @@ class ReportService:
     def stats(self, project: Project) -> dict[str, Any]:
         service = self._namespaces.memory_service(project.id)
         entities = service.entity_counts()
+        if self._counts is not None:
+            self._counts.flush()
         counters = self._store.counters(project.id)
         per: dict[str, dict[str, int]] = {"user": {}, "agent": {}, "run": {}}
         for entity in entities:

@@ -19,6 +19,7 @@ from mnemo.services.platform.profile_worker import ProfileWorker
 from mnemo.services.platform.profiles import ProfileService
 from mnemo.services.platform.project_memory import ProjectMemoryService
 from mnemo.services.platform.reports import ReportService
+from mnemo.services.platform.retrieval_counts import RetrievalCounts
 from mnemo.services.platform.tenancy import TenancyService
 from mnemo.services.platform.webhook_worker import WebhookWorker
 from mnemo.services.platform.webhooks import WebhookService
@@ -43,13 +44,16 @@ class PlatformServices:
     profile_worker: ProfileWorker | None = None  # the local worker of profile generations and jobs
     dream_scheduler: DreamScheduler | None = None  # finds the users due a Synthesis run and queues their runs
     dream_timer: DreamTimer | None = None  # the local schedule: ticks the scheduler (a thread of mnemo serve)
+    retrieval_counts: RetrievalCounts | None = None  # searches and gets counted in memory, written by a thread
     erasure: ProjectErasure | None = None  # what a delete scrubs beside the memories (events, deliveries, exports)
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def start_workers(self) -> None:
-        """The local background threads: the writer of recorded accesses, the add worker, the webhook worker, the
-        profile worker, then Dream's schedule."""
+        """The local background threads: the writers of recorded accesses and of retrieval counts, the add worker,
+        the webhook worker, the profile worker, then Dream's schedule."""
         self.namespaces.access_buffer.start()
+        if self.retrieval_counts is not None:
+            self.retrieval_counts.start()
         if self.worker is not None:
             self.worker.start()
         if self.webhook_worker is not None:
@@ -68,6 +72,8 @@ class PlatformServices:
             self.webhook_worker.stop()
         if self.profile_worker is not None:
             self.profile_worker.stop()
+        if self.retrieval_counts is not None:
+            self.retrieval_counts.close()
         self.namespaces.close()
         for close in self.closers:
             close()
