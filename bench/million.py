@@ -6,8 +6,10 @@ all*. At each size:
   beforehand): scoped to one user of the first store, unscoped over it, and over the one user of the second;
 - recall@10 of the semantic candidates against exact float32 search of the same vectors (unscoped, and the one
   user), with the index's own settings: exact scans below `index_ann_min_rows`, the approximate index above;
-- a fresh process serving each store (`python -m bench.million serve DIR …`): seconds from its start until its first
-  search answered, its peak RSS (VmHWM) over 100 more searches, and its p50 there;
+- a fresh process serving each store (`python -m bench.million serve DIR …`), which starts from the snapshot the
+  bench's own process wrote when it closed the store: seconds from its spawn until its first search answered, its
+  peak RSS (VmHWM) over 100 more searches, and its p50 there; at `rebuilt_at` (100k) also without the snapshot, as
+  after a crash (the index rebuilt from the records);
 - the machine's load average when the figure was taken.
 Then, at the largest size, batched adds with the real embedder (`infer=false`, 100 memories per call, into existing
 users of the first store, and into the one user of the second).
@@ -318,6 +320,8 @@ def run(
     results["bench_peak_rss_mb"] = peak_rss_mb()
     for container in (users, one_user):
         container.close()
+    if work_dir is None:
+        shutil.rmtree(work, ignore_errors=True)  # about 7 GB at a million
     return results
 
 

@@ -214,3 +214,21 @@ def test_given_a_snapshot_older_than_the_file_when_opened_then_it_is_not_used(tm
     assert records[4].id not in ids_found(storage, rows[4])
     assert storage.index.count() == 9
     close(database, storage)
+
+
+def test_given_a_record_changed_without_the_index_when_closed_then_the_next_start_rebuilds(tmp_path: Path):
+    path = tmp_path / "mnemo.sqlite3"
+    database, storage = open_file(path)
+    records, rows = records_of(5), unit_rows(5, seed=13)
+    add(storage, records, rows)
+    database_writer = Database(path)  # a tool writing the file beside the running index
+    with database_writer.write() as conn:
+        conn.execute("UPDATE memories SET state = 'superseded' WHERE id = ?", (records[2].id,))
+    database_writer.close()
+    close(database, storage)  # the snapshot carries the generation the index saw: behind the file's
+
+    database, storage = open_file(path)
+
+    active = [h.memory_id for h in storage.index.search(rows[2], "", Condition("state", "eq", "active"), 10)]
+    assert records[2].id not in active
+    close(database, storage)

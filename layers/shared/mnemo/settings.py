@@ -188,9 +188,9 @@ class Settings(BaseSettings):
     index_keyword_term_cap: int = Field(
         default=20_000,
         ge=1,
-        description="A query word found in more memories than this is left out of a broad keyword (BM25) search "
-        "(unscoped, or over a user holding most memories): its weight is low and ranking its rows costs about 0.5 µs "
-        "each. A search scoped to a few users, or a store of fewer memories, keeps every word.",
+        description="A query word found in more memories than this is left out of the keyword (BM25) search: its "
+        "weight is low, and reading and ranking its rows costs about 0.5 µs each (a store of fewer memories keeps "
+        "every word).",
     )
 
     # ---- memory decay (platform): the v3 search of a project with `decay` on (mnemo.services.decay) ----

@@ -10,6 +10,7 @@ this index.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import numpy as np
 
 TRAINING_POINTS_PER_LIST = 40  # k-means wants at least 39 points per centroid
 TRAINING_ITERATIONS = 10
+TRAINING_THREADS = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 MAX_LISTS = 1024
 MIN_LISTS = 16
 
@@ -30,6 +32,9 @@ class ApproximateIndex:
     def __init__(self, dimension: int, lists: int, nprobe: int) -> None:
         import faiss  # a large store only: a small one never needs it
 
+        # One thread per call: a search or an add of one batch is too small to share, and OpenMP's waiting threads
+        # spin on cores the server's other requests need (an add of 100 vectors took 40 ms instead of 1).
+        faiss.omp_set_num_threads(1)
         self._faiss: Any = faiss
         self.dimension = dimension
         self.lists = lists
@@ -47,7 +52,11 @@ class ApproximateIndex:
         """An empty index for about `rows` rows, its lists' centroids trained on a sample of them (k-means)."""
         vectors = np.ascontiguousarray(sample, dtype=np.float32)
         index = cls(vectors.shape[1], min(lists_for(rows), max(1, len(vectors) // TRAINING_POINTS_PER_LIST)), nprobe)
-        index._index.train(vectors)
+        index._faiss.omp_set_num_threads(TRAINING_THREADS)  # k-means: every core, once
+        try:
+            index._index.train(vectors)
+        finally:
+            index._faiss.omp_set_num_threads(1)
         index.trained_on = rows
         return index
 
@@ -64,6 +73,7 @@ class ApproximateIndex:
         """An index saved by `save`."""
         import faiss
 
+        faiss.omp_set_num_threads(1)
         index = cls.__new__(cls)
         index._faiss = faiss
         index._index = faiss.read_index(str(path))
@@ -87,9 +97,10 @@ class ApproximateIndex:
         if len(keys):
             self._index.remove_ids(self._faiss.IDSelectorBatch(np.ascontiguousarray(keys, dtype=np.int64)))
 
-    def search(self, query: np.ndarray, count: int) -> np.ndarray:
-        """The keys of (about) the `count` rows nearest the query, nearest first."""
+    def search(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The keys of (about) the `count` rows nearest the query, nearest first, and their similarities as the index
+        computes them (on its own int8 codes)."""
         params = self._faiss.SearchParametersIVF(nprobe=self.nprobe)
-        _, found = self._index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), count, params=params)
-        keys: np.ndarray = found[0]
-        return keys[keys >= 0]
+        found, keys = self._index.search(np.asarray(query, dtype=np.float32).reshape(1, -1), count, params=params)
+        kept = keys[0] >= 0
+        return keys[0][kept], found[0][kept]

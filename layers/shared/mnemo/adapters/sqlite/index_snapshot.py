@@ -7,8 +7,11 @@ memory-mapped when read back: a partition's pages are read when it is searched),
 *generation* of the memories it reflects.
 
 The generation is a counter in the SQLite file that triggers on the `memories` table advance in the same
-transaction as every insert, update and delete, whoever writes. A snapshot is used only when its generation, its
-width and the keyword table's last row equal the file's; otherwise the index is rebuilt from the records. It is
+transaction as every insert, update and delete, whoever writes. The index notes the generation after each of its own
+writes (a memory's record is written before its index entry), and the snapshot carries the last one it noted: a
+record changed without the index after that (a tool, a crash between the two writes) leaves the file's generation
+ahead. A snapshot is used only when its generation, its width and the keyword table's last row equal the file's;
+otherwise the index is rebuilt from the records. It is
 deleted as soon as it has been read: the index moves away from it with the first write, a crash then leaves no
 snapshot behind (the next start rebuilds), and the vectors and facets of a memory deleted later never stay in a side
 file (README: deletes erase).
@@ -72,11 +75,16 @@ def track_generation(db: Database) -> None:
     db.executescript(GENERATION_SCHEMA)
 
 
-def mark_of(db: Database, dimension: int) -> Mark:
-    conn = db.read()
-    generation = conn.execute("SELECT n FROM memory_generation WHERE id = 1").fetchone()
-    last = conn.execute("SELECT max(rowid) FROM memory_fts").fetchone()
-    return Mark(int(generation[0]) if generation else -1, int(last[0] or 0), dimension)
+def generation_of(db: Database) -> int:
+    row = db.read().execute("SELECT n FROM memory_generation WHERE id = 1").fetchone()
+    return int(row[0]) if row else -1
+
+
+def mark_of(db: Database, dimension: int, generation: int | None = None) -> Mark:
+    """Where the file stands now, or, with `generation`, where it stood for an index that saw that generation
+    last (its keyword table is its own, so its last row is always now's)."""
+    last = db.read().execute("SELECT max(rowid) FROM memory_fts").fetchone()
+    return Mark(generation_of(db) if generation is None else generation, int(last[0] or 0), dimension)
 
 
 def write(directory: Path, snapshot: Snapshot, save_approximate: Any) -> None:

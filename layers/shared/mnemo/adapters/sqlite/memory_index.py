@@ -44,6 +44,8 @@ SCHEMA = f"CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5({FTS_ARGS});
 DATED_WEIGHT = 1.0  # BM25 weight of a date word against a word of the text
 _BM25 = f"bm25(memory_fts, 1.0, 0.0, 0.0, {DATED_WEIGHT})"
 _CAPPED_COUNT = "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)"
+FACETED_MAX = 8_192  # a facet filed on at most this many rows is searched through its rows alone
+GATHERS_PER_PARTITION = 32  # candidates of at most this many partitions are gathered a partition at a time
 AMONG_MAX = 4_096  # at most this many rows (of a facet) are listed in a keyword query kept to them
 TERM_COUNTS_KEPT = 10_000  # terms whose counts are remembered (forgotten all at once past this)
 _INSERT = "INSERT INTO memory_fts (rowid, text, memory_id, user_id, dated) VALUES (?, ?, ?, ?, ?)"
@@ -61,7 +63,7 @@ class IndexTuning:
     ann_min_rows: int = 20_000  # a search over this many rows or more asks the approximate index for candidates
     ann_nprobe: int = 64  # inverted lists the approximate index scans per search
     ann_max_candidates: int = 8_192  # candidates asked for before a filter that keeps too few falls back to exact
-    keyword_term_cap: int = 20_000  # a word in more memories than this is left out of a broad keyword search
+    keyword_term_cap: int = 20_000  # a word in more memories than this is left out of the keyword search
 
 
 class _Partition:
@@ -223,6 +225,7 @@ class LocalMemoryIndex:
         # The snapshot directory (mnemo.adapters.sqlite.index_snapshot): only with both sources, whose records hold
         # what the index does not keep in memory.
         self._snapshot = snapshot if documents is not None and vectors is not None else None
+        self._seen = -1  # the memories' generation the index reflects (-1: none yet; its snapshot would not be used)
         if self._snapshot is not None:
             index_snapshot.track_generation(db)
 
@@ -238,6 +241,7 @@ class LocalMemoryIndex:
                 snapshot = index_snapshot.read(self._snapshot, index_snapshot.mark_of(self._db, self.dimension))
                 if snapshot is not None:
                     self._restore(snapshot)
+                    self._seen = snapshot.mark.generation
                 index_snapshot.remove(self._snapshot)  # used once, or stale
                 if snapshot is not None:
                     return
@@ -263,6 +267,7 @@ class LocalMemoryIndex:
                 with self._db.write() as conn:
                     conn.executemany("DELETE FROM memory_fts WHERE rowid = ?", stale)
             self._refresh_approximate()
+            self._note_generation()
 
     def _restore(self, snapshot: index_snapshot.Snapshot) -> None:
         self.dimension = snapshot.mark.dimension
@@ -278,7 +283,7 @@ class LocalMemoryIndex:
             part = _Partition.restored(
                 len(self._numbered),
                 user,
-                snapshot.codes[start:end],
+                snapshot.codes[start:end].view(np.ndarray),  # no memmap subclass overhead per row
                 np.array(snapshot.scales[start:end]),
                 keys,
                 snapshot.ids[start:end],
@@ -308,7 +313,7 @@ class LocalMemoryIndex:
             hot_rows = np.fromiter((table.setdefault(row, len(table)) for p in parts for row in p.hot), dtype=np.int32)
             empty = np.zeros((0, self.dimension), dtype=np.int8)
             snapshot = index_snapshot.Snapshot(
-                mark=index_snapshot.mark_of(self._db, self.dimension),
+                mark=index_snapshot.mark_of(self._db, self.dimension, self._seen),
                 next_key=self._next_key,
                 users=[p.user for p in parts],
                 counts=[len(p) for p in parts],
@@ -354,6 +359,7 @@ class LocalMemoryIndex:
             with self._db.write() as conn:
                 conn.executemany("DELETE FROM memory_fts WHERE rowid = ?", [(key,) for key in replaced])
                 conn.executemany(_INSERT, [_keyword_row(key, r) for key, r in zip(keys, records, strict=True)])
+            self._note_generation()
 
     def remove(self, memory_ids: Sequence[str]) -> None:
         with self._lock:
@@ -366,6 +372,7 @@ class LocalMemoryIndex:
             self._removed = self._removed or bool(gone)
             with self._db.write() as conn:
                 conn.executemany("DELETE FROM memory_fts WHERE rowid = ?", [(key,) for key in gone])
+            self._note_generation()
 
     def clear(self) -> None:
         with self._lock:
@@ -373,6 +380,7 @@ class LocalMemoryIndex:
             self._removed = True
             with self._db.write() as conn:
                 conn.execute("DELETE FROM memory_fts")
+            self._note_generation()
 
     def purge(self) -> None:
         """The tokens of the rows deleted since the last purge taken out of the keyword table's segments: nothing
@@ -391,6 +399,12 @@ class LocalMemoryIndex:
 
     def count(self) -> int:
         return len(self._keys)
+
+    def _note_generation(self) -> None:
+        """The memories' generation this index reflects: the file's now, after a write of the index (the records it
+        indexed were written before it). The snapshot carries it (mnemo.adapters.sqlite.index_snapshot)."""
+        if self._snapshot is not None:
+            self._seen = index_snapshot.generation_of(self._db)
 
     def _new_key(self, memory_id: str) -> int:
         key = self._keys[memory_id] = self._next_key
@@ -500,20 +514,21 @@ class LocalMemoryIndex:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         wide = limit + RESCORE_MARGIN if limit > 0 else 0
         with self._lock:
-            parts = (
-                [self._partitions[u] for u in users if u in self._partitions]
-                if users is not None
-                else [p for p in self._numbered if p is not None]
-            )
-            rows = sum(len(p) for p in parts)
+            scoped = [self._partitions[u] for u in users if u in self._partitions] if users is not None else None
+            rows = sum(len(p) for p in scoped) if scoped is not None else len(self._keys)
             semantic = None
             facets = f.pinned_values(expr, FACETS_FIELD)
-            faceted = self._faceted_keys(facets) if facets is not None else None
-            if faceted is not None:  # only the rows filed under them can pass: score those alone
-                semantic = self._best_of_keys(faceted, query, check, wide, parts if users is not None else None)
+            faceted = None
+            if facets is not None and self._faceted_count(facets) <= min(FACETED_MAX, rows // 4):
+                # A facet filed on few of the rows searched: only its rows can pass; score those alone.
+                faceted = self._faceted_keys(facets)
+                semantic = self._best_of_keys(faceted, query, check, wide, scoped)
             elif self._ann is not None and rows >= self.tuning.ann_min_rows and 4 * rows >= len(self._keys):
-                semantic = self._approximate_top(query, check, wide, parts if users is not None else None)
+                # Broad: the approximate index's candidates (those under the facet first, when one is asked for).
+                allowed = self._faceted_keys(facets) if facets is not None else None
+                semantic = self._approximate_top(query, check, wide, scoped, allowed)
             if semantic is None:
+                parts = scoped if scoped is not None else [p for p in self._numbered if p is not None]
                 semantic = self._exact_top(parts, query, check, wide)
             narrow = users is not None and 4 * rows < len(self._keys)
         among = faceted if faceted is not None and len(faceted) <= AMONG_MAX else None
@@ -556,16 +571,27 @@ class LocalMemoryIndex:
         return _merged_top(parts, scores, query, check, limit, self._documents)
 
     def _approximate_top(
-        self, query: np.ndarray, check: Any, limit: int, parts: Sequence[_Partition] | None
+        self,
+        query: np.ndarray,
+        check: Any,
+        limit: int,
+        parts: Sequence[_Partition] | None,
+        allowed: np.ndarray | None = None,
     ) -> list[tuple[str, float]] | None:
-        """The best `limit` rows passing `check` among the approximate index's nearest candidates, scored on their
-        int8 codes; None when too few of the candidates pass (a selective filter): the caller scans exactly."""
+        """The best `limit` rows passing `check` among the approximate index's nearest candidates (only those among
+        the `allowed` keys, when given), scored on their int8 codes; None when too few of the candidates pass (a
+        selective filter): the caller scans exactly."""
         assert self._ann is not None
         if limit <= 0:
             return []
         count = max(limit * 4, 64)
         while True:
-            found = self._best_of_keys(self._ann.search(query, count), query, check, limit, parts)
+            keys, similarities = self._ann.search(query, count)
+            if allowed is not None:
+                kept = np.isin(keys, allowed)
+                keys, similarities = keys[kept], similarities[kept]
+            # The index's own scores: gathering the candidates' codes here would read a page of them per candidate.
+            found = self._best_of_keys(keys, query, check, limit, parts, similarities)
             if len(found) == limit:
                 return found
             if count >= self.tuning.ann_max_candidates:
@@ -573,19 +599,40 @@ class LocalMemoryIndex:
             count *= 4
 
     def _best_of_keys(
-        self, keys: np.ndarray, query: np.ndarray, check: Any, limit: int, parts: Sequence[_Partition] | None
+        self,
+        keys: np.ndarray,
+        query: np.ndarray,
+        check: Any,
+        limit: int,
+        parts: Sequence[_Partition] | None,
+        given: np.ndarray | None = None,
     ) -> list[tuple[str, float]]:
-        """The best `limit` of these rows (those of `parts`, when given) that pass `check`, scored on their codes."""
+        """The best `limit` of these rows (those of `parts`, when given) that pass `check`, scored on their codes
+        (or `given` the keys' scores)."""
         numbers = self._slot_part[keys]
         live = numbers >= 0 if parts is None else np.isin(numbers, [p.number for p in parts])
         keys, numbers = keys[live], numbers[live]
         if not len(keys) or limit <= 0:
             return []
-        rows = self._slot_row[keys].tolist()
+        rows_at = self._slot_row[keys]
+        scores = np.empty(len(keys), dtype=np.float32)
+        numbered = np.unique(numbers).tolist()
+        if given is not None:
+            scores[:] = given[live]
+        elif len(numbered) <= GATHERS_PER_PARTITION:  # one gather per partition
+            for number in numbered:
+                mine = np.flatnonzero(numbers == number)
+                part = self._numbered[number]
+                assert part is not None
+                chosen = rows_at[mine]
+                scores[mine] = int8_vectors.scores(part.codes[chosen], part.scales[chosen], query)
+        else:  # rows of many partitions: one row at a time
+            held = [(self._numbered[n], r) for n, r in zip(numbers.tolist(), rows_at.tolist(), strict=True)]
+            codes = np.stack([p.codes[r] for p, r in held if p is not None])
+            scales = np.asarray([p.scales[r] for p, r in held if p is not None])
+            scores[:] = int8_vectors.scores(codes, scales, query)
+        rows = rows_at.tolist()
         owners = [self._numbered[n] for n in numbers.tolist()]
-        codes = np.stack([p.codes[r] for p, r in zip(owners, rows, strict=True)])
-        scales = np.asarray([p.scales[r] for p, r in zip(owners, rows, strict=True)])
-        scores = int8_vectors.scores(codes, scales, query)
         found: list[tuple[str, float]] = []
         for at in np.argsort(-scores, kind="stable").tolist():
             part, row = owners[at], rows[at]
@@ -595,6 +642,10 @@ class LocalMemoryIndex:
                 if len(found) == limit:
                     break
         return found
+
+    def _faceted_count(self, facets: set[str]) -> int:
+        """How many rows are filed under these facets (at most: a row under two counts twice)."""
+        return sum(len(self._facet_keys.get(facet, ())) for facet in facets)
 
     def _faceted_keys(self, facets: set[str]) -> np.ndarray:
         """The keys of the rows filed under any of these facets."""
@@ -616,9 +667,7 @@ class LocalMemoryIndex:
         """The best `limit` keyword matches passing `check`; among `keys` only, when given (a few rows: a facet's)."""
         if limit <= 0 or (keys is not None and not len(keys)):
             return []
-        terms = keywords(text)
-        # A search narrowed to a few users intersects their rows inside FTS5: its common words cost little.
-        query = _keyword_query(terms if narrow else self._uncommon(terms), users, narrow)
+        query = _keyword_query(self._uncommon(keywords(text)), users, narrow)
         if query is None:
             return []
         if keys is not None:
@@ -643,8 +692,9 @@ class LocalMemoryIndex:
     def _uncommon(self, terms: list[str]) -> list[str]:
         """The terms, but those found in more than `keyword_term_cap` memories when the index holds more than that:
         their rows cost a broad keyword search (unscoped, or over a user holding most rows) about half a microsecond
-        each to rank, and their BM25 weight is low (a word in 2% of a million memories: IDF 3.9, against 13.8 for a
-        word found once). Each word's count is kept until the index has grown or shrunk by a tenth."""
+        each to rank, and even a search narrowed to one user reads their whole list of rows (1.6 ms for a word in 83k
+        of a million memories); their BM25 weight is low (a word in 2% of a million memories: IDF 3.9, against 13.8
+        for a word found once). Each word's count is kept until the index has grown or shrunk by a tenth."""
         cap = self.tuning.keyword_term_cap
         size = len(self._keys)
         if size <= cap or not terms:
