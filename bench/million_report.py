@@ -91,6 +91,16 @@ def rows(data: dict[str, Any]) -> list[str]:
             f"{users['ready_seconds']} s (users) and {one['ready_seconds']} s (one user) at {int(size):,} memories, "
             f"peak RSS {users['peak_rss_mb']} and {one['peak_rss_mb']} MB.",
         ]
+    served = largest["serving"]
+    if "peak_rss_with_close_mb" in served["users_of_100"]:
+        users, one = served["users_of_100"], served["one_user_holds_all"]
+        out += [
+            "",
+            f"At {int(sizes[-1]):,} memories, writing the snapshot when the process closed took "
+            f"{users['close_seconds']} and {one['close_seconds']} s and raised its peak RSS to "
+            f"{users['peak_rss_with_close_mb']} and "
+            f"{one['peak_rss_with_close_mb']} MB (users; one user): it reads every int8 row once.",
+        ]
     out += ["", f"![latency and RSS against store size](results/{PLOT})"]
     return out
 

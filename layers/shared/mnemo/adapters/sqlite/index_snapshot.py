@@ -62,7 +62,7 @@ class Snapshot:
     counts: list[int]
     ids: list[str]
     keys: np.ndarray
-    codes: np.ndarray
+    codes: np.ndarray | list[np.ndarray]  # written a partition at a time; read back as one memory-mapped array
     scales: np.ndarray
     hot_table: list[tuple[Any, ...]]
     hot_rows: np.ndarray
@@ -93,7 +93,7 @@ def write(directory: Path, snapshot: Snapshot, save_approximate: Any) -> None:
     remove(temporary)
     temporary.mkdir(parents=True)
     np.save(temporary / "keys.npy", snapshot.keys)
-    np.save(temporary / "codes.npy", snapshot.codes)
+    _save_rows(temporary / "codes.npy", snapshot.codes)
     np.save(temporary / "scales.npy", snapshot.scales)
     np.save(temporary / "hot_rows.npy", snapshot.hot_rows)
     (temporary / "ids.json").write_text(json.dumps(snapshot.ids))
@@ -113,6 +113,20 @@ def write(directory: Path, snapshot: Snapshot, save_approximate: Any) -> None:
     (temporary / "manifest.json").write_text(json.dumps(manifest))
     remove(directory)
     temporary.rename(directory)
+
+
+def _save_rows(path: Path, parts: np.ndarray | list[np.ndarray]) -> None:
+    """An .npy file of these rows, written a part at a time (no copy of them all in memory)."""
+    blocks = parts if isinstance(parts, list) else [parts]
+    rows = sum(len(block) for block in blocks)
+    width = blocks[0].shape[1] if blocks else 0
+    dtype = blocks[0].dtype if blocks else np.dtype(np.int8)
+    with path.open("wb") as handle:
+        np.lib.format.write_array_header_1_0(
+            handle, {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": (rows, width)}
+        )
+        for block in blocks:
+            handle.write(np.ascontiguousarray(block).tobytes())
 
 
 def read(directory: Path, expected: Mark) -> Snapshot | None:

@@ -277,13 +277,15 @@ class LocalMemoryIndex:
         self._keys = dict(zip(snapshot.ids, snapshot.keys.tolist(), strict=True))
         hot = [snapshot.hot_table[at] for at in snapshot.hot_rows.tolist()]
         start = 0
+        codes = snapshot.codes
+        assert isinstance(codes, np.ndarray)  # read back as one (memory-mapped) array
         for user, count in zip(snapshot.users, snapshot.counts, strict=True):
             end = start + count
             keys = np.array(snapshot.keys[start:end])
             part = _Partition.restored(
                 len(self._numbered),
                 user,
-                snapshot.codes[start:end].view(np.ndarray),  # no memmap subclass overhead per row
+                codes[start:end].view(np.ndarray),  # no memmap subclass overhead per row
                 np.array(snapshot.scales[start:end]),
                 keys,
                 snapshot.ids[start:end],
@@ -319,7 +321,7 @@ class LocalMemoryIndex:
                 counts=[len(p) for p in parts],
                 ids=[i for p in parts for i in p.ids],
                 keys=np.concatenate([p.keys[: len(p)] for p in parts]) if parts else np.zeros(0, dtype=np.int64),
-                codes=np.concatenate([p.codes[: len(p)] for p in parts]) if parts else empty,
+                codes=[p.codes[: len(p)] for p in parts] if parts else [empty],
                 scales=np.concatenate([p.scales[: len(p)] for p in parts]) if parts else np.zeros(0, np.float32),
                 hot_table=list(table),
                 hot_rows=hot_rows,
