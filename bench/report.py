@@ -363,6 +363,12 @@ def main() -> None:
         data = load(name)
         if data:
             sections += [*rows(data), ""]
+    million = load("million")
+    if million:
+        from bench import million_report
+
+        million_report.plot(million, RESULTS)
+        sections += [*million_report.rows(million), ""]
     text = README.read_text()
     block = START + "\n" + "\n".join(sections) + "\n" + END
     if START in text:

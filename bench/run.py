@@ -1,5 +1,5 @@
 """Run the benchmarks and record them: `python -m bench.run [--quick] [--only engine,http,http-platform,locomo,
-locomo-rerank,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost]`.
+locomo-rerank,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost,million]`.
 
 Writes bench/results/<name>.json (machine, date, commit, every figure) and bench/results/search_latency.png.
 bench/report.py turns the JSON into the table in bench/README.md.
@@ -100,6 +100,14 @@ def run_locomo_rerank(_quick: bool) -> dict[str, Any]:
     return report
 
 
+def run_million(quick: bool) -> dict[str, Any]:
+    from bench import million
+
+    if quick:
+        return million.run(million.QUICK_SIZES, base=2_000, questions=100, recall_queries=50, add_calls=5)
+    return million.run(million.FULL_SIZES)
+
+
 def run_lambda(quick: bool) -> dict[str, Any]:
     from bench import cold_start
 
@@ -153,13 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="Small sizes and short runs, for a smoke test.")
     parser.add_argument(
         "--only",
-        default="engine,http,http-platform,locomo,locomo-rerank,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost",
+        default="engine,http,http-platform,locomo,locomo-rerank,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost,million",
         help="Comma-separated parts to run.",
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parts: dict[str, Callable[[bool], dict[str, Any]]] = {
         "engine": run_engine,
+        "million": run_million,
         "http": run_http,
         "http-platform": run_http_platform,
         "locomo": run_locomo,

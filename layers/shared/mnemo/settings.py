@@ -183,6 +183,28 @@ class Settings(BaseSettings):
         description="A Dream run goes on in a queue message of its own after this long (a worker call's budget).",
     )
 
+    # ---- the embedded search index (mnemo.adapters.sqlite.memory_index) ----
+    index_ann_min_rows: int = Field(
+        default=20_000,
+        ge=1,
+        description="A search over this many memories or more (one user's, or all of them) takes its semantic "
+        "candidates from the approximate index (faiss IVF, int8), built once a store holds this many; fewer are "
+        "scanned exactly.",
+    )
+    index_ann_nprobe: int = Field(
+        default=64,
+        ge=1,
+        le=4096,
+        description="Inverted lists the approximate index scans per search: more is slower and closer to exact.",
+    )
+    index_keyword_term_cap: int = Field(
+        default=20_000,
+        ge=1,
+        description="A query word found in more memories than this is left out of the keyword (BM25) search: its "
+        "weight is low, and reading and ranking its rows costs about 0.5 µs each (a store of fewer memories keeps "
+        "every word).",
+    )
+
     # ---- memory decay (platform): the v3 search of a project with `decay` on (mnemo.services.decay) ----
     decay_half_life_days: float = Field(
         default=365.0,

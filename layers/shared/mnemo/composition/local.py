@@ -13,7 +13,7 @@ from mnemo.adapters.sqlite.user_store import SqliteUserStore
 from mnemo.composition.auth import AccountStores
 from mnemo.composition.container import Container
 from mnemo.composition.platform import build_local_platform
-from mnemo.composition.services import assemble, ranking_weights, reranker
+from mnemo.composition.services import assemble, index_tuning, ranking_weights, reranker
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.namespace_memory import open_memory_service
@@ -30,7 +30,7 @@ def embed_batching(settings: Settings, serves_http: bool) -> EmbedBatching | Non
 
 def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, serves_http: bool = True) -> Container:
     database = Database(settings.database_path)
-    storage = open_storage(database)
+    storage = open_storage(database, tuning=index_tuning(settings))
     catalog = catalog or ProviderRegistry(embed_batching(settings, serves_http))
     configuration = ConfigurationService(storage.store, catalog, settings.default_provider_config())
     memory_service = open_memory_service(
@@ -43,6 +43,8 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
         settings, memory_service, configuration, stores, request_log, platform, serves_http=serves_http
     )
     container.closers.append(database.close)
+    if storage.close is not None:
+        container.closers.append(storage.close)  # closers run last first: the index's snapshot, then the file
     request_log.prune()
     container.tokens.prune()
     platform.start_workers()  # last: nothing after it can fail and leave a thread running

@@ -19,7 +19,7 @@ from mnemo.adapters.sqlite.reflection_store import SqliteReflectionStore
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
-from mnemo.composition.services import decay_settings, ranking_weights, reranker
+from mnemo.composition.services import decay_settings, index_tuning, ranking_weights, reranker
 from mnemo.domain.webhooks import OutboundEvent
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
@@ -195,7 +195,9 @@ def build_local_platform(
             platform.webhook_worker.wake()
 
     store = SqliteTenancyStore(database, on_outbox=wake)
-    namespaces = SqliteMemoryNamespaces(settings.data_dir / "namespaces", outbox=True, on_outbox=wake)
+    namespaces = SqliteMemoryNamespaces(
+        settings.data_dir / "namespaces", outbox=True, on_outbox=wake, tuning=index_tuning(settings)
+    )
     webhook_store = SqliteWebhookStore(database)
     reflections = SqliteReflectionStore(database)
     platform = platform_services(settings, namespaces, store, providers, reflections, webhook_store)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mnemo.composition.auth import AccountStores, build_auth
 from mnemo.composition.container import Container
 from mnemo.ports.reranker import Reranker
@@ -15,6 +17,20 @@ from mnemo.services.ranking import RankingWeights
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
 from mnemo.settings import Settings
+
+if TYPE_CHECKING:
+    from mnemo.adapters.sqlite.memory_index import IndexTuning
+
+
+def index_tuning(settings: Settings) -> IndexTuning:
+    """When the embedded index searches approximately (the local backend only)."""
+    from mnemo.adapters.sqlite.memory_index import IndexTuning
+
+    return IndexTuning(
+        ann_min_rows=settings.index_ann_min_rows,
+        ann_nprobe=settings.index_ann_nprobe,
+        keyword_term_cap=settings.index_keyword_term_cap,
+    )
 
 
 def ranking_weights(settings: Settings) -> RankingWeights:

@@ -11,6 +11,7 @@ layer's business (mnemo.services.namespace_memory).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -33,6 +34,7 @@ class NamespaceStorage:
     stored_dimension: int | None = None
     outbox: ChangeOutbox | None = None
     accesses: AccessLog | None = None
+    close: Callable[[], None] | None = None  # called before the storage's files close (the local index's snapshot)
 
 
 class MemoryNamespaces(Protocol):

@@ -329,6 +329,19 @@ class SqliteMemoryStore:
             vectors = np.stack([np.frombuffer(r[-1], dtype=np.float32) for r in rows])
             yield records, vectors
 
+    def embeddings(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored float32 embeddings of these memories (those that exist): what the in-process index scores its
+        final candidates on (it scans int8 copies)."""
+        out: dict[str, np.ndarray] = {}
+        conn = self._db.read()
+        for start in range(0, len(memory_ids), _CHUNK):
+            chunk = memory_ids[start : start + _CHUNK]
+            marks = ", ".join("?" * len(chunk))
+            for memory_id, blob in conn.execute(f"SELECT id, embedding FROM memories WHERE id IN ({marks})", chunk):
+                if blob is not None:
+                    out[memory_id] = np.frombuffer(blob, dtype=np.float32)
+        return out
+
     def get_setting(self, key: str) -> Any | None:
         row = self._db.read().execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
         return json.loads(row[0]) if row else None

@@ -19,7 +19,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from mnemo.adapters.sqlite import index_snapshot
 from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.memory_index import IndexTuning
 from mnemo.adapters.sqlite.storage import open_storage
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_namespaces import NamespaceStorage
@@ -30,8 +32,16 @@ _log = logging.getLogger(__name__)
 
 
 class SqliteMemoryNamespaces:
-    def __init__(self, root: Path, *, outbox: bool = False, on_outbox: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        outbox: bool = False,
+        on_outbox: Callable[[], None] | None = None,
+        tuning: IndexTuning | None = None,
+    ) -> None:
         self.root = root
+        self._tuning = tuning
         self._outbox = outbox
         self._on_outbox = on_outbox
         self._open: dict[str, tuple[Database, NamespaceStorage]] = {}
@@ -58,6 +68,7 @@ class SqliteMemoryNamespaces:
                     outbox_namespace=namespace if self._outbox else None,
                     on_outbox=self._on_outbox,
                     accesses=True,
+                    tuning=self._tuning,
                 )
             except BaseException:
                 database.close()
@@ -74,6 +85,10 @@ class SqliteMemoryNamespaces:
                 opened[0].close()
             for suffix in ("", "-wal", "-shm"):
                 _overwritten_and_removed(Path(f"{path}{suffix}"))
+            snapshot = Path(f"{path}.index")  # storage.snapshot_path: a snapshot left by a run before this one
+            for file in sorted(snapshot.glob("*")) if snapshot.is_dir() else ():
+                _overwritten_and_removed(file)
+            index_snapshot.remove(snapshot)
 
     def stored_namespaces(self) -> list[str]:
         """Every namespace with a file under the root, open in this process or not."""
@@ -103,7 +118,9 @@ class SqliteMemoryNamespaces:
 
     def close(self) -> None:
         with self._lock:
-            for database, _storage in self._open.values():
+            for database, storage in self._open.values():
+                if storage.close is not None:
+                    storage.close()
                 database.close()
             self._open.clear()
 

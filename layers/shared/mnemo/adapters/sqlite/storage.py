@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from mnemo.adapters.sqlite.access_log import SqliteAccessLog
 from mnemo.adapters.sqlite.database import Database
-from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
+from mnemo.adapters.sqlite.memory_index import IndexTuning, LocalMemoryIndex
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
+from mnemo.adapters.sqlite.row_documents import Doc, DocumentSource
 from mnemo.ports.memory_namespaces import NamespaceStorage
 from mnemo.ports.memory_store import indexed_batches, stored_dimension
 
@@ -20,14 +22,24 @@ def open_storage(
     outbox_namespace: str | None = None,
     on_outbox: Callable[[], None] | None = None,
     accesses: bool = False,
+    tuning: IndexTuning | None = None,
 ) -> NamespaceStorage:
-    """The file's store, and its in-memory vector index filled from the stored embeddings (the keyword table,
-    in the same file, is rebuilt if it has drifted from the records). With `outbox_namespace`, the store writes
+    """The file's store, and its in-memory vector index: from the snapshot its last close wrote when it matches the
+    file, else filled from the stored embeddings (the keyword table, in the same file, repaired where it has drifted
+    from the records); the storage's `close` writes the snapshot again. With `outbox_namespace`, the store writes
     the webhook events of its changes into the file's outbox, and is the storage's `outbox`. With `accesses`, the
-    file also keeps the log of its memories' retrievals (a platform project's: memory decay ranks by it)."""
+    file also keeps the log of its memories' retrievals (a platform project's: memory decay ranks by it). `tuning`: when
+    the index searches approximately (mnemo.settings)."""
     store = SqliteMemoryStore(database, outbox_namespace=outbox_namespace, on_outbox=on_outbox)
     dimension = stored_dimension(store)
-    index = LocalMemoryIndex(database, dimension or DEFAULT_DIMENSION)
+    index = LocalMemoryIndex(
+        database,
+        dimension or DEFAULT_DIMENSION,
+        documents=_documents_of(store),
+        vectors=store.embeddings,
+        tuning=tuning,
+        snapshot=snapshot_path(database),
+    )
     index.load(indexed_batches(store.scan()), dimension)
     return NamespaceStorage(
         store,
@@ -35,4 +47,21 @@ def open_storage(
         dimension,
         outbox=store if outbox_namespace is not None else None,
         accesses=SqliteAccessLog(database) if accesses else None,
+        close=index.close,
     )
+
+
+def snapshot_path(database: Database) -> Path:
+    """Where the index of this file keeps its snapshot between runs (mnemo.adapters.sqlite.index_snapshot)."""
+    return Path(f"{database.path}.index")
+
+
+def _documents_of(store: SqliteMemoryStore) -> DocumentSource:
+    """A memory's index document read from the store (its record cache first): what the index checks a filter on a
+    field it does not keep in memory against."""
+
+    def document(memory_id: str) -> Doc | None:
+        record = store.get(memory_id)
+        return record.index_document() if record is not None else None
+
+    return document
