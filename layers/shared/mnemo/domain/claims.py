@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mnemo.domain.life_slots import share_a_slot
+from mnemo.domain.life_slots import PET_WORDS, share_a_slot
 
 # The words that name a person of someone's (the people a statement may be about), by the pronoun that stands for
 # them: mnemo.services.extraction.people resolves pronouns with them.
@@ -136,13 +136,12 @@ _ALONE = re.compile(
     re.IGNORECASE,
 )
 # Whether one has pets: "no pets", "I don't have any pets" against "we adopted a dog", "I have two cats".
-_PET_WORDS = r"(?:dogs?|cats?|puppy|puppies|kittens?|pets?|rabbits?|hamsters?|parrots?)"
 _NO_PETS = re.compile(
-    rf"\bno\s+{_PET_WORDS}\b|\b(?:don't|do not|doesn't|does not)\s+have\s+(?:any\s+)?{_PET_WORDS}", re.I
+    rf"\bno\s+{PET_WORDS}\b|\b(?:don't|do not|doesn't|does not)\s+have\s+(?:any\s+)?{PET_WORDS}", re.I
 )
 _HAS_PETS = re.compile(
     rf"\b(?:adopted|adopt|got|have|has|own|owns|rescued)\s+(?:(?:an?|two|three|our|my|a new)\s+)?(?:[\w-]+\s+)?"
-    rf"{_PET_WORDS}\b",
+    rf"{PET_WORDS}\b",
     re.IGNORECASE,
 )
 _EMPLOYER = _all(

@@ -15,6 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+# The words of a pet (mnemo.domain.claims reads whether one has pets with them too).
+PET_WORDS = r"(?:dogs?|cats?|puppy|puppies|kittens?|pets?|rabbits?|hamsters?|parrots?)"
+
 _SLOT_WORDS: Mapping[str, str] = {
     "home": r"live[sd]?|living|flat|apartment|house|home|condo|studio|rent|rents|renting|rented|landlord|mortgage|"
     r"tenant|keys|move|moved|moving|relocat\w*|neighbou?rhood",
@@ -28,8 +31,7 @@ _SLOT_WORDS: Mapping[str, str] = {
     "diet": r"vegan|vegetarian|veggie|pescatarian|meat|keto|paleo|gluten|dairy|diet|plant-based",
     "partner": r"boyfriend|girlfriend|bf|gf|partner|husband|wife|married|marry|dating|single|break-?up|broke up|"
     r"split|divorc\w*|engaged|fianc\w*|seeing someone|relationship",
-    "pets": r"dogs?|cats?|pupp(?:y|ies)|kittens?|pets?|greyhound|labrador|retriever|terrier|spaniel|poodle|"
-    r"rabbits?|hamsters?|parrots?",
+    "pets": rf"{PET_WORDS}|greyhound|labrador|retriever|terrier|spaniel|poodle",
     "car": r"cars?|drive|drives|driving|motorbike|scooter",
     "shifts": r"shifts?|nights|on days|night shift|day shift",
     "smoking": r"smok\w*|cigarettes?|vap(?:e|es|ing)|nicotine",

@@ -7,6 +7,7 @@ import re
 
 from mnemo.domain.claims import PROFESSIONS
 from mnemo.domain.text import STOP_WORDS, words
+from mnemo.services.extraction.dates import MONTHS, WEEKDAYS
 
 FILLER = frozenset(
     """hi hello hey hiya yo greetings morning afternoon evening night good bye goodbye cya see later thanks thank
@@ -15,8 +16,8 @@ FILLER = frozenset(
     alright right got gotcha indeed totally absolutely exactly agreed sounds glad happy help helpful chat talk soon
     too much appreciate it that this you your me i we all anyway well so just really very lot lots again there day
     problem problems worries meet meeting makes make sense funny care take luck enjoy bet true same
-    interesting bit little yet shall wish monday tuesday wednesday thursday friday saturday sunday""".split()
-)
+    interesting bit little yet shall wish""".split()
+) | frozenset(WEEKDAYS)
 QUESTION_OPENERS = frozenset(
     """what when where who whom whose which why how is are am was were do does did can could would should will
     shall may might have has had isn aren don doesn didn won wouldn shouldn couldn""".split()
@@ -103,11 +104,13 @@ _SMALL_TALK = re.compile(
     re.IGNORECASE,
 )
 # The words of a time and nothing else: "around 23 September 2025", "early next week".
-TIME_WORDS = frozenset(
-    """january february march april may june july august september october november december jan feb mar apr jun
-    jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday around about early late
-    mid end start beginning week weeks weekend month months year years day days ago next last this morning
-    afternoon evening night""".split()
+TIME_WORDS = (
+    frozenset(MONTHS)
+    | frozenset(WEEKDAYS)
+    | frozenset(
+        """jan feb mar apr jun jul aug sep sept oct nov dec around about early late mid end start beginning week weeks
+        weekend month months year years day days ago next last this morning afternoon evening night""".split()
+    )
 )
 
 
