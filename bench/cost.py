@@ -52,6 +52,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mnemo.domain.llm_usage import LLMUsage
+from mnemo.ports.llm import Completion
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # ---- prices ------------------------------------------------------------------------------------------------------
@@ -664,11 +667,11 @@ class ScriptedLLM:
         self.fact = ""
         self.watch = Stopwatch()
 
-    def complete(self, messages: list[Any], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[Any], *, json_mode: bool = False) -> Completion:
         with self.watch.timing():
             return self._complete(messages)
 
-    def _complete(self, messages: list[Any]) -> str:
+    def _complete(self, messages: list[Any]) -> Completion:
         prompt = "\n".join(str(m["content"]) for m in messages)
         if DECISION_MARK in prompt:
             kind, reply = "decision", json.dumps({"memory": [{"id": "new", "text": self.fact, "event": "ADD"}]})
@@ -677,9 +680,11 @@ class ScriptedLLM:
         else:
             kind, reply = "other", "{}"
         self.watch.calls[kind] += 1
-        self.watch.tokens_in += self._tokens.count(prompt) + 4 * len(messages)  # a few tokens of role markup each
-        self.watch.tokens_out += self._tokens.count(reply)
-        return reply
+        tokens_in = self._tokens.count(prompt) + 4 * len(messages)  # a few tokens of role markup each
+        tokens_out = self._tokens.count(reply)
+        self.watch.tokens_in += tokens_in
+        self.watch.tokens_out += tokens_out
+        return Completion(reply, LLMUsage(1, tokens_in, tokens_out))  # the usage a provider reports with its reply
 
 
 class MeteredIndex:
