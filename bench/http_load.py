@@ -43,13 +43,26 @@ def process_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of a process and of all its descendants still running (the worker processes of `--workers`)."""
+    total = process_cpu_seconds(pid)
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return total
+    return total + sum(tree_cpu_seconds(int(child)) for child in children)
+
+
+def start_server(data_dir: Path, port: int, workers: int = 1) -> subprocess.Popen[bytes]:
     mnemo = Path(sys.executable).with_name("mnemo")
     env = {**os.environ, "MNEMO_LOG_LEVEL": "warning", "JWT_SECRET": secrets.token_urlsafe(32)}
     env.pop("AUTH_DISABLED", None)
     env.pop("MNEMO_AUTH_DISABLED", None)
     process = subprocess.Popen(
-        [str(mnemo), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)],
+        [
+            *(str(mnemo), "serve", "--host", "127.0.0.1", "--port", str(port), "--data-dir", str(data_dir)),
+            *("--workers", str(workers)),
+        ],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -208,13 +221,14 @@ def run(
     users: int = 100,
     seed: int = 5,
     surface: str = "selfhosted",
+    workers: int = 2,
 ) -> dict[str, Any]:
     routes = SURFACES[surface]
     items = generate(preload + 200_000, users, seed=seed)
     data_dir = Path(tempfile.mkdtemp(prefix="mnemo-http-bench-"))
     port = free_port()
     platform_auth = platform_credentials(data_dir) if surface == "platform" else None
-    server = start_server(data_dir, port)
+    server = start_server(data_dir, port, workers)
     base = f"http://127.0.0.1:{port}"
     try:
         with httpx.Client(base_url=base, timeout=120) as client:
@@ -245,11 +259,11 @@ def run(
         rng = random.Random(seed)
 
         def measured(make_request: Any) -> dict[str, Any]:
-            before = process_cpu_seconds(server.pid)
+            before = tree_cpu_seconds(server.pid)
             figures = asyncio.run(
                 _drive(base, auth_header, clients, seconds=seconds, make_request=make_request, rng=rng)
             )
-            spent = process_cpu_seconds(server.pid) - before
+            spent = tree_cpu_seconds(server.pid) - before
             figures["server_cpu_ms_per_request"] = round(1000 * spent / max(1, figures["requests"]), 3)
             return figures
 
@@ -257,6 +271,7 @@ def run(
             "surface": surface,
             "load_average_before": [round(x, 2) for x in os.getloadavg()],
             "clients": clients,
+            "workers": workers,
             "preloaded": preload,
             "auth": routes.auth,
             "search": measured(search),

@@ -665,3 +665,20 @@ def test_on_dynamodb_the_same_job_end_makes_one_event_even_once_published() -> N
         again = running(job(plain))
         plain.update_event(again.changed(status=EventStatus.FAILED, completed_at=T0))
         assert tenancy.pending(10) == [] and plain.pending(10) == []
+
+
+def test_a_relay_sharing_the_data_dir_finds_the_events_another_process_writes_in_a_namespace_it_has_not_opened(
+    tmp_path: Path,
+) -> None:
+    relaying = SqliteMemoryNamespaces(tmp_path, outbox=True)
+    relaying.shared = True  # mnemo serve --workers N: the relay runs in one process, the writes in any
+    other = SqliteMemoryNamespaces(tmp_path, outbox=True)
+    try:
+        assert relaying.outboxes() == []
+        written = _write_in_namespace(other, "proj_new", "Alice likes tea")  # after the relay's first look
+
+        (found,) = relaying.outboxes()
+        assert [e.payload["event_details"]["id"] for e in found.pending(10)] == [written.id]
+    finally:
+        other.close()
+        relaying.close()

@@ -347,6 +347,9 @@ def free_port() -> int:
         return port
 
 
+SERVED: dict[str, int] = {}  # base URL -> the pid of the `mnemo serve` answering there
+
+
 @contextmanager
 def serving(data_dir: Path, log: Path, **extra_env: str) -> Iterator[str]:
     """Run `mnemo serve` on a free loopback port until the block ends; yields its base URL. Authentication is
@@ -365,6 +368,7 @@ def serving(data_dir: Path, log: Path, **extra_env: str) -> Iterator[str]:
             env=env,
         )
     base = f"http://127.0.0.1:{port}"
+    SERVED[base] = process.pid
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -435,3 +439,45 @@ def test_mnemo_serve_help_lists_its_options() -> None:
     assert result.returncode == 0, result.stderr
     for option in ("--host", "--port", "--data-dir"):
         assert option in result.stdout
+
+
+def test_mnemo_serve_with_two_workers_serves_one_consistent_store(tmp_path: Path) -> None:
+    """`--workers 2` (here MNEMO_HTTP_WORKERS): two processes, each with the index in memory; whichever a connection
+    reaches, it reads what the other wrote, and a delete made through one is gone from both."""
+    data_dir = tmp_path / "served"
+    log = tmp_path / "serve.log"
+
+    def on_fresh_connections(base: str, act: Any, times: int = 12) -> list[Any]:
+        answers = []
+        for _ in range(times):  # a new connection each time: the kernel hands them to either process
+            with httpx.Client(base_url=base, timeout=30) as http:
+                answers.append(act(http))
+        return answers
+
+    def found(http: httpx.Client) -> list[str]:
+        body = ok(http.post("/search", json={"query": "beekeeping", "filters": {"user_id": "alice"}}))
+        return [r["memory"] for r in body["results"]]
+
+    with serving(data_dir, log, MNEMO_HTTP_WORKERS="2") as base:
+        workers = Path(f"/proc/{SERVED[base]}/task/{SERVED[base]}/children").read_text().split()
+        assert len(workers) >= 2  # the two workers (and multiprocessing's resource tracker)
+        texts = []
+        for word in ["three", "four", "five", "six"]:
+            with httpx.Client(base_url=base, timeout=30) as http:
+                said = [{"role": "user", "content": f"I keep {word} hives of bees."}]
+                body = {"messages": said, "user_id": "alice", "infer": False}
+                texts.append(ok(http.post("/memories", json=body))["results"][0]["memory"])
+        assert all(sorted(hits) == sorted(texts) for hits in on_fresh_connections(base, found))
+
+        with httpx.Client(base_url=base, timeout=30) as http:
+            memories = ok(http.get("/memories", params={"user_id": "alice"}))["results"]
+            first = next(m for m in memories if "three" in m["memory"])
+            ok(http.put(f"/memories/{first['id']}", json={"text": "I keep thirty hives of bees now."}))
+        reads = on_fresh_connections(base, lambda http: ok(http.get(f"/memories/{first['id']}"))["memory"])
+        assert set(reads) == {"I keep thirty hives of bees now."}
+
+        with httpx.Client(base_url=base, timeout=30) as http:
+            assert http.delete(f"/memories/{first['id']}").status_code == 200
+        gone = on_fresh_connections(base, lambda http: http.get(f"/memories/{first['id']}").status_code)
+        assert set(gone) == {404}
+        assert all(not any("thirty" in text for text in hits) for hits in on_fresh_connections(base, found))

@@ -111,6 +111,14 @@ class Settings(BaseSettings):
     rate_limit_register: int = Field(default=5, ge=0)
     rate_limit_login: int = Field(default=10, ge=0)
     rate_limit_refresh: int = Field(default=20, ge=0)
+    http_workers: int = Field(
+        default=1,
+        ge=1,
+        le=32,
+        description="mnemo serve: processes serving the data dir on one port, each with the index in memory, kept in "
+        "step through the SQLite file (mnemo.adapters.sqlite.change_log). Each holds its own copy of the index: "
+        "memory grows with each.",
+    )
     http_threads: int = Field(
         default=8,
         ge=1,

@@ -198,6 +198,7 @@ def build_local_platform(
     namespaces = SqliteMemoryNamespaces(
         settings.data_dir / "namespaces", outbox=True, on_outbox=wake, tuning=index_tuning(settings)
     )
+    namespaces.shared = settings.http_workers > 1  # the relay reads the events other processes write
     webhook_store = SqliteWebhookStore(database)
     reflections = SqliteReflectionStore(database)
     platform = platform_services(settings, namespaces, store, providers, reflections, webhook_store)

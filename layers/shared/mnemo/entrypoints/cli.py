@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import ipaddress
 import logging
 import os
@@ -30,6 +29,12 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, help="Port (env MNEMO_PORT, default 8000).")
     serve.add_argument(
         "--data-dir", type=Path, help="Where the SQLite file lives (env MNEMO_DATA_DIR, default ./data)."
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        help="Processes serving the data dir on the port (env MNEMO_HTTP_WORKERS, default 1): more use more cores; "
+        "each holds the search index in memory.",
     )
     serve.set_defaults(run=_serve)
     reindex = commands.add_parser(
@@ -145,7 +150,14 @@ async def limit_request_threads(threads: int) -> None:
 
 def _serve(args: argparse.Namespace) -> int:
     overrides: dict[str, Any] = {
-        k: v for k, v in {"host": args.host, "port": args.port, "data_dir": args.data_dir}.items() if v is not None
+        k: v
+        for k, v in {
+            "host": args.host,
+            "port": args.port,
+            "data_dir": args.data_dir,
+            "http_workers": getattr(args, "workers", None),
+        }.items()
+        if v is not None
     }
     settings = Settings(**overrides)
     if settings.auth_disabled and not is_loopback(settings.host):
@@ -157,28 +169,46 @@ def _serve(args: argparse.Namespace) -> int:
         )
         return 2
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    if not settings.auth_disabled and settings.secret("jwt_secret") is None:
-        settings = settings.model_copy(update={"jwt_secret": SecretStr(local_jwt_secret(settings.jwt_secret_path))})
+    settings = with_jwt_secret(settings)
     import uvicorn
 
-    from mnemo.api.app import create_app
-    from mnemo.composition.container import build_container
+    if settings.http_workers > 1:
+        # Each worker process builds its own container from the environment (mnemo.entrypoints.http_workers).
+        os.environ.update({"MNEMO_DATA_DIR": str(settings.data_dir), "MNEMO_HTTP_WORKERS": str(settings.http_workers)})
+        logging.getLogger("mnemo").info(
+            "data in %s; serving on http://%s:%d with %d processes",
+            settings.database_path,
+            settings.host,
+            settings.port,
+            settings.http_workers,
+        )
+        uvicorn.run(
+            "mnemo.entrypoints.http_workers:app",
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            workers=settings.http_workers,
+            log_level=settings.log_level,
+        )
+        return 0
+    from mnemo.entrypoints.http_workers import serving_app
 
-    container = build_container(settings)
+    app, container = serving_app(settings)
     logging.getLogger("mnemo").info(
         "data in %s; serving on http://%s:%d", settings.database_path, settings.host, settings.port
     )
     try:
-        app = create_app(
-            container,
-            cors_origins=settings.cors_allowed_origins,
-            mcp_default_user_id=settings.mcp_default_user_id,
-        )
-        app.router.on_startup.append(functools.partial(limit_request_threads, settings.http_threads))
         uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
     finally:
         container.close()
     return 0
+
+
+def with_jwt_secret(settings: Settings) -> Settings:
+    """The settings with a JWT secret: the configured one, else the one kept in the data dir (made at first use)."""
+    if not settings.auth_disabled and settings.secret("jwt_secret") is None:
+        return settings.model_copy(update={"jwt_secret": SecretStr(local_jwt_secret(settings.jwt_secret_path))})
+    return settings
 
 
 def _mcp(args: argparse.Namespace) -> int:

@@ -41,14 +41,19 @@ class ConfigurationService:
         catalog: ProviderCatalog,
         defaults: dict[str, Any],
         on_embedder_change: Callable[[], object] | None = None,
+        changed_elsewhere: Callable[[], bool] | None = None,
     ) -> None:
+        """`changed_elsewhere`: whether another process may have changed the stored configuration since the last
+        call (mnemo serve --workers N); when given, the providers follow such a change before they are used."""
         self._store = store
         self._catalog = catalog
         self._defaults = defaults
         self.on_embedder_change = on_embedder_change
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._applied = self.current()  # the configuration the active providers were built from
         self.providers = ActiveProviders(self._build(self._applied, None, None))
+        if changed_elsewhere is not None:
+            self.providers.follow = lambda: changed_elsewhere() and self.refresh()
 
     def current(self) -> dict[str, Any]:
         overrides = self._store.get_setting(SETTINGS_KEY) or {}

@@ -46,6 +46,14 @@ class Database:
         conn.execute("PRAGMA secure_delete=ON")  # deleted content is overwritten with zeros, not left in free space
         return conn
 
+    def watcher(self) -> sqlite3.Connection:
+        """A connection of its own for `PRAGMA data_version` (it changes when another connection, of this process or
+        another, commits): closed with the file. The caller serialises its use."""
+        conn = self._connect()
+        with self._readers_lock:
+            self._readers.append(conn)
+        return conn
+
     def checkpoint(self) -> bool:
         """Copy every WAL frame into the main file and truncate the WAL to nothing (after a delete: its older page
         images still hold what was deleted). Waits (the busy timeout) for readers of older snapshots to finish;

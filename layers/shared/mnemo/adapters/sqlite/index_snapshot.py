@@ -20,7 +20,10 @@ file (README: deletes erase).
 from __future__ import annotations
 
 import json
+import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -68,6 +71,27 @@ class Snapshot:
     hot_rows: np.ndarray
     approximate: Path | None  # the approximate index's file, when it had one
     approximate_trained_on: int = 0
+
+
+@contextmanager
+def locked(directory: Path | None) -> Iterator[None]:
+    """The snapshot held by this process alone (an exclusive lock on `<directory>.lock`), for a load or a write: the
+    processes serving one file load and write one at a time. Nothing without a directory, or without fcntl."""
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: one process serves a file there
+        yield
+        return
+    if directory is None:
+        yield
+        return
+    fd = os.open(directory.with_name(directory.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # the owner's alone, whatever the umask (an empty file, but in the private data dir)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing it releases the lock
 
 
 def track_generation(db: Database) -> None:

@@ -20,11 +20,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from mnemo.adapters.sqlite import index_snapshot, int8_vectors
+from mnemo.adapters.sqlite import change_log, index_snapshot, int8_vectors
 from mnemo.adapters.sqlite.approximate_index import ApproximateIndex
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.row_documents import FACETS_AT, Doc, DocumentSource, Interner, RowDoc, VectorSource
@@ -54,6 +54,23 @@ SECURE_DELETE_SINCE = (3, 42, 0)
 
 ROW_CHUNK = 16_384  # rows of int8 codes widened to float32 at once by a large exact scan
 RESCORE_MARGIN = 8  # semantic candidates chosen on int8 scores beyond the limit, before the exact rescoring
+
+
+class IndexedRecords(Protocol):
+    """The records an index is derived from (the file's record store): what it reads to apply another process's
+    change (mnemo.adapters.sqlite.change_log) and to rebuild itself after falling too far behind."""
+
+    def present(self, memory_ids: Sequence[str]) -> set[str]:
+        """Those of these memories whose record exists."""
+        ...
+
+    def records(self, memory_ids: Sequence[str]) -> tuple[list[MemoryRecord], Vectors]:
+        """The records (those that exist) and their stored embeddings, row for row."""
+        ...
+
+    def scan(self) -> Iterable[tuple[list[MemoryRecord], Vectors]]:
+        """Every record and its embedding, a batch at a time."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +198,8 @@ class LocalMemoryIndex:
     `tuning.ann_min_rows` rows scans them exactly, a broader one asks the approximate index (built once the index
     holds that many rows) for candidates, scores them exactly and checks the filter, falling back to the exact scan
     when the filter keeps too few. With a `documents` source only the hot fields of each memory are kept in memory
-    (mnemo.adapters.sqlite.row_documents)."""
+    (mnemo.adapters.sqlite.row_documents). With `records`, the index follows the changes other processes make to
+    the file (mnemo.adapters.sqlite.change_log); every index writes that log, and takes its keys from the file."""
 
     def __init__(
         self,
@@ -192,8 +210,10 @@ class LocalMemoryIndex:
         vectors: VectorSource | None = None,
         tuning: IndexTuning | None = None,
         snapshot: Path | None = None,
+        records: IndexedRecords | None = None,
     ) -> None:
         self._db = db
+        self._records = records
         self._vector_source = vectors
         self._exact: dict[str, np.ndarray] = {}  # the float32 vectors, kept here only without a vector source
         self.dimension = dimension
@@ -217,6 +237,14 @@ class LocalMemoryIndex:
             # An older layout: drop it; load() refills the keyword table from the records.
             db.executescript("DROP TABLE memory_fts;")
         db.executescript(SCHEMA)
+        db.executescript(change_log.INDEX_LOG_SCHEMA)
+        self._watch = change_log.Watch(db)
+        self._log_seen = change_log.last_seq(db.read(), "index_log")  # the last log row this index reflects
+        self._log_writes = 0
+        self._me = change_log.writer_token()
+        # Keys of memories another process indexed whose records were gone when this one read them: the keyword row
+        # this process deletes if it is the one taking them out.
+        self._orphans: dict[str, int] = {}
         self.secure_delete = secure_delete_supported()
         if self.secure_delete:
             with db.write() as conn:
@@ -233,8 +261,15 @@ class LocalMemoryIndex:
 
     def load(self, batches: Iterable[tuple[list[MemoryRecord], Vectors]], dimension: int | None = None) -> None:
         """Fill the vectors from the record store; repair the keyword table where it does not match the records
-        (rows of memories it lacks added, rows of memories that are gone deleted)."""
+        (rows of memories it lacks added, rows of memories that are gone deleted). Processes serving one file load
+        one at a time."""
+        with self._lock, index_snapshot.locked(self._snapshot):
+            self._load(batches, dimension)
+
+    def _load(self, batches: Iterable[tuple[list[MemoryRecord], Vectors]], dimension: int | None) -> None:
         with self._lock:
+            # Where the log stands before anything is read: a change made during the load is applied again after it.
+            self._log_seen = change_log.last_seq(self._db.read(), "index_log")
             self.dimension = dimension or self.dimension
             self._reset()
             if self._snapshot is not None:
@@ -255,17 +290,25 @@ class LocalMemoryIndex:
                 self._next_key = max(self._next_key, rowid + 1)
             for records, vectors in batches:
                 missing = [r for r in records if r.id not in listed]
-                keys = [listed.pop(r.id) if r.id in listed else self._new_key(r.id) for r in records]
+                keys = [listed.pop(r.id) if r.id in listed else 0 for r in records]
+                if missing:
+                    with self._db.write() as conn:
+                        fresh = iter(self._allocated(conn, len(missing)))
+                        keys = [key or next(fresh) for key in keys]
+                        lacking = {r.id for r in missing}
+                        pairs = zip(keys, records, strict=True)
+                        rows = [_keyword_row(key, r) for key, r in pairs if r.id in lacking]
+                        conn.executemany(_INSERT, rows)
+                        self._log(conn, [(row[2], row[0]) for row in rows])
                 for record, key in zip(records, keys, strict=True):
                     self._keys[record.id] = key
                 self._add_rows(records, vectors, keys)
-                if missing:
-                    with self._db.write() as conn:
-                        conn.executemany(_INSERT, [_keyword_row(self._keys[r.id], r) for r in missing])
             stale.extend((rowid,) for rowid in listed.values())
             if stale:
                 with self._db.write() as conn:
                     conn.executemany("DELETE FROM memory_fts WHERE rowid = ?", stale)
+            with self._db.write() as conn:  # the file's key counter is past every key, whoever gave it
+                self._allocated(conn, 0)
             self._refresh_approximate()
             self._note_generation()
 
@@ -309,7 +352,12 @@ class LocalMemoryIndex:
         can come any more: before the file closes."""
         if self._snapshot is None:
             return
-        with self._lock:
+        self.refresh()
+        with self._lock, index_snapshot.locked(self._snapshot):
+            if self._seen != index_snapshot.generation_of(self._db):
+                # Not the last writer (another process's or a tool's writes came after this index's last one): its
+                # snapshot would not be used; the last writer's, if it is written, stays.
+                return
             parts = [p for p in self._numbered if p is not None]
             table: dict[tuple[Any, ...], int] = {}
             hot_rows = np.fromiter((table.setdefault(row, len(table)) for p in parts for row in p.hot), dtype=np.int32)
@@ -332,6 +380,7 @@ class LocalMemoryIndex:
 
     def _reset(self) -> None:
         self._exact.clear()
+        self._orphans.clear()
         self._facet_keys.clear()
         self._partitions.clear()
         self._numbered.clear()
@@ -346,43 +395,143 @@ class LocalMemoryIndex:
         if not records:
             return
         with self._lock:
-            replaced = [key for r in records if (key := self._keys.get(r.id)) is not None]
-            self._detach(replaced)
-            if not self._keys:
-                # An empty index takes the width it is given: after clear() the embedder may have changed.
-                self.dimension = int(np.asarray(vectors).shape[1])
-            keys = [self._keys.get(r.id) or self._new_key(r.id) for r in records]
-            self._add_rows(records, vectors, keys)
-            if self._ann is not None:
-                self._ann.remove(np.asarray(replaced, dtype=np.int64))
-                self._ann.add(np.asarray(keys, dtype=np.int64), np.asarray(vectors, dtype=np.float32))
-            self._refresh_approximate()
-            self._removed = self._removed or bool(replaced)
             with self._db.write() as conn:
+                self._follow(conn)
+                if self._records is not None:
+                    # A memory deleted (by another process) since its caller read it is not indexed again.
+                    present = self._records.present([r.id for r in records])
+                    kept = [at for at, r in enumerate(records) if r.id in present]
+                    if len(kept) < len(records):
+                        records, vectors = [records[at] for at in kept], np.asarray(vectors)[kept]
+                if not records:
+                    return
+                replaced = [key for r in records if (key := self._keys.get(r.id)) is not None]
+                new_ids = list(dict.fromkeys(r.id for r in records if r.id not in self._keys))
+                given = dict(zip(new_ids, self._allocated(conn, len(new_ids)), strict=True))
+                keys = [self._keys.get(r.id) or given[r.id] for r in records]
                 conn.executemany("DELETE FROM memory_fts WHERE rowid = ?", [(key,) for key in replaced])
                 conn.executemany(_INSERT, [_keyword_row(key, r) for key, r in zip(keys, records, strict=True)])
+                self._log(conn, [(r.id, key) for r, key in zip(records, keys, strict=True)])
+            self._keys.update(given)
+            self._apply_upsert(records, vectors, keys, replaced)
             self._note_generation()
+
+    def _apply_upsert(
+        self, records: Sequence[MemoryRecord], vectors: Vectors, keys: Sequence[int], replaced: Sequence[int]
+    ) -> None:
+        """The rows of these records, under these keys, in memory (the rows of the `replaced` keys taken out first)."""
+        self._detach(replaced)
+        if not self._partitions:
+            # An empty index takes the width it is given: after clear() the embedder may have changed.
+            self.dimension = int(np.asarray(vectors).shape[1])
+        self._add_rows(records, vectors, keys)
+        if self._ann is not None:
+            self._ann.remove(np.asarray(replaced, dtype=np.int64))
+            self._ann.add(np.asarray(keys, dtype=np.int64), np.asarray(vectors, dtype=np.float32))
+        self._refresh_approximate()
+        self._removed = self._removed or bool(replaced)
 
     def remove(self, memory_ids: Sequence[str]) -> None:
         with self._lock:
-            gone = [key for i in memory_ids if (key := self._keys.pop(i, None)) is not None]
-            for memory_id in memory_ids:
-                self._exact.pop(memory_id, None)
-            self._detach(gone)
-            if self._ann is not None:
-                self._ann.remove(np.asarray(gone, dtype=np.int64))
-            self._removed = self._removed or bool(gone)
             with self._db.write() as conn:
-                conn.executemany("DELETE FROM memory_fts WHERE rowid = ?", [(key,) for key in gone])
+                self._follow(conn)
+                gone = [(i, key) for i in memory_ids if (key := self._keys.get(i) or self._orphans.pop(i, None))]
+                conn.executemany("DELETE FROM memory_fts WHERE rowid = ?", [(key,) for _, key in gone])
+                self._log(conn, [(i, None) for i, _ in gone])
+            self._apply_remove([i for i, _ in gone])
             self._note_generation()
+
+    def _apply_remove(self, memory_ids: Sequence[str]) -> None:
+        gone = [key for i in memory_ids if (key := self._keys.pop(i, None)) is not None]
+        for memory_id in memory_ids:
+            self._exact.pop(memory_id, None)
+        self._detach(gone)
+        if self._ann is not None:
+            self._ann.remove(np.asarray(gone, dtype=np.int64))
+        self._removed = self._removed or bool(gone)
 
     def clear(self) -> None:
         with self._lock:
-            self._reset()
-            self._removed = True
             with self._db.write() as conn:
                 conn.execute("DELETE FROM memory_fts")
+                self._log(conn, [(change_log.EVERYTHING, None)])
+            self._reset()
+            self._removed = True
             self._note_generation()
+
+    # ---- other processes' changes (mnemo.adapters.sqlite.change_log) ----------------------------------
+
+    def refresh(self) -> None:
+        """The changes other processes made to the index since this one last looked, applied (a few microseconds
+        when there are none)."""
+        if self._watch.moved():
+            with self._lock:
+                self._follow(self._db.read())
+
+    def _allocated(self, conn: sqlite3.Connection, count: int) -> list[int]:
+        """`count` keys no process has given, from the file's counter (inside a write transaction)."""
+        stored = int(conn.execute("SELECT next_key FROM index_keys WHERE id = 0").fetchone()[0])
+        start = max(stored, self._next_key)
+        self._next_key = start + count
+        conn.execute("UPDATE index_keys SET next_key = ? WHERE id = 0", (self._next_key,))
+        return list(range(start, start + count))
+
+    def _log(self, conn: sqlite3.Connection, changes: Sequence[tuple[str, int | None]]) -> None:
+        """This process's changes in the index log (in the transaction that writes their keyword rows)."""
+        if not changes:
+            return
+        me = self._me
+        conn.executemany(
+            "INSERT INTO index_log (memory_id, key, writer) VALUES (?, ?, ?)", [(i, k, me) for i, k in changes]
+        )
+        self._log_writes += len(changes)
+        if self._log_writes >= change_log.PRUNE_EVERY:
+            self._log_writes = 0
+            change_log.prune(conn, "index_log")
+
+    def _follow(self, conn: sqlite3.Connection) -> None:
+        """The log's rows after the last this index reflects, applied in memory (other processes wrote their keyword
+        rows; this one's own changes are in memory already). Called with the index lock held."""
+        rows = conn.execute(
+            "SELECT seq, memory_id, key, writer FROM index_log WHERE seq > ? ORDER BY seq", (self._log_seen,)
+        ).fetchall()
+        if not rows:
+            return
+        if self._records is None:  # an index alone: nothing to read other processes' memories from
+            self._log_seen = rows[-1][0]
+            return
+        if change_log.missed(conn, "index_log", self._log_seen, rows[0][0]):
+            self._load(self._records.scan(), self.dimension)
+            return
+        me = self._me
+        latest: dict[str, tuple[int | None, bool]] = {}  # memory id -> its last key (None: removed), and whose
+        for _seq, memory_id, key, writer in rows:
+            if memory_id == change_log.EVERYTHING:
+                latest.clear()
+                if writer != me:
+                    self._reset()
+                    self._removed = True
+                continue
+            latest[memory_id] = (key, writer == me)
+        self._log_seen = rows[-1][0]
+        foreign = {memory_id: key for memory_id, (key, own) in latest.items() if not own}
+        self._apply_remove([memory_id for memory_id, key in foreign.items() if key is None])
+        for memory_id in foreign:
+            self._orphans.pop(memory_id, None)
+        wanted = {memory_id: key for memory_id, key in foreign.items() if key is not None}
+        if wanted:
+            records, vectors = self._records.records(list(wanted))
+            # A memory whose record is gone again is taken out by a later row of the log, or by this process.
+            self._orphans.update((i, wanted[i]) for i in wanted.keys() - {r.id for r in records})
+            keys = [wanted[r.id] for r in records]
+            replaced = [key for r in records if (key := self._keys.get(r.id)) is not None]
+            self._keys.update((r.id, wanted[r.id]) for r in records)
+            self._next_key = max([self._next_key, *(key + 1 for key in keys)])
+            if records:
+                self._ensure_slots(max(keys))
+                self._apply_upsert(records, vectors, keys, replaced)
+        # The generation the index reflects stays that of its own last write: a record another process wrote may
+        # not have its index row yet, so a snapshot written now would be used without it (close() writes none).
 
     def purge(self) -> None:
         """The tokens of the rows deleted since the last purge taken out of the keyword table's segments: nothing
@@ -400,6 +549,7 @@ class LocalMemoryIndex:
         self._db.checkpoint()
 
     def count(self) -> int:
+        self.refresh()
         return len(self._keys)
 
     def _note_generation(self) -> None:
@@ -407,11 +557,6 @@ class LocalMemoryIndex:
         indexed were written before it). The snapshot carries it (mnemo.adapters.sqlite.index_snapshot)."""
         if self._snapshot is not None:
             self._seen = index_snapshot.generation_of(self._db)
-
-    def _new_key(self, memory_id: str) -> int:
-        key = self._keys[memory_id] = self._next_key
-        self._next_key += 1
-        return key
 
     def _add_rows(self, records: Sequence[MemoryRecord], vectors: Vectors, keys: Sequence[int]) -> None:
         codes, scales = int8_vectors.quantize(vectors)
@@ -511,6 +656,7 @@ class LocalMemoryIndex:
         """The candidates are chosen on the int8 scores (RESCORE_MARGIN more than asked for, so that rounding does
         not cost a near tie), then scored again on their float32 vectors, read from the vector source: the semantic
         score is the exact cosine."""
+        self.refresh()
         check = f.predicate(expr)
         users = f.pinned_values(expr, "user_id")
         query = np.asarray(vector, dtype=np.float32).reshape(-1)

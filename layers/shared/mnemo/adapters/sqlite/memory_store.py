@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from mnemo.adapters.sqlite import change_log
 from mnemo.adapters.sqlite.database import Database
 from mnemo.domain import filters as f
 from mnemo.domain.entities import EntityCount, EntityType
@@ -112,7 +113,13 @@ class SqliteMemoryStore:
         self._db = db
         db.executescript(SCHEMA)
         _add_missing_columns(db)
+        db.executescript(change_log.RECORD_LOG_SCHEMA)
         self._cache = _RecordCache(cache_size)
+        # Records another process changes leave this cache (mnemo.adapters.sqlite.change_log).
+        self._watch = change_log.Watch(db)
+        self._log_seen = change_log.last_seq(db.read(), "record_log")
+        self._follow_lock = threading.Lock()
+        self._log_writes = 0
         self._outbox_namespace = outbox_namespace
         self._on_outbox = on_outbox
 
@@ -140,6 +147,7 @@ class SqliteMemoryStore:
         with self._db.write() as conn:
             before = self._before(conn, [record.id])
             conn.execute(f"UPDATE memories SET {assignments} WHERE id = ?", [*params, record.id])
+            self._pruned(conn, 1)
             _insert_history(conn, [history])
             wrote = self._write_outbox(conn, [record], [history], before)
             self._cache.forget([record.id])
@@ -161,6 +169,7 @@ class SqliteMemoryStore:
             said = _history_texts(conn, memory_ids)
             links = _links_of(conn, memory_ids)
             conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in memory_ids])
+            self._pruned(conn, len(memory_ids))
             _erase_history(conn, memory_ids)
             _insert_history(conn, entries)
             erasure = Erasure.of(removed.values(), said)
@@ -246,6 +255,7 @@ class SqliteMemoryStore:
         return self.get_many([memory_id]).get(memory_id)
 
     def get_many(self, memory_ids: Sequence[str]) -> dict[str, MemoryRecord]:
+        self._follow()
         out, missing = self._cache.lookup(memory_ids)
         if not missing:
             return out
@@ -341,6 +351,51 @@ class SqliteMemoryStore:
                 if blob is not None:
                     out[memory_id] = np.frombuffer(blob, dtype=np.float32)
         return out
+
+    def records(self, memory_ids: Sequence[str]) -> tuple[list[MemoryRecord], Vectors]:
+        """The records of these memories that exist and their stored embeddings, row for row (read from the file, not
+        the cache)."""
+        found: list[MemoryRecord] = []
+        blobs: list[bytes] = []
+        sql = f"SELECT {_COLUMNS}, embedding FROM memories WHERE embedding IS NOT NULL AND id IN ({{marks}})"
+        for row in _in_chunks(self._db.read(), sql, memory_ids):
+            found.append(_from_row(row[:-1]))
+            blobs.append(row[-1])
+        vectors = (
+            np.stack([np.frombuffer(b, dtype=np.float32) for b in blobs]) if blobs else np.zeros((0, 0), np.float32)
+        )
+        return found, vectors
+
+    def present(self, memory_ids: Sequence[str]) -> set[str]:
+        """Those of these memories whose record exists."""
+        return {
+            row[0] for row in _in_chunks(self._db.read(), "SELECT id FROM memories WHERE id IN ({marks})", memory_ids)
+        }
+
+    def _follow(self) -> None:
+        """The records other processes changed since the last look taken out of the cache (all of them when this
+        process fell behind the log's pruning)."""
+        if not self._watch.moved():
+            return
+        with self._follow_lock:
+            conn = self._db.read()
+            rows = conn.execute(
+                "SELECT seq, memory_id FROM record_log WHERE seq > ? ORDER BY seq", (self._log_seen,)
+            ).fetchall()
+            if not rows:
+                return
+            if change_log.missed(conn, "record_log", self._log_seen, rows[0][0]):
+                self._cache.forget_all()
+            else:
+                self._cache.forget([memory_id for _, memory_id in rows])
+            self._log_seen = rows[-1][0]
+
+    def _pruned(self, conn: sqlite3.Connection, changed: int) -> None:
+        """The record log pruned now and then (after PRUNE_EVERY records updated or deleted by this process)."""
+        self._log_writes += changed
+        if self._log_writes >= change_log.PRUNE_EVERY:
+            self._log_writes = 0
+            change_log.prune(conn, "record_log")
 
     def get_setting(self, key: str) -> Any | None:
         row = self._db.read().execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()

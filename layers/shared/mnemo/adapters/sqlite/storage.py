@@ -39,6 +39,7 @@ def open_storage(
         vectors=store.embeddings,
         tuning=tuning,
         snapshot=snapshot_path(database),
+        records=store,  # what another process's change to the index is read from
     )
     index.load(indexed_batches(store.scan()), dimension)
     return NamespaceStorage(

@@ -54,8 +54,10 @@ class AddWorker:
         """One queue, run in order: the owner does not matter here."""
         self._queue.send({"project_id": project_id, "event_id": event_id})
 
-    def start(self) -> None:
-        for event in self._events.unfinished_events():
+    def start(self, *, requeue: bool = True) -> None:
+        """The worker's thread; with `requeue`, first every event a stop left unfinished queued again (by one process
+        only, when several serve the data dir)."""
+        for event in self._events.unfinished_events() if requeue else ():
             self.enqueue(event.project_id, event.id)
         self._thread = threading.Thread(target=self._run, name="mnemo-platform-worker", daemon=True)
         self._thread.start()

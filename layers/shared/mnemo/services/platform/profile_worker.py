@@ -30,13 +30,14 @@ class ProfileWorker:
         self._stopped = True
         self._thread: threading.Thread | None = None
 
-    def start(self) -> None:
+    def start(self, *, resume: bool = True) -> None:
         with self._changed:
             self._stopped = False
         self._profiles.tasks = self
         self._thread = threading.Thread(target=self._run, name="mnemo-profile-worker", daemon=True)
         self._thread.start()
-        self._profiles.resume()  # what a stop left queued, running or pending
+        if resume:  # one process only, when several serve the data dir
+            self._profiles.resume()  # what a stop left queued, running or pending
 
     def dispatch(self, task: ProfileTask, delay: float = 0.0) -> None:
         with self._changed:

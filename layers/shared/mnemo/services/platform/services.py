@@ -48,19 +48,21 @@ class PlatformServices:
     erasure: ProjectErasure | None = None  # what a delete scrubs beside the memories (events, deliveries, exports)
     closers: list[Callable[[], None]] = field(default_factory=list)
 
-    def start_workers(self) -> None:
+    def start_workers(self, *, leader: bool = True) -> None:
         """The local background threads: the writers of recorded accesses and of retrieval counts, the add worker,
-        the webhook worker, the profile worker, then Dream's schedule."""
+        the webhook worker, the profile worker, then Dream's schedule. When several processes serve the data dir,
+        each runs its own writers and the workers of the jobs it queues; one, the `leader`, also queues again what a
+        stop left unfinished, relays every process's webhook events and ticks Dream's schedule."""
         self.namespaces.access_buffer.start()
         if self.retrieval_counts is not None:
             self.retrieval_counts.start()
         if self.worker is not None:
-            self.worker.start()
-        if self.webhook_worker is not None:
+            self.worker.start(requeue=leader)
+        if self.webhook_worker is not None and leader:
             self.webhook_worker.start()
         if self.profile_worker is not None:
-            self.profile_worker.start()
-        if self.dream_timer is not None:
+            self.profile_worker.start(resume=leader)
+        if self.dream_timer is not None and leader:
             self.dream_timer.start()
 
     def close(self) -> None:
