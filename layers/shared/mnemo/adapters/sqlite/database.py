@@ -1,7 +1,9 @@
 """One SQLite file in WAL mode: a single writer behind a lock, one reader connection per thread.
 
 Writes are serialised in-process, so concurrent requests never see "database is locked"; readers never
-block the writer and see only committed data.
+block the writer and see only committed data. Processes sharing the file (mnemo serve --workers N) also take turns
+at writing through an exclusive `flock` on the file, which wakes the next writer as soon as one commits (SQLite's
+own busy handler sleeps 1, 2, 5, 10… ms between tries; flock and SQLite's fcntl locks do not interfere).
 
 The file holds every memory and every password and key hash: its directory is made 0700 and the file 0600
 (whatever the umask) before SQLite opens it, and SQLite gives its -wal and -shm files the main file's mode. A
@@ -19,6 +21,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # Windows: one process writes a file there
+    fcntl = None  # type: ignore[assignment]
+
 PRIVATE_DIRECTORY = 0o700
 PRIVATE_FILE = 0o600
 BUSY_TIMEOUT_MS = 30_000
@@ -31,6 +38,7 @@ class Database:
         self.path = path
         make_private(path)
         self._write_lock = threading.RLock()
+        self._turns = _turns_of(path)  # the descriptor the processes writing this file flock in turn (None: none)
         self._writer = self._connect()
         self._writer.execute("PRAGMA journal_mode=WAL")
         self._local = threading.local()
@@ -81,17 +89,23 @@ class Database:
                 finally:
                     self._depth -= 1
                 return
-            self._writer.execute("BEGIN IMMEDIATE")
-            self._depth = 1
+            if self._turns is not None:
+                fcntl.flock(self._turns, fcntl.LOCK_EX)
             try:
-                yield self._writer
-            except BaseException:
-                self._writer.execute("ROLLBACK")
-                raise
-            else:
-                self._writer.execute("COMMIT")
+                self._writer.execute("BEGIN IMMEDIATE")
+                self._depth = 1
+                try:
+                    yield self._writer
+                except BaseException:
+                    self._writer.execute("ROLLBACK")
+                    raise
+                else:
+                    self._writer.execute("COMMIT")
+                finally:
+                    self._depth = 0
             finally:
-                self._depth = 0
+                if self._turns is not None:
+                    fcntl.flock(self._turns, fcntl.LOCK_UN)
 
     def read(self) -> sqlite3.Connection:
         """This thread's reader connection (the writer's, inside a write on this thread)."""
@@ -115,6 +129,15 @@ class Database:
                 conn.close()
             self._readers.clear()
         self._writer.close()
+        if self._turns is not None:
+            os.close(self._turns)
+            self._turns = None
+
+
+def _turns_of(path: Path) -> int | None:
+    if fcntl is None:  # not a POSIX system: one process writes a file there
+        return None
+    return os.open(path, os.O_RDONLY)
 
 
 def make_private(path: Path) -> None:

@@ -1,0 +1,47 @@
+"""Processes sharing one SQLite file take turns at writing through a flock on it (mnemo.adapters.sqlite.database):
+a writer waits on the lock, not in SQLite's busy handler, and goes as soon as the other commits."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from mnemo.adapters.sqlite.database import Database
+
+
+def test_given_two_connections_to_one_file_then_a_second_writer_waits_for_the_first_to_commit(tmp_path: Path):
+    path = tmp_path / "shared.sqlite3"
+    first, second = Database(path), Database(path)  # as two processes: nothing shared but the file
+    try:
+        first.executescript("CREATE TABLE IF NOT EXISTS t (n INTEGER)")
+        inside = threading.Event()
+        release = threading.Event()
+        seen: list[int] = []
+
+        def hold() -> None:
+            with first.write() as conn:
+                conn.execute("INSERT INTO t VALUES (1)")
+                inside.set()
+                release.wait(10)
+
+        def follow() -> None:
+            with second.write() as conn:
+                seen.append(conn.execute("SELECT count(*) FROM t").fetchone()[0])  # what it sees once its turn came
+                conn.execute("INSERT INTO t VALUES (2)")
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        assert inside.wait(10)
+        follower = threading.Thread(target=follow)
+        follower.start()
+        follower.join(0.3)
+        assert follower.is_alive() and seen == []  # still waiting its turn
+        release.set()
+        holder.join(10)
+        follower.join(10)
+
+        assert seen == [1]  # it began after the first committed
+        assert [r[0] for r in second.read().execute("SELECT n FROM t ORDER BY n")] == [1, 2]
+    finally:
+        second.close()
+        first.close()
