@@ -95,6 +95,11 @@ class DirectoryStore(Protocol):
 
     def touch_key(self, key_id: str, at: datetime) -> None: ...
 
+    def auth_epoch(self) -> int | None:
+        """A counter that moves with every change that could change what a key authenticates as (a key revoked, a
+        membership ended, a project changed…), or None where the store keeps none (then nothing is cached)."""
+        ...
+
 
 class EventStore(Protocol):
     """A project's events: asynchronous adds (the job itself) and synchronous operations, newest first."""

@@ -28,6 +28,27 @@ CREATE TRIGGER IF NOT EXISTS users_auth_removed AFTER DELETE ON users
 BEGIN UPDATE auth_epoch SET n = n + 1 WHERE id = 0; END;
 """
 
+_BUMP = "BEGIN UPDATE auth_epoch SET n = n + 1 WHERE id = 0; END;"
+# The platform's keys: a key revoked or moved, a user, organization or project changed or deleted, a membership
+# made, changed or ended (a project's settings ride along with its caller). A key's use does not move it.
+PLATFORM_TRIGGERS = f"""
+CREATE TRIGGER IF NOT EXISTS platform_keys_auth_changed AFTER UPDATE ON platform_keys
+WHEN OLD.revoked_at IS NOT NEW.revoked_at OR OLD.user_id IS NOT NEW.user_id OR OLD.project_id IS NOT NEW.project_id
+    OR OLD.key_hash IS NOT NEW.key_hash OR OLD.id IS NOT NEW.id
+{_BUMP}
+CREATE TRIGGER IF NOT EXISTS platform_keys_auth_removed AFTER DELETE ON platform_keys {_BUMP}
+""" + "".join(
+    f"CREATE TRIGGER IF NOT EXISTS {table}_auth_{event.lower()} AFTER {event} ON {table} {_BUMP}\n"
+    for table, events in {
+        "platform_users": ("UPDATE", "DELETE"),
+        "platform_orgs": ("UPDATE", "DELETE"),
+        "platform_projects": ("UPDATE", "DELETE"),
+        "platform_org_members": ("INSERT", "UPDATE", "DELETE"),
+        "platform_project_members": ("INSERT", "UPDATE", "DELETE"),
+    }.items()
+    for event in events
+)
+
 
 def read_epoch(db: Database) -> int:
     row = db.read().execute("SELECT n FROM auth_epoch WHERE id = 0").fetchone()

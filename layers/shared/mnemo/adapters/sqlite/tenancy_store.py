@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
+from mnemo.adapters.sqlite import auth_epoch
 from mnemo.adapters.sqlite.database import Database
 from mnemo.domain.erasure import Erasure, scrubbed_event, scrubbed_export
 from mnemo.domain.llm_usage import LLMUsage
@@ -135,7 +136,7 @@ class SqliteTenancyStore:
     def __init__(self, db: Database, *, on_outbox: Callable[[], None] | None = None) -> None:
         self._db = db
         self._on_outbox = on_outbox
-        db.executescript(SCHEMA)
+        db.executescript(SCHEMA + auth_epoch.SCHEMA + auth_epoch.PLATFORM_TRIGGERS)
         columns = {row[1] for row in db.read().execute("PRAGMA table_info(platform_events)")}
         if "attempts" not in columns:  # a data dir from before events counted their attempts
             with db.write() as conn:
@@ -318,6 +319,9 @@ class SqliteTenancyStore:
                 (iso(at), project_id, key_id),
             )
             return cursor.rowcount > 0
+
+    def auth_epoch(self) -> int:
+        return auth_epoch.read_epoch(self._db)
 
     def touch_key(self, key_id: str, at: datetime) -> None:
         with self._db.write() as conn:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.types import Message, Scope
 
 from mnemo.api.mcp_server.gateway import Credentials, MemoryGateway
-from mnemo.api.platform.security import platform_caller, token_scheme
+from mnemo.api.platform.security import platform_caller_in_thread, token_scheme
 from mnemo.api.responses import ErrorOut, errors
 from mnemo.api.security import ApiKeyValue, BearerCredentials, identified
 from mnemo.errors import ValidationError
@@ -125,7 +125,7 @@ def mcp_credentials(
     """The caller's credentials, checked as the REST routes check them (a 401 or 403 otherwise)."""
     credentials = Credentials.of_request({k.lower(): v for k, v in request.headers.items()})
     if credentials.surface.value == "platform":
-        platform_caller(request, token)
+        platform_caller_in_thread(request, token)
     else:
         identified(request, bearer, api_key)
     return credentials

@@ -8,6 +8,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader
+from starlette.concurrency import run_in_threadpool
 
 from mnemo.api.dependencies import tenancy_service
 from mnemo.domain.tenancy import Role
@@ -24,14 +25,32 @@ token_scheme = APIKeyHeader(
 )
 
 
-def platform_caller(request: Request, header: Annotated[str | None, Security(token_scheme)]) -> PlatformCaller:
-    tenancy = tenancy_service(request)
+def _key_of(header: str | None) -> str:
     if header is None:
         raise AuthenticationError(INVALID_KEY)
     scheme, _, value = header.strip().partition(" ")
     if scheme.lower() != "token" or not value.strip():
         raise AuthenticationError(INVALID_KEY)
-    caller = tenancy.authenticate(value.strip())
+    return value.strip()
+
+
+async def platform_caller(request: Request, header: Annotated[str | None, Security(token_scheme)]) -> PlatformCaller:
+    """In the event loop when the key was verified before and nothing changed since (one read of a counter, no
+    write), else in a worker thread: the full check reads the store and may record the key's use."""
+    tenancy = tenancy_service(request)
+    value = _key_of(header)
+    caller = tenancy.verified(value)
+    if caller is None:
+        caller = await run_in_threadpool(tenancy.authenticate, value)
+    setattr(request.state, CALLER_STATE, caller)
+    return caller
+
+
+def platform_caller_in_thread(request: Request, header: str | None) -> PlatformCaller:
+    """`platform_caller` for a caller already in a worker thread (the MCP route's check)."""
+    tenancy = tenancy_service(request)
+    value = _key_of(header)
+    caller = tenancy.verified(value) or tenancy.authenticate(value)
     setattr(request.state, CALLER_STATE, caller)
     return caller
 

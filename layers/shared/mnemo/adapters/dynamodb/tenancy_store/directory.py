@@ -238,6 +238,10 @@ class DynamoDirectoryStore(TenancyTable):
         except TransactionCancelledError:
             raise ConflictError("A project key with this id or hash already exists.") from None
 
+    def auth_epoch(self) -> None:
+        """No such counter here: every call reads the key (a Lambda's cache could not see a revocation)."""
+        return None
+
     def key_by_hash(self, key_hash: str) -> ProjectKey | None:
         claim = self._ops.get(hash_key(key_hash))
         if claim is None:
