@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -731,7 +732,7 @@ class MemoryService:
         if users is None or len(users) != 1:
             return query, vector
         (user_id,) = users
-        if not _NAMING.search(query) and not re.search(rf"\b{re.escape(user_id)}\b", query, re.IGNORECASE):
+        if not _NAMING.search(query) and not _user_named(user_id).search(query):
             return query, vector
         named = f.conjoin(visible, f.Condition(FACETS_FIELD, "in", ["name"]))
         hits = self.index.search(vector, query, named, 3)
@@ -1019,6 +1020,12 @@ def _below_their_successors(found: list[SearchResult]) -> list[SearchResult]:
             continue
         out.insert(at + 1, replace(moved, score=min(moved.score, out[at].score)))
     return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _user_named(user_id: str) -> re.Pattern[str]:
+    """The user's id as a word of a query, compiled once per user (re's own cache churned with many users)."""
+    return re.compile(rf"\b{re.escape(user_id)}\b", re.IGNORECASE)
 
 
 def _in_context(found: list[SearchResult]) -> list[SearchResult]:
