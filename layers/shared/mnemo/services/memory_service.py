@@ -1036,9 +1036,10 @@ def _in_context(found: list[SearchResult]) -> list[SearchResult]:
     moments: dict[datetime, list[float]] = {}
     for result in found:
         moments.setdefault(result.record.created_at, []).append(result.score)
+    best_two = {moment: sorted(scores, reverse=True)[:2] for moment, scores in moments.items()}  # once per moment
     out = []
     for result in found:
-        scores = sorted(moments[result.record.created_at], reverse=True)
+        scores = best_two[result.record.created_at]
         other = (scores[1] if scores[0] == result.score else scores[0]) if len(scores) > 1 else 0.0
         score = result.score + CONTEXT_WEIGHT * max(other - result.score, 0.0)
         details = {**result.details, "final_score": round(score, 6)}  # no key of its own: the reference's shape
