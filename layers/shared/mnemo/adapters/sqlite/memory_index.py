@@ -776,8 +776,8 @@ def _scores_of(parts: Sequence[_Partition], query: Vectors) -> list[np.ndarray]:
     """The cosine of the query with every row of the partitions. A scan this large is bound by memory bandwidth:
     above PARALLEL_ROWS rows it is cut into one slice per core, computed at once (NumPy releases the GIL)."""
     total = sum(len(part) for part in parts)
-    workers = _cores()
-    if total < PARALLEL_ROWS or workers < 2:
+    workers = _cores() if total >= PARALLEL_ROWS else 1  # the affinity is a system call: asked only when it matters
+    if workers < 2:
         return [part.scores(query) for part in parts]
     out = [np.empty(len(part), dtype=np.float32) for part in parts]
     share = -(-total // workers)
