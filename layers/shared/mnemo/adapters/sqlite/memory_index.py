@@ -538,8 +538,8 @@ class LocalMemoryIndex:
         exact = self._exact_scores([i for i, _ in semantic] + [i for i, _ in keyword], query)
         ranked = sorted(((i, exact.get(i, score)) for i, score in semantic), key=lambda hit: -hit[1])[:limit]
         hits = {memory_id: IndexHit(memory_id, score, 0.0) for memory_id, score in ranked}
-        for memory_id, bm25 in keyword:
-            with self._lock:
+        with self._lock:  # taken once for the keyword hits, not once each: under load every search contends for it
+            for memory_id, bm25 in keyword:
                 if memory_id not in self._keys:  # removed since the keyword query ran
                     continue
                 similarity = exact.get(memory_id)
