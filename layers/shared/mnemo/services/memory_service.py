@@ -668,7 +668,10 @@ class MemoryService:
         if decay is not None:
             found = self._decayed(found, decay)
         if tuple(command.states) != ACTIVE_ONLY:  # a current fact ranks above the ones it replaced
-            found = _below_their_successors([replace(r, score=r.score * _weight(r.record)) for r in found])
+            # SearchResult(...) rather than dataclasses.replace: the same result, without replace's walk of the fields
+            found = _below_their_successors(
+                [SearchResult(r.record, r.score * _weight(r.record), r.details) for r in found]
+            )
         if decay is None:
             return found[: command.top_k]
         kept = [_clamped(r) for r in found[: command.top_k]]
