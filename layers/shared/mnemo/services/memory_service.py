@@ -689,7 +689,8 @@ class MemoryService:
         query, vector = self._as_the_user(query, visible)
         candidates = self.index.search(vector, query if command.keyword else "", visible, wide)
         answers = self._answers(vector, query, visible, command.top_k)
-        candidates += [h for h in answers if h.memory_id not in {c.memory_id for c in candidates}]
+        listed = {c.memory_id for c in candidates}  # made once, not once per answer
+        candidates += [h for h in answers if h.memory_id not in listed]
         ranked = fuse(
             candidates,
             threshold=command.threshold,
