@@ -159,7 +159,7 @@ class _Partition:
             else:
                 best = np.argsort(-scores, kind="stable")
             found: list[tuple[str, float]] = []
-            for row in best.tolist():  # Python ints: indexing the row lists with NumPy integers costs more
+            for row in best:
                 if check(self.doc(row, source)):
                     found.append((self.ids[row], float(scores[row])))
                     if len(found) == limit:
