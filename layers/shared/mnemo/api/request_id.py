@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 import re
-import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -15,8 +15,13 @@ def request_id_of(scope: Scope) -> str:
     state = scope.setdefault("state", {})
     rid = state.get("request_id")
     if rid is None:
-        sent = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")
-        rid = sent if _SANE.match(sent) else uuid.uuid4().hex[:8]
+        sent = b""
+        for name, value in scope.get("headers") or ():  # the last one sent, as a dict of the headers would keep
+            if name == b"x-request-id":
+                sent = value
+        text = sent.decode("latin-1")
+        # 8 random hex characters, as uuid4().hex[:8] gave, from 4 random bytes instead of a whole UUID's 16
+        rid = text if _SANE.match(text) else os.urandom(4).hex()
         state["request_id"] = rid
     return str(rid)
 

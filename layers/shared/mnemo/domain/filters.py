@@ -297,7 +297,21 @@ def _compile_condition(cond: Condition) -> Predicate:
             return lambda doc: doc.get(name) == value
         if cond.op == "ne":
             return lambda doc: doc.get(name) != value
+    if cond.field in _SCALAR_STRING_FIELDS and cond.op in ("in", "nin") and all(isinstance(v, str) for v in cond.value):
+        # A search of current and outdated memories filters `state in [...]` on every candidate: one set lookup.
+        name, values = cond.field, frozenset(cond.value)
+        if cond.op == "in":
+            return lambda doc: doc.get(name) in values
+        return lambda doc: doc.get(name) not in values
+    if cond.op == "exists" and cond.field != "metadata":
+        # Every search's visibility test asks whether expiration_date exists: `_check`'s answer, without its branches.
+        field = cond.field
+        return lambda doc: _present(doc.get(field))
     return lambda doc: _check(cond, doc)
+
+
+def _present(actual: Any) -> bool:
+    return actual is not None and actual not in ([], "")
 
 
 def _check(cond: Condition, doc: Mapping[str, Any]) -> bool:
@@ -309,7 +323,7 @@ def _check(cond: Condition, doc: Mapping[str, Any]) -> bool:
     if cond.field == "expiration_date" and isinstance(actual, datetime):
         actual = actual.date()
     if cond.op == "exists":
-        return actual is not None and actual not in ([], "")
+        return _present(actual)
     if isinstance(actual, list):
         return _check_list(cond, actual)
     return _compare(cond.op, actual, cond.value)

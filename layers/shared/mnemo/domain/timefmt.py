@@ -9,7 +9,11 @@ from datetime import UTC, date, datetime
 
 
 def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+    utc = moment.astimezone(UTC)
+    if utc.year < 1000:  # strftime's %Y does not pad the year to four digits (glibc), isoformat does
+        return utc.strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+    # The same text as the strftime above, in half its time: a search's answer writes two per memory.
+    return utc.isoformat(timespec="microseconds")
 
 
 def iso_z(moment: datetime) -> str:

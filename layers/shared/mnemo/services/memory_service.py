@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -667,7 +668,10 @@ class MemoryService:
         if decay is not None:
             found = self._decayed(found, decay)
         if tuple(command.states) != ACTIVE_ONLY:  # a current fact ranks above the ones it replaced
-            found = _below_their_successors([replace(r, score=r.score * _weight(r.record)) for r in found])
+            # SearchResult(...) rather than dataclasses.replace: the same result, without replace's walk of the fields
+            found = _below_their_successors(
+                [SearchResult(r.record, r.score * _weight(r.record), r.details) for r in found]
+            )
         if decay is None:
             return found[: command.top_k]
         kept = [_clamped(r) for r in found[: command.top_k]]
@@ -685,7 +689,8 @@ class MemoryService:
         query, vector = self._as_the_user(query, visible)
         candidates = self.index.search(vector, query if command.keyword else "", visible, wide)
         answers = self._answers(vector, query, visible, command.top_k)
-        candidates += [h for h in answers if h.memory_id not in {c.memory_id for c in candidates}]
+        listed = {c.memory_id for c in candidates}  # made once, not once per answer
+        candidates += [h for h in answers if h.memory_id not in listed]
         ranked = fuse(
             candidates,
             threshold=command.threshold,
@@ -731,7 +736,7 @@ class MemoryService:
         if users is None or len(users) != 1:
             return query, vector
         (user_id,) = users
-        if not _NAMING.search(query) and not re.search(rf"\b{re.escape(user_id)}\b", query, re.IGNORECASE):
+        if not _NAMING.search(query) and not _user_named(user_id).search(query):
             return query, vector
         named = f.conjoin(visible, f.Condition(FACETS_FIELD, "in", ["name"]))
         hits = self.index.search(vector, query, named, 3)
@@ -1021,6 +1026,12 @@ def _below_their_successors(found: list[SearchResult]) -> list[SearchResult]:
     return out
 
 
+@functools.lru_cache(maxsize=1024)
+def _user_named(user_id: str) -> re.Pattern[str]:
+    """The user's id as a word of a query, compiled once per user (re's own cache churned with many users)."""
+    return re.compile(rf"\b{re.escape(user_id)}\b", re.IGNORECASE)
+
+
 def _in_context(found: list[SearchResult]) -> list[SearchResult]:
     """Each score lifted toward the best score among the other candidates stated at the same moment (same
     `created_at`: one add, one session of a conversation) by CONTEXT_WEIGHT of the gap, when that one is higher;
@@ -1029,9 +1040,10 @@ def _in_context(found: list[SearchResult]) -> list[SearchResult]:
     moments: dict[datetime, list[float]] = {}
     for result in found:
         moments.setdefault(result.record.created_at, []).append(result.score)
+    best_two = {moment: sorted(scores, reverse=True)[:2] for moment, scores in moments.items()}  # once per moment
     out = []
     for result in found:
-        scores = sorted(moments[result.record.created_at], reverse=True)
+        scores = best_two[result.record.created_at]
         other = (scores[1] if scores[0] == result.score else scores[0]) if len(scores) > 1 else 0.0
         score = result.score + CONTEXT_WEIGHT * max(other - result.score, 0.0)
         details = {**result.details, "final_score": round(score, 6)}  # no key of its own: the reference's shape

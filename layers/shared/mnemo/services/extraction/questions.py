@@ -7,30 +7,42 @@ question is rewritten in the first person, as the memories are written: "does Al
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
+from typing import Any
 
 _AUXILIARIES = {"does": "do", "is": "am", "has": "have", "was": "was", "did": "did", "can": "can", "will": "will"}
 
 
 def in_first_person(question: str, names: Iterable[str]) -> str:
     """The question with the user's `names` (each word of them) read as "I"; unchanged when it names none."""
-    words = sorted({w for name in names for w in name.split() if w}, key=len, reverse=True)
+    words = tuple(sorted({w for name in names for w in name.split() if w}, key=len, reverse=True))
     if not words:
         return question
+    out = question
+    for pattern, replacement in _rewrites(words):
+        out = pattern.sub(replacement, out)
+    return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _rewrites(words: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], Any], ...]:
+    """The rewrites of `in_first_person` for these name words, in order, compiled once per set of names: they differ
+    from user to user, and compiling them on every search cost more than the rewriting (re's own cache of 512
+    patterns churned with a few hundred users)."""
     name = "(?:" + "|".join(re.escape(w) for w in words) + ")(?:\\s+(?:" + "|".join(re.escape(w) for w in words) + "))*"
-    out = re.sub(rf"\b{name}(?:'s|’s)(?!\w)", "my", question, flags=re.IGNORECASE)
-    out = re.sub(
-        rf"\b(?P<aux>{'|'.join(_AUXILIARIES)})\s+{name}\b",
-        lambda m: f"{_AUXILIARIES[m.group('aux').lower()]} I",
-        out,
-        flags=re.IGNORECASE,
+    flags = re.IGNORECASE
+    return (
+        (re.compile(rf"\b{name}(?:'s|’s)(?!\w)", flags), "my"),
+        (
+            re.compile(rf"\b(?P<aux>{'|'.join(_AUXILIARIES)})\s+{name}\b", flags),
+            lambda m: f"{_AUXILIARIES[m.group('aux').lower()]} I",
+        ),
+        (re.compile(rf"^{name}\b", flags), "I"),
+        (
+            re.compile(rf"\b(?:to|for|with|about|of|from|by|at)\s+{name}\b", flags),
+            lambda m: m.group(0).split()[0] + " me",
+        ),
+        (re.compile(rf"\b{name}\b", flags), "I"),
     )
-    out = re.sub(rf"^{name}\b", "I", out, flags=re.IGNORECASE)
-    out = re.sub(
-        rf"\b(?:to|for|with|about|of|from|by|at)\s+{name}\b",
-        lambda m: m.group(0).split()[0] + " me",
-        out,
-        flags=re.IGNORECASE,
-    )
-    return re.sub(rf"\b{name}\b", "I", out, flags=re.IGNORECASE)
