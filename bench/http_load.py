@@ -53,9 +53,11 @@ def tree_cpu_seconds(pid: int) -> float:
     return total + sum(tree_cpu_seconds(int(child)) for child in children)
 
 
-def start_server(data_dir: Path, port: int, workers: int = 1) -> subprocess.Popen[bytes]:
+def start_server(data_dir: Path, port: int, workers: int = 1, threads: int | None = None) -> subprocess.Popen[bytes]:
     mnemo = Path(sys.executable).with_name("mnemo")
     env = {**os.environ, "MNEMO_LOG_LEVEL": "warning", "JWT_SECRET": secrets.token_urlsafe(32)}
+    if threads is not None:
+        env["MNEMO_HTTP_THREADS"] = str(threads)
     env.pop("AUTH_DISABLED", None)
     env.pop("MNEMO_AUTH_DISABLED", None)
     process = subprocess.Popen(
@@ -222,13 +224,17 @@ def run(
     seed: int = 5,
     surface: str = "selfhosted",
     workers: int = 2,
+    threads: int = 3,
 ) -> dict[str, Any]:
+    """`workers` server processes (`mnemo serve --workers`), each running at most `threads` requests' synchronous
+    part at once (MNEMO_HTTP_THREADS): with the local embedder every request is CPU work, and on 2 cores 2-3 threads
+    per process cost less CPU per request than the default 8 (made for adds that wait on an LLM)."""
     routes = SURFACES[surface]
     items = generate(preload + 200_000, users, seed=seed)
     data_dir = Path(tempfile.mkdtemp(prefix="mnemo-http-bench-"))
     port = free_port()
     platform_auth = platform_credentials(data_dir) if surface == "platform" else None
-    server = start_server(data_dir, port, workers)
+    server = start_server(data_dir, port, workers, threads)
     base = f"http://127.0.0.1:{port}"
     try:
         with httpx.Client(base_url=base, timeout=120) as client:
@@ -272,6 +278,7 @@ def run(
             "load_average_before": [round(x, 2) for x in os.getloadavg()],
             "clients": clients,
             "workers": workers,
+            "threads_per_worker": threads,
             "preloaded": preload,
             "auth": routes.auth,
             "search": measured(search),

@@ -89,7 +89,9 @@ def http_rows(data: dict[str, Any]) -> list[str]:
     routes = "platform API (/v3/memories/…)" if f.get("surface") == "platform" else "self-hosted API"
     rows = [
         f"| HTTP {routes}, {f['clients']} clients, {f['preloaded']} memories preloaded, "
-        f"{f.get('workers', 1)} server process{'es' if f.get('workers', 1) > 1 else ''} | requests/s | "
+        f"{f.get('workers', 1)} server process{'es' if f.get('workers', 1) > 1 else ''}"
+        + (f" of {f['threads_per_worker']} request threads" if "threads_per_worker" in f else "")
+        + " | requests/s | "
         "p50 / p95 / p99 ms | errors | server CPU ms per request |",
         "|---|---|---|---|---|",
     ]

@@ -195,3 +195,17 @@ def test_given_two_processes_then_the_snapshot_is_written_by_the_last_writer_onl
         assert again.found("sourdough starter") and again.found("Brompton bike")
     finally:
         again.close()
+
+
+def test_given_a_memory_rescored_from_memory_when_it_is_updated_then_its_new_vector_scores_it(pair):
+    a, b = pair
+    (home,) = a.add("I live in Leeds.")
+    for process in (a, b):  # each caches the float32 vector it rescored with
+        assert process.found("Where do I live?") == [home.id]
+
+    a.update(home, "My favourite film is Paddington 2.")
+
+    for process in (a, b):
+        vector = process.embedder.embed(["My favourite film is Paddington 2."])
+        (hit,) = process.storage.index.search(vector, "", ALICE, 5)
+        assert hit.memory_id == home.id and hit.semantic == pytest.approx(1.0, abs=1e-5)

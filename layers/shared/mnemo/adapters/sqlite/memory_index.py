@@ -54,6 +54,7 @@ SECURE_DELETE_SINCE = (3, 42, 0)
 
 ROW_CHUNK = 16_384  # rows of int8 codes widened to float32 at once by a large exact scan
 RESCORE_MARGIN = 8  # semantic candidates chosen on int8 scores beyond the limit, before the exact rescoring
+EXACT_CACHED = 32_768  # float32 vectors kept in memory in front of the vector source (1.5 KB each: 48 MB at most)
 
 
 class IndexedRecords(Protocol):
@@ -215,7 +216,12 @@ class LocalMemoryIndex:
         self._db = db
         self._records = records
         self._vector_source = vectors
-        self._exact: dict[str, np.ndarray] = {}  # the float32 vectors, kept here only without a vector source
+        # The float32 vectors: all of them without a vector source; with one, a cache of at most EXACT_CACHED rows in
+        # front of it (a search rescores ~20 candidates: reading them from SQLite cost ~0.1 ms alone, ~0.5 ms under
+        # load). Every write of a row replaces or drops its entry; `_exact_writes` counts them, so that a vector
+        # read from the source while a write ran is not cached.
+        self._exact: dict[str, np.ndarray] = {}
+        self._exact_writes = 0
         self.dimension = dimension
         self.tuning = tuning or IndexTuning()
         self._documents = documents
@@ -380,6 +386,7 @@ class LocalMemoryIndex:
 
     def _reset(self) -> None:
         self._exact.clear()
+        self._exact_writes += 1
         self._orphans.clear()
         self._facet_keys.clear()
         self._partitions.clear()
@@ -443,6 +450,7 @@ class LocalMemoryIndex:
 
     def _apply_remove(self, memory_ids: Sequence[str]) -> None:
         gone = [key for i in memory_ids if (key := self._keys.pop(i, None)) is not None]
+        self._exact_writes += 1
         for memory_id in memory_ids:
             self._exact.pop(memory_id, None)
         self._detach(gone)
@@ -560,9 +568,13 @@ class LocalMemoryIndex:
 
     def _add_rows(self, records: Sequence[MemoryRecord], vectors: Vectors, keys: Sequence[int]) -> None:
         codes, scales = int8_vectors.quantize(vectors)
-        if self._vector_source is None:
-            exact = np.asarray(vectors, dtype=np.float32)
+        self._exact_writes += 1
+        exact = np.asarray(vectors, dtype=np.float32)
+        if self._vector_source is None or len(self._exact) + len(records) <= EXACT_CACHED:
             self._exact.update((r.id, exact[at]) for at, r in enumerate(records))
+        else:  # the cache is full: these rows' vectors are read from the source when needed
+            for record in records:
+                self._exact.pop(record.id, None)
         if keys:
             self._ensure_slots(max(keys))
         keep_documents = self._documents is None
@@ -699,11 +711,16 @@ class LocalMemoryIndex:
         if not memory_ids:
             return {}
         unique = list(dict.fromkeys(memory_ids))
-        if self._vector_source is not None:
-            found = self._vector_source(unique)
-        else:
+        with self._lock:
+            found = {i: v for i in unique if (v := self._exact.get(i)) is not None}
+            writes = self._exact_writes
+        missing = [i for i in unique if i not in found]
+        if missing and self._vector_source is not None:
+            read = self._vector_source(missing)
+            found.update(read)
             with self._lock:
-                found = {i: v for i in unique if (v := self._exact.get(i)) is not None}
+                if writes == self._exact_writes and len(self._exact) + len(read) <= EXACT_CACHED:
+                    self._exact.update(read)
         if not found:
             return {}
         names = list(found)
