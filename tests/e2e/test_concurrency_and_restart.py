@@ -437,7 +437,7 @@ def test_mnemo_serve_answers_over_real_http(tmp_path: Path) -> None:
 def test_mnemo_serve_help_lists_its_options() -> None:
     result = subprocess.run([str(MNEMO), "serve", "--help"], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stderr
-    for option in ("--host", "--port", "--data-dir"):
+    for option in ("--host", "--port", "--data-dir", "--workers"):
         assert option in result.stdout
 
 
