@@ -108,6 +108,21 @@ def missed(conn: sqlite3.Connection, table: str, seen: int, first_new: int) -> b
     return row[0] is not None and int(row[0]) > seen + 1
 
 
+class Pruning:
+    """A log pruned now and then: after PRUNE_EVERY rows written to it by this process."""
+
+    def __init__(self, table: str) -> None:
+        self._table = table
+        self._written = 0
+
+    def wrote(self, conn: sqlite3.Connection, rows: int) -> None:
+        """`rows` more were written to the log in this transaction; prune it once enough were."""
+        self._written += rows
+        if self._written >= PRUNE_EVERY:
+            self._written = 0
+            prune(conn, self._table)
+
+
 def prune(conn: sqlite3.Connection, table: str) -> None:
     """The log's rows but its newest LOG_KEPT deleted."""
     conn.execute(f"DELETE FROM {table} WHERE seq <= (SELECT max(seq) FROM {table}) - ?", (LOG_KEPT,))

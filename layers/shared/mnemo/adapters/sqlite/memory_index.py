@@ -246,7 +246,7 @@ class LocalMemoryIndex:
         db.executescript(change_log.INDEX_LOG_SCHEMA)
         self._watch = change_log.Watch(db)
         self._log_seen = change_log.last_seq(db.read(), "index_log")  # the last log row this index reflects
-        self._log_writes = 0
+        self._pruning = change_log.Pruning("index_log")
         self._me = change_log.writer_token()
         # Keys of memories another process indexed whose records were gone when this one read them: the keyword row
         # this process deletes if it is the one taking them out.
@@ -492,10 +492,7 @@ class LocalMemoryIndex:
         conn.executemany(
             "INSERT INTO index_log (memory_id, key, writer) VALUES (?, ?, ?)", [(i, k, me) for i, k in changes]
         )
-        self._log_writes += len(changes)
-        if self._log_writes >= change_log.PRUNE_EVERY:
-            self._log_writes = 0
-            change_log.prune(conn, "index_log")
+        self._pruning.wrote(conn, len(changes))
 
     def _follow(self, conn: sqlite3.Connection) -> None:
         """The log's rows after the last this index reflects, applied in memory (other processes wrote their keyword
@@ -536,7 +533,6 @@ class LocalMemoryIndex:
             self._keys.update((r.id, wanted[r.id]) for r in records)
             self._next_key = max([self._next_key, *(key + 1 for key in keys)])
             if records:
-                self._ensure_slots(max(keys))
                 self._apply_upsert(records, vectors, keys, replaced)
         # The generation the index reflects stays that of its own last write: a record another process wrote may
         # not have its index row yet, so a snapshot written now would be used without it (close() writes none).

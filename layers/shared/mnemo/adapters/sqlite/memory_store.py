@@ -119,7 +119,7 @@ class SqliteMemoryStore:
         self._watch = change_log.Watch(db)
         self._log_seen = change_log.last_seq(db.read(), "record_log")
         self._follow_lock = threading.Lock()
-        self._log_writes = 0
+        self._pruning = change_log.Pruning("record_log")
         self._outbox_namespace = outbox_namespace
         self._on_outbox = on_outbox
 
@@ -147,7 +147,7 @@ class SqliteMemoryStore:
         with self._db.write() as conn:
             before = self._before(conn, [record.id])
             conn.execute(f"UPDATE memories SET {assignments} WHERE id = ?", [*params, record.id])
-            self._pruned(conn, 1)
+            self._pruning.wrote(conn, 1)
             _insert_history(conn, [history])
             wrote = self._write_outbox(conn, [record], [history], before)
             self._cache.forget([record.id])
@@ -169,7 +169,7 @@ class SqliteMemoryStore:
             said = _history_texts(conn, memory_ids)
             links = _links_of(conn, memory_ids)
             conn.executemany("DELETE FROM memories WHERE id = ?", [(i,) for i in memory_ids])
-            self._pruned(conn, len(memory_ids))
+            self._pruning.wrote(conn, len(memory_ids))
             _erase_history(conn, memory_ids)
             _insert_history(conn, entries)
             erasure = Erasure.of(removed.values(), said)
@@ -389,13 +389,6 @@ class SqliteMemoryStore:
             else:
                 self._cache.forget([memory_id for _, memory_id in rows])
             self._log_seen = rows[-1][0]
-
-    def _pruned(self, conn: sqlite3.Connection, changed: int) -> None:
-        """The record log pruned now and then (after PRUNE_EVERY records updated or deleted by this process)."""
-        self._log_writes += changed
-        if self._log_writes >= change_log.PRUNE_EVERY:
-            self._log_writes = 0
-            change_log.prune(conn, "record_log")
 
     def get_setting(self, key: str) -> Any | None:
         row = self._db.read().execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
