@@ -25,3 +25,19 @@ def test_the_users_name_is_read_as_i(question: str, rewritten: str) -> None:
 
 def test_without_names_the_question_is_unchanged() -> None:
     assert in_first_person("Where does Alice live?", []) == "Where does Alice live?"
+
+
+@pytest.mark.parametrize(
+    ("question", "names", "rewritten"),
+    [
+        # Only the names the question holds are compiled into the rewrites; matching ignores case as re does,
+        # the dotless ı (which re takes for i) and the Kelvin sign (which it takes for k) included.
+        ("Where does IŞIK live?", ["Işık"], "Where do I live?"),
+        ("Where does Işık live?", ["IŞIK"], "Where do I live?"),
+        ("What is \u212arista's job?", ["kRISTA"], "What is my job?"),
+        ("Where does Alice live?", ["Alice", "Bob Stone", "Carol"], "Where do I live?"),
+        ("Where did Stone move?", ["Alice", "Bob Stone"], "Where did I move?"),
+    ],
+)
+def test_a_name_is_found_whatever_its_case(question: str, names: list[str], rewritten: str) -> None:
+    assert in_first_person(question, names) == rewritten

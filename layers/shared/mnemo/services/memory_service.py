@@ -58,7 +58,7 @@ from mnemo.services.commands import (
 )
 from mnemo.services.decay import DECAY_POOL, Decay, record_multiplier
 from mnemo.services.extraction.extractor import Cited, Turn, extract_statements
-from mnemo.services.extraction.questions import in_first_person
+from mnemo.services.extraction.questions import case_folded, in_first_person
 from mnemo.services.extraction.sentences import sentences
 from mnemo.services.extraction.topics import TopicMatcher, topics_of
 from mnemo.services.extraction.wording import content_words
@@ -736,7 +736,8 @@ class MemoryService:
         if users is None or len(users) != 1:
             return query, vector
         (user_id,) = users
-        if not _NAMING.search(query) and not _user_named(user_id).search(query):
+        named_by_id = case_folded(user_id) in case_folded(query) and _user_named(user_id).search(query)
+        if not _NAMING.search(query) and not named_by_id:
             return query, vector
         named = f.conjoin(visible, f.Condition(FACETS_FIELD, "in", ["name"]))
         hits = self.index.search(vector, query, named, 3)

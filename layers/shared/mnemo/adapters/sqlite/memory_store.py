@@ -536,8 +536,8 @@ def _from_row(row: Sequence[Any]) -> MemoryRecord:
         actor_id=row[7],
         role=row[8],
         attributed_to=row[9],
-        metadata=json.loads(row[10]),
-        categories=tuple(json.loads(row[11])),
+        metadata={} if row[10] == "{}" else json.loads(row[10]),  # the empty ones (most) without the JSON decoder
+        categories=_json_tuple(row[11]),
         sources=tuple(SourceMessage.from_dict(s) for s in json.loads(row[12])),
         created_at=from_iso(row[13]),
         updated_at=from_iso(row[14]),
@@ -545,9 +545,13 @@ def _from_row(row: Sequence[Any]) -> MemoryRecord:
         state=LifecycleState(row[16]),
         replaced_by=row[17],
         synthesized=bool(row[18]),
-        derived_from=tuple(json.loads(row[19])),
+        derived_from=_json_tuple(row[19]),
         immutable=bool(row[20]),
     )
+
+
+def _json_tuple(text: str) -> tuple[Any, ...]:
+    return () if text == "[]" else tuple(json.loads(text))
 
 
 def _add_missing_columns(db: Database) -> None:

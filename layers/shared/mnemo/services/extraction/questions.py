@@ -15,9 +15,20 @@ from typing import Any
 _AUXILIARIES = {"does": "do", "is": "am", "has": "have", "was": "was", "did": "did", "can": "can", "will": "will"}
 
 
+def case_folded(text: str) -> str:
+    """The text folded so that a word `re.IGNORECASE` finds in it is a substring of it folded the same way: casefold,
+    and the dotless ı, which re's ignore-case takes for i."""
+    return text.casefold().replace("ı", "i")
+
+
 def in_first_person(question: str, names: Iterable[str]) -> str:
     """The question with the user's `names` (each word of them) read as "I"; unchanged when it names none."""
-    words = tuple(sorted({w for name in names for w in name.split() if w}, key=len, reverse=True))
+    folded = case_folded(question)
+    # Only the words the question contains: each rewrite needs one, and a set of words is compiled once (most
+    # questions name nobody; compiling a new user's rewrites cost more than a search of their memories).
+    words = tuple(
+        sorted({w for name in names for w in name.split() if w and case_folded(w) in folded}, key=len, reverse=True)
+    )
     if not words:
         return question
     out = question
