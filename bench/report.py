@@ -113,6 +113,26 @@ def http_rows(data: dict[str, Any]) -> list[str]:
     return rows
 
 
+def http_floor_rows(data: dict[str, Any]) -> list[str]:
+    f = data["figures"]
+    labels = {
+        "http": "read the body, answer (uvicorn, httptools, loopback)",
+        "embed": "… and embed the query (int8 MiniLM, ONNX Runtime): a search's floor",
+        "embed_insert": "… embed the text and commit it to SQLite: an add's floor",
+    }
+    rows = [
+        f"| The floor: a bare ASGI app, {f['workers']} uvicorn workers, {f['clients']} clients; a request does only "
+        "| requests/s | p50 / p99 ms | errors | server CPU ms per request |",
+        "|---|---|---|---|---|",
+    ]
+    for mode, label in labels.items():
+        r = f[mode]
+        p = r["latency_ms"]
+        cpu = r["server_cpu_ms_per_request"]
+        rows.append(f"| {label} | {r['per_second']} | {p['p50']} / {p['p99']} | {r['errors']} | {cpu} |")
+    return rows
+
+
 def locomo_rows(data: dict[str, Any]) -> list[str]:
     f = data["figures"]
     rows = ["| LoCoMo dev, recall | @1 | @5 | @10 |", "|---|---|---|---|"]
@@ -354,6 +374,7 @@ def main() -> None:
     parts = (
         ("http", http_rows),
         ("http-platform", http_rows),
+        ("http-floor", http_floor_rows),
         ("locomo", locomo_rows),
         ("locomo-rerank", locomo_rerank_rows),
         ("lambda", lambda_rows),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -481,3 +482,74 @@ def test_mnemo_serve_with_two_workers_serves_one_consistent_store(tmp_path: Path
         gone = on_fresh_connections(base, lambda http: http.get(f"/memories/{first['id']}").status_code)
         assert set(gone) == {404}
         assert all(not any("thirty" in text for text in hits) for hits in on_fresh_connections(base, found))
+
+
+def _connections_of(pid: int, port: int) -> int:
+    """Established TCP connections to `port` the process holds (Linux /proc)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:[") : -1])
+    held = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            local_port = int(fields[1].rsplit(":", 1)[1], 16)
+            if local_port == port and fields[3] == "01" and fields[9] in inodes:  # 01: ESTABLISHED
+                held += 1
+    return held
+
+
+def _workers_of(base: str) -> list[int]:
+    """The worker processes of a served `mnemo serve --workers`: its children but multiprocessing's resource tracker."""
+    parent = SERVED[base]
+    children = [int(c) for c in Path(f"/proc/{parent}/task/{parent}/children").read_text().split()]
+    return [c for c in children if "resource_tracker" not in _command_line(c)]
+
+
+def _command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def test_the_workers_share_keep_alive_connections(tmp_path: Path) -> None:
+    """Each worker accepts on a socket of its own (SO_REUSEPORT): sixteen clients connecting at once are spread over
+    the two processes, not all taken by whichever woke first."""
+    with serving(tmp_path / "served", tmp_path / "serve.log", MNEMO_HTTP_WORKERS="2") as base:
+        port = int(base.rsplit(":", 1)[1])
+        clients = [httpx.Client(base_url=base, timeout=30) for _ in range(16)]
+        try:
+            for client in clients:
+                assert client.get("/memories", params={"user_id": "alice"}).status_code == 200
+            workers = _workers_of(base)
+            assert len(workers) == 2
+            held = [_connections_of(pid, port) for pid in workers]
+            assert sum(held) == 16
+            assert min(held) >= 1  # all 16 on one socket by chance: 2 in 65,536
+        finally:
+            for client in clients:
+                client.close()
+
+
+def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
+    with serving(tmp_path / "served", tmp_path / "serve.log", MNEMO_HTTP_WORKERS="2") as base:
+        before = _workers_of(base)
+        assert len(before) == 2
+        os.kill(before[0], signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while True:
+            now_running = _workers_of(base)
+            if len(now_running) == 2 and before[0] not in now_running:
+                break
+            assert time.monotonic() < deadline, f"no worker replaced the killed one: {now_running}"
+            time.sleep(0.2)
+        for _ in range(8):  # fresh connections reach either worker, the new one included
+            with httpx.Client(base_url=base, timeout=30) as http:
+                said = [{"role": "user", "content": "I keep bees."}]
+                ok(http.post("/memories", json={"messages": said, "user_id": "alice", "infer": False}))

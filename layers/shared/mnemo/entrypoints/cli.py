@@ -182,15 +182,9 @@ def _serve(args: argparse.Namespace) -> int:
             settings.port,
             settings.http_workers,
         )
-        uvicorn.run(
-            "mnemo.entrypoints.http_workers:app",
-            factory=True,
-            host=settings.host,
-            port=settings.port,
-            workers=settings.http_workers,
-            log_level=settings.log_level,
-        )
-        return 0
+        from mnemo.entrypoints.http_workers import serve_workers
+
+        return serve_workers(settings.host, settings.port, settings.http_workers, settings.log_level)
     from mnemo.entrypoints.http_workers import serving_app
 
     app, container = serving_app(settings)
