@@ -267,3 +267,7 @@ def test_no_server_stream_and_no_sessions_are_offered(deployment: Deployment) ->
     }
     refused = httpx.post(f"{deployment.url}/mcp", json=nul, headers={**acme.headers, **accept})
     assert refused.status_code == 400 and "params.arguments.memory_id" in refused.json()["detail"]
+    for id_ in (False, True):  # not an id JSON-RPC allows: refused, not a notification accepted with 202
+        message = {"jsonrpc": "2.0", "id": id_, "method": ""}
+        boolean = httpx.post(f"{deployment.url}/mcp", json=message, headers={**acme.headers, **accept})
+        assert boolean.status_code == 422 and "boolean" in boolean.text

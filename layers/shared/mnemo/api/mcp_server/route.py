@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import httpx
 from fastapi import APIRouter, Depends, Request, Security
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.types import Message, Scope
 
 from mnemo.api.mcp_server.gateway import Credentials, MemoryGateway
@@ -65,6 +65,15 @@ class McpMessage(BaseModel):
         description="The method's parameters; for tools/call, the tool's `name` and its `arguments` (each tool's "
         "input schema, from tools/list, gives their bounds).",
     )
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _not_a_boolean(cls, value: Any) -> Any:
+        """JSON-RPC ids are strings, numbers or null: pydantic would read `false` as 0, and the SDK then took the
+        message for a notification (a 202 for a request it never answered)."""
+        if isinstance(value, bool):
+            raise ValueError("the id must be a string, an integer or null, not a boolean")
+        return value
 
 
 def nul_at(value: Any, path: str = "params") -> str | None:
