@@ -26,7 +26,6 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -36,7 +35,7 @@ import httpx
 import numpy as np
 
 from bench.corpus import generate
-from bench.http_load import _drive, free_port, tree_cpu_seconds
+from bench.http_load import _drive, free_port, tree_cpu_seconds, wait_until_answering
 
 MODES = ("http", "embed", "embed_insert")
 _MODE = "MNEMO_FLOOR_MODE"
@@ -110,20 +109,15 @@ def _start(mode: str, port: int, workers: int, data_dir: Path) -> subprocess.Pop
     ]
     root = Path(__file__).resolve().parent.parent
     process = subprocess.Popen(command, env=env, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            httpx.post(f"http://127.0.0.1:{port}/", json={"query": "warm up"}, timeout=5).raise_for_status()
-            # every worker has loaded its model: a few more requests reach the other processes too
-            for _ in range(4 * workers):
-                httpx.post(f"http://127.0.0.1:{port}/", json={"query": "warm up"}, timeout=30).raise_for_status()
-            return process
-        except httpx.HTTPError:
-            time.sleep(0.3)
-        if process.poll() is not None:
-            raise RuntimeError(f"the floor server exited: {process.stderr.read().decode() if process.stderr else ''}")
-    process.terminate()
-    raise RuntimeError("the floor server did not start within 120 s")
+
+    def warmed_up() -> bool:
+        # the first answer: a worker has loaded its model; a few more reach the other processes too
+        for _ in range(1 + 4 * workers):
+            httpx.post(f"http://127.0.0.1:{port}/", json={"query": "warm up"}, timeout=30).raise_for_status()
+        return True
+
+    wait_until_answering(process, warmed_up)
+    return process
 
 
 def run(clients: int = 16, *, seconds: float = 30.0, workers: int = 2, seed: int = 5) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,17 +70,27 @@ def start_server(data_dir: Path, port: int, workers: int = 1, threads: int | Non
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 120
+    wait_until_answering(
+        process, lambda: httpx.get(f"http://127.0.0.1:{port}/auth/setup-status", timeout=1).status_code == 200
+    )
+    return process
+
+
+def wait_until_answering(process: subprocess.Popen[bytes], probe: Callable[[], bool], seconds: float = 120) -> None:
+    """Until `probe()` says the server answers (an HTTP error: not yet); a RuntimeError with its stderr when the
+    process exits first, and when `seconds` pass (the process then terminated)."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/auth/setup-status", timeout=1).status_code == 200:
-                return process
+            if probe():
+                return
         except httpx.HTTPError:
-            time.sleep(0.2)
+            pass
         if process.poll() is not None:
-            raise RuntimeError(f"mnemo serve exited: {process.stderr.read().decode() if process.stderr else ''}")
+            raise RuntimeError(f"the server exited: {process.stderr.read().decode() if process.stderr else ''}")
+        time.sleep(0.2)
     process.terminate()
-    raise RuntimeError("mnemo serve did not answer within 120 s")
+    raise RuntimeError(f"the server did not answer within {seconds:.0f} s")
 
 
 class Connection:
