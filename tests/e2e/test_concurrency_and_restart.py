@@ -553,3 +553,23 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
             with httpx.Client(base_url=base, timeout=30) as http:
                 said = [{"role": "user", "content": "I keep bees."}]
                 ok(http.post("/memories", json={"messages": said, "user_id": "alice", "infer": False}))
+
+
+def test_workers_refuse_a_port_another_server_holds(tmp_path: Path) -> None:
+    """A second `mnemo serve --workers 2` on the port of a running one exits with a message: its SO_REUSEPORT
+    sockets would otherwise have joined the first's and taken a share of its connections."""
+    with serving(tmp_path / "first", tmp_path / "first.log", MNEMO_HTTP_WORKERS="2") as base:
+        port = base.rsplit(":", 1)[1]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MNEMO_")}
+        env.update({"AUTH_DISABLED": "true", "MNEMO_HTTP_WORKERS": "2"})
+        second = subprocess.run(
+            [str(MNEMO), "serve", "--host", "127.0.0.1", "--port", port, "--data-dir", str(tmp_path / "second")],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        assert second.returncode == 1
+        assert f"cannot serve on 127.0.0.1:{port}" in second.stderr and "in use" in second.stderr
+        assert httpx.get(f"{base}/memories", params={"user_id": "alice"}, timeout=30).status_code == 200

@@ -44,6 +44,7 @@ def serving_app(settings: Settings) -> tuple[FastAPI, Container]:
     return app, container
 
 
+APP = "mnemo.entrypoints.http_workers:app"  # what uvicorn imports in each worker
 _ready: Any = None  # in a worker `serve_workers` started: the event it sets once its app has started
 
 
@@ -70,15 +71,16 @@ def balances_reuseport() -> bool:
     return sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
 
 
-def reuseport_socket(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to host:port with SO_REUSEPORT (not listening yet: a bound socket gets no connections)."""
+def _bound(host: str, port: int, *, reuseport: bool) -> socket.socket:
+    """A TCP socket bound to host:port (not listening yet: a bound socket gets no connections)."""
     family, kind, proto, _name, address = socket.getaddrinfo(
         host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
     )[0]
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        if reuseport:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
     except OSError:
         sock.close()
@@ -92,17 +94,17 @@ def serve_workers(host: str, port: int, workers: int, log_level: str) -> int:
     import uvicorn
 
     if not balances_reuseport():
-        uvicorn.run(
-            "mnemo.entrypoints.http_workers:app",
-            factory=True,
-            host=host,
-            port=port,
-            workers=workers,
-            log_level=log_level,
-        )
+        uvicorn.run(APP, factory=True, host=host, port=port, workers=workers, log_level=log_level)
         return 0
-    # Bound here first: a port in use fails now, with one message, and port 0 becomes one port for every worker.
-    held = reuseport_socket(host, port)
+    try:
+        # A plain bind first: it fails on a port anything holds, another server's group of SO_REUSEPORT sockets
+        # included (which a socket with SO_REUSEPORT would join, sharing its connections); port 0 becomes one port.
+        with _bound(host, port, reuseport=False) as probe:
+            port = probe.getsockname()[1]
+        held = _bound(host, port, reuseport=True)  # held until the end: the port stays this group's
+    except OSError as exc:
+        _log.error("cannot serve on %s:%s: %s", host, port, exc)
+        return 1
     supervisor = _Supervisor(host, held.getsockname()[1], log_level)
     previous = {sig: signal.signal(sig, supervisor.stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
@@ -180,6 +182,6 @@ def _worker(host: str, port: int, log_level: str, ready: Any) -> None:
 
     global _ready
     _ready = ready
-    sock = reuseport_socket(host, port)
-    config = uvicorn.Config("mnemo.entrypoints.http_workers:app", factory=True, log_level=log_level)
+    sock = _bound(host, port, reuseport=True)
+    config = uvicorn.Config(APP, factory=True, log_level=log_level)
     uvicorn.Server(config).run(sockets=[sock])
