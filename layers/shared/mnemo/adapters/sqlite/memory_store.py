@@ -342,15 +342,11 @@ class SqliteMemoryStore:
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored float32 embeddings of these memories (those that exist): what the in-process index scores its
         final candidates on (it scans int8 copies)."""
-        out: dict[str, np.ndarray] = {}
-        conn = self._db.read()
-        for start in range(0, len(memory_ids), _CHUNK):
-            chunk = memory_ids[start : start + _CHUNK]
-            marks = ", ".join("?" * len(chunk))
-            for memory_id, blob in conn.execute(f"SELECT id, embedding FROM memories WHERE id IN ({marks})", chunk):
-                if blob is not None:
-                    out[memory_id] = np.frombuffer(blob, dtype=np.float32)
-        return out
+        sql = "SELECT id, embedding FROM memories WHERE embedding IS NOT NULL AND id IN ({marks})"
+        return {
+            memory_id: np.frombuffer(blob, dtype=np.float32)
+            for memory_id, blob in _in_chunks(self._db.read(), sql, memory_ids)
+        }
 
     def records(self, memory_ids: Sequence[str]) -> tuple[list[MemoryRecord], Vectors]:
         """The records of these memories that exist and their stored embeddings, row for row (read from the file, not
@@ -454,14 +450,10 @@ def _scrub_outbox(conn: sqlite3.Connection, erasure: Erasure) -> None:
 
 
 def _select_by_id(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> list[MemoryRecord]:
-    fetched: list[MemoryRecord] = []
-    for start in range(0, len(memory_ids), _CHUNK):
-        chunk = list(memory_ids[start : start + _CHUNK])
-        marks = ", ".join("?" * len(chunk))
-        fetched.extend(
-            _from_row(row) for row in conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})", chunk)
-        )
-    return fetched
+    return [
+        _from_row(row)
+        for row in _in_chunks(conn, f"SELECT {_COLUMNS} FROM memories WHERE id IN ({{marks}})", memory_ids)
+    ]
 
 
 def _pinned_where(expr: f.Expr) -> tuple[str, list[Any]]:
