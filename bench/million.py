@@ -3,7 +3,13 @@
 Two stores grow side by side, size by size: *users of 100* (size / 100 users, 100 memories each) and *one user holds
 all*. At each size:
 - search p50/p95/p99 of `MemoryService.search` (top 10, threshold 0) without the query embedding (computed
-  beforehand): scoped to one user of the first store, unscoped over it, and over the one user of the second;
+  beforehand): scoped to one user of the first store, unscoped over it, and over the one user of the second. The
+  stores' files are first prewarmed in the page cache, as a serving process does at start
+  (mnemo.adapters.sqlite.page_cache): filling the stores takes minutes, and this VM drops about 130 MB of file
+  cache a minute, so without it the figure measured the disk as much as the engine. Where the benchmark may drop
+  the page cache (root on Linux), the scoped search is also timed with the files out of the cache
+  (`scoped_one_user_of_many_file_not_cached`, users not searched before): what a user's first search costs on a
+  machine whose memory does not hold the store;
 - recall@10 of the semantic candidates against exact float32 search of the same vectors (unscoped, and the one
   user), with the index's own settings: exact scans below `index_ann_min_rows`, the approximate index above;
 - a fresh process serving each store (`python -m bench.million serve DIR …`), which starts from the snapshot the
@@ -39,6 +45,7 @@ import numpy as np
 
 from bench.corpus import generate
 from bench.engine import PrecomputedEmbedder, peak_rss_mb, percentiles, use_embedder
+from mnemo.adapters.sqlite import page_cache
 from mnemo.composition.container import Container, build_container
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
@@ -52,8 +59,10 @@ FILL_CHUNK = 2_000
 NOISE_BLOCK = 1_000
 NOISE = 0.025  # per component: the noise vector's length is about 0.5, a cosine of about 0.9 to its base
 T0 = datetime(2024, 1, 1, tzinfo=UTC)
+DROP_CACHES = Path("/proc/sys/vm/drop_caches")
 FULL_SIZES = (1_000, 10_000, 100_000, 300_000, 1_000_000)
 QUICK_SIZES = (1_000, 5_000, 25_000)
+COLD_FROM = 100_000  # smaller stores' files stay cached: the page cache is dropped only from this size on
 
 
 def load_average() -> list[float]:
@@ -114,6 +123,18 @@ def fill(container: Container, corpus: Corpus, start: int, end: int, user: Calla
         service.index.upsert(records, vectors)
         ids.extend(r.id for r in records)
     return ids
+
+
+def drop_page_cache() -> bool:
+    """Write the dirty pages out and drop the clean ones from the kernel's page cache; False where not permitted."""
+    if not os.access(DROP_CACHES, os.W_OK):
+        return False
+    os.sync()
+    try:
+        DROP_CACHES.write_text("1\n")
+    except OSError:
+        return False
+    return True
 
 
 def time_searches(container: Container, queries: Sequence[tuple[str | None, str]]) -> dict[str, Any]:
@@ -230,6 +251,39 @@ def open_stores(work: Path, embedder: Embedder) -> tuple[Container, Container]:
     return stores
 
 
+def search_figures(
+    work: Path,
+    users: Container,
+    one_user: Container,
+    corpus: Corpus,
+    *,
+    asked: Sequence[int],
+    scoped: Sequence[tuple[str, str]],
+    size: int,
+) -> dict[str, Any]:
+    """The searches timed at one size: the files prewarmed first, as a serving process does at start; then, from
+    COLD_FROM on and where permitted, scoped searches of other users with the page cache dropped."""
+    prewarm_start = time.perf_counter()
+    prewarmed = page_cache.prewarm(page_cache.files_under(work))
+    prewarm_seconds = time.perf_counter() - prewarm_start
+    for container in (users, one_user):  # warm up
+        time_searches(container, [(None, q) for q in corpus.questions[:10]])
+    searches = {
+        "scoped_one_user_of_many": time_searches(users, scoped),
+        "unscoped": time_searches(users, [(None, q) for q in corpus.questions]),
+        "one_user_holds_all": time_searches(one_user, [(ONE_USER, q) for q in corpus.questions]),
+    }
+    if size >= COLD_FROM and drop_page_cache():
+        # Users none of the passes above searched: their rows come from the disk, not from this process's caches.
+        others = [(user_of((i + size // 2) % size), q) for i, (_u, q) in zip(asked, scoped, strict=False)]
+        searches["scoped_one_user_of_many_file_not_cached"] = time_searches(users, others)
+    return {
+        "prewarmed_mb": prewarmed >> 20,
+        "prewarm_seconds": round(prewarm_seconds, 2),
+        "search_without_embedding_ms": searches,
+    }
+
+
 def run(
     sizes: Sequence[int] = FULL_SIZES,
     *,
@@ -276,15 +330,9 @@ def run(
         scoped = [(user_of(i), corpus.question_of.get(i, corpus.questions[0])) for i in asked]
         scoped = (scoped * (questions // len(scoped) + 1))[:questions]
         progress(f"searching at {size}")
-        for container in (users, one_user):  # warm up
-            time_searches(container, [(None, q) for q in corpus.questions[:10]])
         figures: dict[str, Any] = {
             "fill_seconds_both_stores": round(fill_seconds, 1),
-            "search_without_embedding_ms": {
-                "scoped_one_user_of_many": time_searches(users, scoped),
-                "unscoped": time_searches(users, [(None, q) for q in corpus.questions]),
-                "one_user_holds_all": time_searches(one_user, [(ONE_USER, q) for q in corpus.questions]),
-            },
+            **search_figures(work, users, one_user, corpus, asked=asked, scoped=scoped, size=size),
         }
         progress(f"recall@10 against exact search at {size}")
         count = min(recall_queries, questions)

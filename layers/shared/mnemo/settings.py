@@ -205,6 +205,12 @@ class Settings(BaseSettings):
         le=4096,
         description="Inverted lists the approximate index scans per search: more is slower and closer to exact.",
     )
+    prewarm_page_cache: bool = Field(
+        default=True,
+        description="A serving process asks the kernel to read the data dir's files into its page cache at start "
+        "(in the background, when they fit in half the available memory), so that a user's first search does not "
+        "wait on the disk (mnemo.adapters.sqlite.page_cache).",
+    )
     index_keyword_term_cap: int = Field(
         default=20_000,
         ge=1,

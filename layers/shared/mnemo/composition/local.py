@@ -8,6 +8,7 @@ from mnemo.adapters.sqlite.api_key_store import SqliteApiKeyStore
 from mnemo.adapters.sqlite.change_log import SettingWatch
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.lease import Lease
+from mnemo.adapters.sqlite.page_cache import prewarm_in_background
 from mnemo.adapters.sqlite.refresh_token_store import SqliteRefreshTokenStore
 from mnemo.adapters.sqlite.request_log_store import SqliteRequestLogStore
 from mnemo.adapters.sqlite.storage import open_storage
@@ -57,7 +58,10 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
     container.tokens.prune()
     if lease is not None:
         container.closers.insert(0, lease.release)  # closers run last first: released once the rest has stopped
+    leader = not shared or lease is not None
+    if serves_http and leader and settings.prewarm_page_cache:
+        prewarm_in_background(settings.data_dir)  # the page cache is the machine's: one process of several asks
     # Last: nothing after it can fail and leave a thread running. One process of several is the leader (it holds the
     # lease): mnemo.services.platform.services.PlatformServices.start_workers.
-    platform.start_workers(leader=not shared or lease is not None)
+    platform.start_workers(leader=leader)
     return container
