@@ -6,6 +6,7 @@ import ctypes
 import ctypes.util
 import mmap
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from mnemo.adapters.sqlite import page_cache
+from mnemo.adapters.sqlite.database import Database
 from mnemo.composition import local
 from mnemo.composition.container import build_container
 from mnemo.settings import Settings
@@ -53,10 +55,11 @@ def test_prewarm_brings_a_file_back_into_the_page_cache(tmp_path: Path) -> None:
     os.close(fd)
     if resident_share(data) > 0.5:
         pytest.skip("this filesystem keeps files in memory (tmpfs): there is no page cache to warm")
-    # When it is prewarmed
-    asked = page_cache.prewarm([data])
-    # Then the kernel was asked for all of it, and reads it in
-    assert asked == data.stat().st_size
+    # When it is prewarmed, as a server does it (in a child process)
+    child = page_cache.prewarm_in_child(tmp_path)
+    assert child is not None
+    assert child.wait(timeout=60) == 0
+    # Then the kernel reads all of it in
     deadline = time.monotonic() + 10
     while resident_share(data) < 0.99 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -98,3 +101,39 @@ def test_a_serving_process_prewarms_its_data_dir(
     container = build_container(settings, registry, serves_http=serves_http)
     container.close()
     assert asked == [settings.data_dir] * expected
+
+
+LOCKED_ELSEWHERE = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)
+try:
+    conn.execute("BEGIN IMMEDIATE")
+except sqlite3.OperationalError as exc:
+    print(exc)
+else:
+    print("got the write lock")
+"""
+
+
+@linux_only
+def test_prewarming_keeps_the_serving_process_sqlite_locks(tmp_path: Path) -> None:
+    # Given a process in the middle of a write transaction on its database (SQLite holds fcntl locks on the file)
+    db = Database(tmp_path / "mnemo.sqlite3")
+    try:
+        with db.write() as conn:
+            conn.execute("CREATE TABLE t (x)")
+            # When its data dir is prewarmed (closing a descriptor of the file in this process would drop every
+            # fcntl lock the process holds on it)
+            child = page_cache.prewarm_in_child(tmp_path)
+            assert child is not None and child.wait(timeout=60) == 0
+            # Then another process still cannot write
+            other = subprocess.run(
+                [sys.executable, "-c", LOCKED_ELSEWHERE, str(db.path)],
+                check=True,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert other.stdout.strip() == "database is locked"
+    finally:
+        db.close()

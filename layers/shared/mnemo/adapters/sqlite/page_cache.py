@@ -8,6 +8,11 @@ with it in the cache 0.2 ms. Asking the kernel (`posix_fadvise(WILLNEED)`, chunk
 reads only the first few hundred kilobytes) costs no copy into the process and none of its memory (page cache is not
 the process's RSS): the 2.9 GB file was cached in 0.65 s of wall time and 0.54 s of CPU.
 
+The files are opened in a child process, never in the serving one: POSIX drops every fcntl lock a process holds on
+a file when it closes *any* descriptor of that file, and SQLite's locks (the database's, the WAL index's) are such
+locks, so opening and closing the database in the process that has it open would let another process write or
+checkpoint under its readers and writers (`tests/unit/test_page_cache.py` shows the lock kept).
+
 Only when the files fit in half the memory the kernel reports available (`MemAvailable`): a data dir larger than that
 would push out other processes' pages, and the cache keeps the pages searches touch anyway. Where the call does not
 exist (macOS, Windows), nothing is done.
@@ -17,6 +22,8 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -82,17 +89,38 @@ def prewarm(paths: Iterable[Path], available: int | None = None) -> int:
     return asked
 
 
-def prewarm_in_background(root: Path) -> threading.Thread:
-    """prewarm(files_under(root)) in a daemon thread, started; a server does not wait for it to answer."""
+def prewarm_in_child(root: Path) -> subprocess.Popen[bytes] | None:
+    """prewarm(files_under(root)) in a child process, started (None where prewarming is not supported): see the
+    module's note on locks for why not in this process. A daemon thread reaps the child; the caller may wait."""
+    if not supported():
+        return None
+    child = subprocess.Popen(
+        [sys.executable, "-m", __name__, str(root)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        close_fds=True,
+    )
+    threading.Thread(target=child.wait, name="mnemo-prewarm", daemon=True).start()
+    return child
 
-    def run() -> None:
+
+def prewarm_in_background(root: Path) -> None:
+    """What a serving process does at start: prewarm_in_child, not waited for (a server answers meanwhile)."""
+    try:
+        prewarm_in_child(root)
+    except OSError as exc:  # no interpreter to start (a frozen build, a sandbox): serve without it
+        _log.info("not prewarming %s: %s", root, exc)
+
+
+def main(argv: list[str]) -> int:
+    for root in argv:
         try:
-            asked = prewarm(files_under(root))
-        except OSError as exc:  # the directory changed under the walk: nothing to warm is not an error
-            _log.info("prewarming %s stopped: %s", root, exc)
-            return
-        _log.debug("asked the kernel to cache %d MB under %s", asked >> 20, root)
+            prewarm(files_under(Path(root)))
+        except OSError:  # the directory changed under the walk: nothing to warm is not an error
+            continue
+    return 0
 
-    thread = threading.Thread(target=run, name="mnemo-prewarm", daemon=True)
-    thread.start()
-    return thread
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
