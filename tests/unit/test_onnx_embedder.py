@@ -91,7 +91,7 @@ def test_given_int8_when_embedded_then_close_to_the_reference_and_a_paraphrase_s
     got = one_by_one(int8, texts)
     anchor, paraphrase, unrelated = int8.embed(PARAPHRASE)
 
-    assert float(cosines(got, expected).min()) >= 0.99
+    assert float(cosines(got, expected).min()) >= 0.985
     assert float(anchor @ paraphrase) > float(anchor @ unrelated) + 0.3
     # int8 is a different model file, not the fp32 one under another name.
     assert not np.array_equal(got, one_by_one(fp32, texts))

@@ -1,9 +1,10 @@
 """all-MiniLM-L6-v2 on ONNX Runtime: the graph is written here from the safetensors weights (no torch, no export).
 
 The graph is the BERT encoder built from ONNX Runtime's fused CPU kernels (com.microsoft `EmbedLayerNormalization`,
-`Attention`, `SkipLayerNormalization`, `BiasGelu`) followed by mean pooling and L2 normalisation, so one session run
-turns `input_ids` and `attention_mask` (int64, [batch, seq], right-padded) into `embeddings` (float32, [batch, 384]).
-Optionally the MatMul weights are dynamically quantised to int8.
+`MultiHeadAttention`, `SkipLayerNormalization`, `BiasGelu`; the query, key and value projections a MatMul of their
+own) followed by mean pooling and L2 normalisation, so one session run turns `input_ids` and `attention_mask` (int64,
+[batch, seq], right-padded) into `embeddings` (float32, [batch, 384]). Optionally every MatMul's weights are
+dynamically quantised to int8 (per output channel).
 
 Built models are cached on disk, named after the weights' sha256 and this builder's version so that another model
 or a changed graph gets a new file. Files are written to a temporary name and renamed into place, so processes that
@@ -35,7 +36,7 @@ from mnemo.errors import ConfigurationError
 
 log = logging.getLogger(__name__)
 
-GRAPH_VERSION = 1  # bump whenever build_model changes what it writes
+GRAPH_VERSION = 2  # bump whenever build_model changes what it writes
 INPUTS = ("input_ids", "attention_mask")
 OUTPUT = "embeddings"
 _MS = "com.microsoft"
@@ -105,14 +106,20 @@ def build_model(tensors: dict[str, np.ndarray], *, heads: int = 12, eps: float =
     )
 
     count = 1 + max(int(k.split(".")[2]) for k in tensors if k.startswith("encoder.layer."))
+    hidden = int(tensors["embeddings.word_embeddings.weight"].shape[1])
+    split = init("qkv_split", np.array([hidden] * 3, dtype=np.int64))
     x = "hidden_0"
     for i in range(count):
         p = f"encoder.layer.{i}."
         qkv_w = np.concatenate([f32(p + f"attention.self.{n}.weight") for n in ("query", "key", "value")], axis=0).T
         qkv_b = np.concatenate([f32(p + f"attention.self.{n}.bias") for n in ("query", "key", "value")])
+        # The query, key and value projections as one MatMul of their own, so that int8 quantises it too (the fused
+        # `Attention` keeps its weights float32: a quarter of the encoder's multiply-adds), then split.
+        node("MatMul", [x, init(f"l{i}_qkv_w", qkv_w)], [f"l{i}_qkv"])
+        node("Split", [f"l{i}_qkv", split], [f"l{i}_q", f"l{i}_k", f"l{i}_v"], axis=2)
         node(
-            "Attention",
-            [x, init(f"l{i}_qkv_w", qkv_w), init(f"l{i}_qkv_b", qkv_b), "mask_index"],
+            "MultiHeadAttention",
+            [f"l{i}_q", f"l{i}_k", f"l{i}_v", init(f"l{i}_qkv_b", qkv_b), "mask32"],
             [f"l{i}_context"],
             domain=_MS,
             num_heads=heads,
@@ -161,7 +168,6 @@ def build_model(tensors: dict[str, np.ndarray], *, heads: int = 12, eps: float =
     node("Max", ["norm", init("min_norm", np.array(1e-12, dtype=np.float32))], ["norm_safe"])
     node("Div", ["pooled", "norm_safe"], [OUTPUT])
 
-    hidden = int(tensors["embeddings.word_embeddings.weight"].shape[1])
     graph = helper.make_graph(
         nodes,
         "all_minilm_encoder",
@@ -246,7 +252,8 @@ def _build_int8(fp32: Path, target: Path, weights_sha256: str) -> None:
         with scratch as work, _quiet_quantizer():
             raw = Path(work) / "quantized.onnx"
             # Per output channel (MiniLM's weights need it: per-tensor int8 drops the cosine to ~0.76), 7-bit weights
-            # so that AVX2 without VNNI cannot saturate its int16 accumulators, MatMul only (QAttention loses more).
+            # so that AVX2 without VNNI cannot saturate its int16 accumulators, MatMul only: the query, key and value
+            # projections are one (ORT's QAttention, which quantises the fused `Attention`, lost more).
             quantize_dynamic(
                 fp32,
                 raw,
