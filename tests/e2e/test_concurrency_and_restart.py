@@ -484,6 +484,29 @@ def test_mnemo_serve_with_two_workers_serves_one_consistent_store(tmp_path: Path
         assert all(not any("thirty" in text for text in hits) for hits in on_fresh_connections(base, found))
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="CPU affinity is a Linux interface")
+@pytest.mark.parametrize("pin", ["true", "false"])
+def test_mnemo_serve_keeps_each_worker_on_a_cpu_of_its_own_when_pinned(tmp_path: Path, pin: str) -> None:
+    """MNEMO_PIN_WORKERS=true: worker i runs on the i-th CPU it may use (round again past the last); false: wherever
+    the kernel puts it (the CPUs the server was started with). Each still serves."""
+    allowed = sorted(os.sched_getaffinity(0))
+    with serving(tmp_path / "served", tmp_path / "serve.log", MNEMO_HTTP_WORKERS="2", MNEMO_PIN_WORKERS=pin) as base:
+        expected = sorted([(allowed[0],), (allowed[1 % len(allowed)],)] if pin == "true" else [tuple(allowed)] * 2)
+        deadline = time.monotonic() + 60
+        while True:  # the second worker may still be starting when the first answers
+            workers = _workers_of(base)
+            cpus = sorted(tuple(sorted(os.sched_getaffinity(pid))) for pid in workers)
+            if cpus == expected:
+                break
+            assert time.monotonic() < deadline, f"workers {workers} run on {cpus}, not {expected}"
+            time.sleep(0.2)
+        for _ in range(6):  # new connections, which the kernel hands to either worker
+            with httpx.Client(base_url=base, timeout=30) as http:
+                assert (
+                    ok(http.post("/search", json={"query": "bees", "filters": {"user_id": "alice"}}))["results"] == []
+                )
+
+
 def _connections_of(pid: int, port: int) -> int:
     """Established TCP connections to `port` the process holds (Linux /proc)."""
     inodes = set()

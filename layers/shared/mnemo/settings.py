@@ -119,6 +119,12 @@ class Settings(BaseSettings):
         "step through the SQLite file (mnemo.adapters.sqlite.change_log). Each holds its own copy of the index: "
         "memory grows with each.",
     )
+    pin_workers: Literal["auto", "true", "false"] = Field(
+        default="auto",
+        description="mnemo serve --workers, on Linux: each worker process kept on a CPU of its own "
+        "(sched_setaffinity). auto: when there are as many workers as CPUs this process may use; true: always (worker "
+        "i on the i-th CPU, round the CPUs again when there are more workers); false: never.",
+    )
     http_threads: int = Field(
         default=8,
         ge=1,

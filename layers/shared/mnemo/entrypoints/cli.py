@@ -184,7 +184,9 @@ def _serve(args: argparse.Namespace) -> int:
         )
         from mnemo.entrypoints.http_workers import serve_workers
 
-        return serve_workers(settings.host, settings.port, settings.http_workers, settings.log_level)
+        return serve_workers(
+            settings.host, settings.port, settings.http_workers, settings.log_level, pin=settings.pin_workers
+        )
     from mnemo.entrypoints.http_workers import serving_app
 
     app, container = serving_app(settings)

@@ -7,6 +7,11 @@ new connection to one of them by a hash of its addresses, so keep-alive clients 
 shared socket (uvicorn's own `--workers`), whichever process woke first took every connection waiting: 16 clients
 connecting at once landed 16/0 or 15/1 on two workers in 3 runs of 4, one process serving nearly everything while the
 other idled. Where the kernel does not balance SO_REUSEPORT (not Linux), uvicorn's workers serve as before.
+
+With as many workers as CPUs, each worker is kept on a CPU of its own (`worker_cpus`, the setting `pin_workers`), as
+nginx's `worker_cpu_affinity auto` does: measured on 2 cores, 16 clients, 3 alternating pairs of runs, adds went from
+387 to 448 per second (4.53 to 4.13 ms of CPU each) and searches from 578 to 591, p99 lower: a process that stays on
+one core finds its caches (the embedding model's weights, its index, SQLite's pages) where it left them.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import functools
 import logging
 import multiprocessing
+import os
 import signal
 import socket
 import sys
@@ -88,9 +94,28 @@ def _bound(host: str, port: int, *, reuseport: bool) -> socket.socket:
     return sock
 
 
-def serve_workers(host: str, port: int, workers: int, log_level: str) -> int:
+def worker_cpus(workers: int, available: list[int], pin: str) -> list[int | None]:
+    """The CPU each worker is kept on (None: wherever the kernel puts it). `pin`: "auto" pins when there are as many
+    workers as `available` CPUs (each gets one of its own, and all are used; with fewer workers, a worker kept on one
+    CPU could not run its embedding and its Python at once on two); "true" pins worker i to the i-th CPU, round again
+    when there are more workers; "false" never pins."""
+    if not available or pin == "false" or (pin == "auto" and (workers < 2 or workers != len(available))):
+        return [None] * workers
+    return [available[i % len(available)] for i in range(workers)]
+
+
+def _allowed_cpus() -> list[int]:
+    """The CPUs this process may run on, where the platform tells (Linux); none elsewhere."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return []
+
+
+def serve_workers(host: str, port: int, workers: int, log_level: str, *, pin: str = "auto") -> int:
     """Serve `app()` from `workers` processes until SIGINT or SIGTERM (each worker then finishes its requests and
-    closes its store); a worker that dies later is replaced. The exit status: 0, or 1 when a worker failed to start."""
+    closes its store); a worker that dies later is replaced (on the same CPU, when they are pinned: `worker_cpus`).
+    The exit status: 0, or 1 when a worker failed to start."""
     import uvicorn
 
     if not balances_reuseport():
@@ -105,10 +130,10 @@ def serve_workers(host: str, port: int, workers: int, log_level: str) -> int:
     except OSError as exc:
         _log.error("cannot serve on %s:%s: %s", host, port, exc)
         return 1
-    supervisor = _Supervisor(host, held.getsockname()[1], log_level)
+    supervisor = _Supervisor(host, held.getsockname()[1], log_level, worker_cpus(workers, _allowed_cpus(), pin))
     previous = {sig: signal.signal(sig, supervisor.stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return supervisor.run(workers)
+        return supervisor.run()
     finally:
         held.close()
         for sig, handler in previous.items():
@@ -118,8 +143,9 @@ def serve_workers(host: str, port: int, workers: int, log_level: str) -> int:
 class _Supervisor:
     """Starts the workers, replaces one that dies, and stops them all at a signal."""
 
-    def __init__(self, host: str, port: int, log_level: str) -> None:
+    def __init__(self, host: str, port: int, log_level: str, cpus: list[int | None]) -> None:
         self._args = (host, port, log_level)
+        self._cpus = cpus  # the CPU of each worker (by its place), or None
         self._context = multiprocessing.get_context("spawn")
         self._running: list[tuple[Any, Any]] = []  # each worker and the event it sets once it serves
         self.stopping = False
@@ -131,8 +157,8 @@ class _Supervisor:
         self.stopping = True
         self.interrupted = self.interrupted or signum == signal.SIGINT
 
-    def run(self, workers: int) -> int:
-        self._running = [self._start() for _ in range(workers)]
+    def run(self) -> int:
+        self._running = [self._start(cpu) for cpu in self._cpus]
         failed = False
         try:
             while not self.stopping:
@@ -142,9 +168,9 @@ class _Supervisor:
             self._stop_all()
         return 1 if failed else 0
 
-    def _start(self) -> tuple[Any, Any]:
+    def _start(self, cpu: int | None) -> tuple[Any, Any]:
         ready = self._context.Event()
-        process = self._context.Process(target=_worker, args=(*self._args, ready), name="mnemo-http-worker")
+        process = self._context.Process(target=_worker, args=(*self._args, ready, cpu), name="mnemo-http-worker")
         process.start()
         return process, ready
 
@@ -158,7 +184,7 @@ class _Supervisor:
                 self.stopping = True
                 return False
             _log.warning("worker %s exited with %s: starting another", process.pid, process.exitcode)
-            self._running[at] = self._start()
+            self._running[at] = self._start(self._cpus[at])
         return True
 
     def _stop_all(self) -> None:
@@ -176,12 +202,20 @@ class _Supervisor:
                 process.join()
 
 
-def _worker(host: str, port: int, log_level: str, ready: Any) -> None:
-    """One worker process: `app()` served on a listening socket of its own; `ready` set once it serves."""
+def _worker(host: str, port: int, log_level: str, ready: Any, cpu: int | None = None) -> None:
+    """One worker process: `app()` served on a listening socket of its own; `ready` set once it serves. Kept on `cpu`
+    when one is given, from before its first thread (every thread it starts inherits that)."""
     import uvicorn
 
     global _ready
     _ready = ready
+    if cpu is not None:
+        try:
+            os.sched_setaffinity(0, {cpu})
+        except OSError as exc:  # the CPU was taken away since the supervisor looked (a cgroup's cpuset changed)
+            _log.warning(
+                "worker %s cannot be kept on CPU %s (%s): it runs where the kernel puts it", os.getpid(), cpu, exc
+            )
     sock = _bound(host, port, reuseport=True)
     config = uvicorn.Config(APP, factory=True, log_level=log_level)
     uvicorn.Server(config).run(sockets=[sock])
