@@ -507,8 +507,27 @@ def test_mnemo_serve_keeps_each_worker_on_a_cpu_of_its_own_when_pinned(tmp_path:
                 )
 
 
+def _serving_workers(base: str, count: int = 2, seconds: float = 60) -> list[int]:
+    """The workers of a served `mnemo serve --workers`, once `count` of them listen on its port. `serving` returns when
+    one worker answers; another may still be starting (building its container), and until it listens the kernel
+    gives it no connection, and the supervisor counts its death as a failure to start."""
+    port = int(base.rsplit(":", 1)[1])
+    deadline = time.monotonic() + seconds
+    while True:
+        workers = _workers_of(base)
+        if len(workers) == count and all(_sockets_of(pid, port, "0A") for pid in workers):  # 0A: LISTEN
+            return workers
+        assert time.monotonic() < deadline, f"{count} workers did not all listen within {seconds:.0f} s: {workers}"
+        time.sleep(0.2)
+
+
 def _connections_of(pid: int, port: int) -> int:
     """Established TCP connections to `port` the process holds (Linux /proc)."""
+    return _sockets_of(pid, port, "01")  # 01: ESTABLISHED
+
+
+def _sockets_of(pid: int, port: int, state: str) -> int:
+    """TCP sockets on local `port` in this state (/proc/net/tcp's hex code) that the process holds (Linux /proc)."""
     inodes = set()
     for fd in Path(f"/proc/{pid}/fd").iterdir():
         try:
@@ -522,7 +541,7 @@ def _connections_of(pid: int, port: int) -> int:
         for line in Path(table).read_text().splitlines()[1:]:
             fields = line.split()
             local_port = int(fields[1].rsplit(":", 1)[1], 16)
-            if local_port == port and fields[3] == "01" and fields[9] in inodes:  # 01: ESTABLISHED
+            if local_port == port and fields[3] == state and fields[9] in inodes:
                 held += 1
     return held
 
@@ -546,12 +565,11 @@ def test_the_workers_share_keep_alive_connections(tmp_path: Path) -> None:
     the two processes, not all taken by whichever woke first."""
     with serving(tmp_path / "served", tmp_path / "serve.log", MNEMO_HTTP_WORKERS="2") as base:
         port = int(base.rsplit(":", 1)[1])
+        workers = _serving_workers(base)
         clients = [httpx.Client(base_url=base, timeout=30) for _ in range(16)]
         try:
             for client in clients:
                 assert client.get("/memories", params={"user_id": "alice"}).status_code == 200
-            workers = _workers_of(base)
-            assert len(workers) == 2
             held = [_connections_of(pid, port) for pid in workers]
             assert sum(held) == 16
             assert min(held) >= 1  # all 16 on one socket by chance: 2 in 65,536
@@ -562,8 +580,7 @@ def test_the_workers_share_keep_alive_connections(tmp_path: Path) -> None:
 
 def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
     with serving(tmp_path / "served", tmp_path / "serve.log", MNEMO_HTTP_WORKERS="2") as base:
-        before = _workers_of(base)
-        assert len(before) == 2
+        before = _serving_workers(base)
         os.kill(before[0], signal.SIGKILL)
         deadline = time.monotonic() + 60
         while True:
