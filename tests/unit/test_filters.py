@@ -7,7 +7,18 @@ from typing import Any
 
 import pytest
 
-from mnemo.domain.filters import And, Condition, Not, Or, matches, mentions_entity, parse, pinned_values, predicate
+from mnemo.domain.filters import (
+    And,
+    Condition,
+    Not,
+    Or,
+    fields_of,
+    matches,
+    mentions_entity,
+    parse,
+    pinned_values,
+    predicate,
+)
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.errors import ValidationError
 
@@ -493,3 +504,11 @@ def test_an_entity_id_longer_than_any_stored_one_is_a_400_in_filters_and_scopes(
             parse(raw)
     with pytest.raises(ValidationError, match="app_id is too long"):
         Scope(user_id="u", app_id=longest + "a")
+
+
+def test_given_a_nested_filter_then_fields_of_names_every_field_it_reads():
+    expr = parse(
+        {"AND": [{"user_id": "u"}, {"OR": [{"agent_id": "a"}, {"metadata": {"k": 1}}]}, {"NOT": {"memory_ids": ["x"]}}]}
+    )
+
+    assert fields_of(expr) == {"user_id", "agent_id", "metadata", "id"}

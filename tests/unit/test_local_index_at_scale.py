@@ -117,6 +117,58 @@ def test_given_a_facet_filter_then_only_the_rows_filed_under_it_are_scored_and_a
     assert {h.memory_id for h in index.search(rows[0], "", about_names, 10)} == {named[0].id, named[2].id}
 
 
+def test_given_a_facet_filed_on_many_rows_when_one_user_is_searched_then_all_and_only_their_filed_rows_are_found(
+    tmp_path: Path,
+):
+    # 30 users of 20 rows, 5 of each filed under "name": the facet's 150 rows are more than a quarter of one user's,
+    # so the search reads the user's rows' facets instead of scoring the facet's rows of every user.
+    index = LocalMemoryIndex(Database(tmp_path / "user-facets.sqlite3"), WIDTH)
+    records = [
+        MemoryRecord.create(f"Name is Person{u}x{i}" if i < 5 else f"note {u} {i}", Scope(user_id=f"u{u}"), at=T0)
+        for u in range(30)
+        for i in range(20)
+    ]
+    rows = unit_rows(len(records), seed=11)
+    index.upsert(records, rows)
+    named_of_u7 = [at for at, r in enumerate(records) if r.scope.user_id == "u7" and r.text.startswith("Name")]
+    about_names = And((Condition("user_id", "eq", "u7"), Condition(FACETS_FIELD, "in", ["name"])))
+    query = unit_rows(1, seed=12)[0]
+
+    hits = index.search(query, "Person7x3", about_names, 10)
+
+    assert [h.memory_id for h in hits if h.keyword == 0] == [
+        records[at].id for at in exact_top(rows, query, named_of_u7) if records[at].text != "Name is Person7x3"
+    ]
+    assert [h.memory_id for h in hits if h.keyword > 0] == [records[named_of_u7[3]].id]
+    index.remove([records[named_of_u7[0]].id])
+    assert {h.memory_id for h in index.search(query, "", about_names, 10)} == {records[at].id for at in named_of_u7[1:]}
+
+
+def test_given_a_filter_of_hot_fields_when_searched_then_each_row_passes_or_fails_by_its_own_fields(tmp_path: Path):
+    # Rows of one user under two agents, one of them expired: the filter's answer is kept per distinct set of hot
+    # fields within a search, never carried from one row to a row whose fields differ.
+    index = LocalMemoryIndex(Database(tmp_path / "hot.sqlite3"), WIDTH)
+    expired = datetime(2020, 1, 1, tzinfo=UTC).date()
+    records = [
+        MemoryRecord.create(
+            f"note {i}",
+            Scope(user_id="ann", agent_id="a" if i % 2 else "b"),
+            at=T0,
+            expiration_date=expired if i % 3 == 0 else None,
+        )
+        for i in range(60)
+    ]
+    rows = unit_rows(len(records), seed=13)
+    index.upsert(records, rows)
+    query = unit_rows(1, seed=14)[0]
+    live_of_a = [at for at, r in enumerate(records) if r.scope.agent_id == "a" and r.expiration_date is None]
+    visible_to_a = parse({"AND": [{"user_id": "ann"}, {"agent_id": "a"}, {"NOT": {"expiration_date": "*"}}]})
+
+    hits = index.search(query, "", visible_to_a, 40)
+
+    assert [h.memory_id for h in hits] == [records[at].id for at in exact_top(rows, query, live_of_a, 40)]
+
+
 def test_given_a_word_in_more_memories_than_the_cap_then_the_keyword_search_leaves_it_out(tmp_path: Path):
     def keyword_hits(cap: int) -> set[str]:
         index = LocalMemoryIndex(

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mnemo.domain.life_slots import PET_WORDS, share_a_slot
+from mnemo.domain.regex_cues import CuedPattern, cued
 
 # The words that name a person of someone's (the people a statement may be about), by the pronoun that stands for
 # them: mnemo.services.extraction.people resolves pronouns with them.
@@ -87,7 +88,7 @@ def _norm(value: str) -> str:
 Reader = Callable[[str], list[tuple[str, str, bool]]]  # text -> [(attribute, value, negated)]
 
 
-def _matches(patterns: tuple[re.Pattern[str], ...], attribute: str, negated: bool = False) -> Reader:
+def _matches(patterns: tuple[CuedPattern, ...], attribute: str, negated: bool = False) -> Reader:
     """A reader of the `value` each of the patterns finds, in the order found in the text."""
 
     def read(text: str) -> list[tuple[str, str, bool]]:
@@ -97,8 +98,8 @@ def _matches(patterns: tuple[re.Pattern[str], ...], attribute: str, negated: boo
     return read
 
 
-def _all(*patterns: str, flags: int = 0) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, flags) for p in patterns)
+def _all(*patterns: str, flags: int = 0) -> tuple[CuedPattern, ...]:
+    return tuple(cued(p, flags) for p in patterns)
 
 
 _RESIDENCE = _all(
@@ -129,17 +130,15 @@ _HOUSEHOLD = _all(
     r"\b(?:live|lives|living)\s+with\s+(?P<value>(?:my\s+|two\s+|three\s+)?[a-z]+)",
     flags=re.IGNORECASE,
 )
-_ALONE = re.compile(
+_ALONE = cued(
     r"\b(?:got|have|has|found|bought|rented)\s+(?:my|our|his|her)\s+own\s+(?:place|flat|apartment|home)\b|"
     r"\b(?:live|lives|living)\s+(?:alone|on (?:my|his|her) own|by (?:myself|himself|herself))\b|"
     r"\bno more (?:roommates|flatmates|housemates)\b",
     re.IGNORECASE,
 )
 # Whether one has pets: "no pets", "I don't have any pets" against "we adopted a dog", "I have two cats".
-_NO_PETS = re.compile(
-    rf"\bno\s+{PET_WORDS}\b|\b(?:don't|do not|doesn't|does not)\s+have\s+(?:any\s+)?{PET_WORDS}", re.I
-)
-_HAS_PETS = re.compile(
+_NO_PETS = cued(rf"\bno\s+{PET_WORDS}\b|\b(?:don't|do not|doesn't|does not)\s+have\s+(?:any\s+)?{PET_WORDS}", re.I)
+_HAS_PETS = cued(
     rf"\b(?:adopted|adopt|got|have|has|own|owns|rescued)\s+(?:(?:an?|two|three|our|my|a new)\s+)?(?:[\w-]+\s+)?"
     rf"{PET_WORDS}\b",
     re.IGNORECASE,
@@ -162,14 +161,14 @@ _OCCUPATION = _all(
     r"\b(?:i'm|i’m|i am|is|am)\s+(?:now\s+)?(?:an?\s+)?(?P<value>freelanc\w*|self-employed)\b",
     flags=re.IGNORECASE,
 )
-_DIET = re.compile(
+_DIET = cued(
     r"\b(?P<neg>not|no longer|stopped being|quit being|gave up being|was|were|used to be)?\s*(?:an?\s+)?(?P<value>"
     + "|".join(DIETS)
     + r")\b",
     re.IGNORECASE,
 )
-_OMNIVORE = re.compile(r"\beat(?:s|ing)?\s+(?:everything|anything|whatever)\b|\bno (?:dietary )?restrictions\b", re.I)
-_EATS_MEAT = re.compile(
+_OMNIVORE = cued(r"\beat(?:s|ing)?\s+(?:everything|anything|whatever)\b|\bno (?:dietary )?restrictions\b", re.I)
+_EATS_MEAT = cued(
     r"\b(?P<neg>don't|do not|doesn't|does not|never|no longer|stopped)?\s*eat(?:s|ing)?\s+meat\b", re.IGNORECASE
 )
 _STATUS = _all(r"\b(?P<value>" + "|".join(STATUSES) + r")\b", flags=re.IGNORECASE)
@@ -179,10 +178,10 @@ _AGE = _all(
     flags=re.IGNORECASE,
 )
 _NAME = _all(r"^name is (?P<value>.+)$", flags=re.IGNORECASE)
-_FAVORITE = re.compile(
+_FAVORITE = cued(
     r"\bfavou?rite\s+(?P<thing>[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are)\s+(?:now\s+)?(?P<value>[^,.;!]+)", re.IGNORECASE
 )
-_LIKES = re.compile(
+_LIKES = cued(
     r"\b(?P<neg>don't|do not|doesn't|does not|no longer|never)\s+(?:really\s+)?(?:love|like|enjoy|eat|drink|play)\s+"
     r"(?P<value>[a-z]+(?:\s+[a-z]+)?)\s+(?:anymore|any more)\b",
     re.IGNORECASE,
@@ -190,18 +189,18 @@ _LIKES = re.compile(
 
 
 # A person of the user's staying with them ("she's staying with us for a few weeks") until they go home.
-_STAYS = re.compile(r"\b(?:staying|stays|living|lives|moved in)\s+with\s+(?:us|me)\b", re.IGNORECASE)
-_WENT_HOME = re.compile(r"\b(?:went|gone|going|moved|flew|headed|is)\s+(?:back\s+)?home\b|\bmoved out\b", re.IGNORECASE)
+_STAYS = cued(r"\b(?:staying|stays|living|lives|moved in)\s+with\s+(?:us|me)\b", re.IGNORECASE)
+_WENT_HOME = cued(r"\b(?:went|gone|going|moved|flew|headed|is)\s+(?:back\s+)?home\b|\bmoved out\b", re.IGNORECASE)
 # A baby expected, then born: "I'm 5 months pregnant" -> "our daughter Klara was born".
-_EXPECTING = re.compile(r"\bpregnant\b|\bexpecting\s+(?:a|our|my)\s+(?:baby|child|first|second)\b", re.I)
-_BORN = re.compile(r"\b(?:was|were)\s+born\b|\bgave birth\b|\bhad\s+(?:the|our|a|my)\s+baby\b", re.I)
-_BABY_DUE = re.compile(r"\bthe baby\s+(?:comes|is due|arrives|is coming)\b|\bbaby (?:is )?due\b", re.I)
-_HAS_CHILDREN = re.compile(
+_EXPECTING = cued(r"\bpregnant\b|\bexpecting\s+(?:a|our|my)\s+(?:baby|child|first|second)\b", re.I)
+_BORN = cued(r"\b(?:was|were)\s+born\b|\bgave birth\b|\bhad\s+(?:the|our|a|my)\s+baby\b", re.I)
+_BABY_DUE = cued(r"\bthe baby\s+(?:comes|is due|arrives|is coming)\b|\bbaby (?:is )?due\b", re.I)
+_HAS_CHILDREN = cued(
     r"\b(?:have|has)\s+(?:a|an|one|two|three|four|\d)\s+(?:\w+\s+)?(?:kids?|children|sons?|daughters?|babies|baby)\b",
     re.IGNORECASE,
 )
 # When one works: night or day shifts ("night shifts are killing me", "working nights", "switched to day shifts").
-_SHIFTS = re.compile(
+_SHIFTS = cued(
     r"\b(?P<value>night|day|early|late|evening|morning)\s+shifts?\b|\bwork(?:s|ing)?\s+(?P<value2>nights|days)\b",
     re.IGNORECASE,
 )
@@ -210,26 +209,26 @@ _CAR_MAKES = (
     r"VW|Volkswagen|Renault|Toyota|Honda|Ford|BMW|Audi|Mercedes|Tesla|Peugeot|Fiat|Kia|Hyundai|Nissan|Skoda|Seat|"
     r"Volvo|Mazda|Opel|Citroen|Citroën|Dacia|Subaru|Mini|Polestar"
 )
-_CAR = re.compile(
+_CAR = cued(
     rf"\b(?i:(?:got|bought|drive|drives|driving|have|has|leased|my|our)\s+(?:an?\s+)?(?:new\s+|used\s+|old\s+)*)"
     rf"(?P<value>(?i:{_CAR_MAKES})(?:\s+(?:[A-Z0-9][\w-]*|[a-z][a-z-]+(?=\s*(?:[,.!;]|$|\s+(?:and|but|so|with)\b))))?)",
 )
-_SOLD_CAR = re.compile(
+_SOLD_CAR = cued(
     rf"\b(?i:(?:sold|scrapped|crashed|totaled|totalled)\s+(?:the|my|our)\s+(?:old\s+)?(?:(?:{_CAR_MAKES})\s+)?)"
     r"(?P<value>(?!(?:house|flat|apartment|home|place|condo|business|company|shares|stock|bike)\b)[A-Za-z][\w-]*)"
 )
 # A gym membership, and the sports one does.
-_GYM = re.compile(r"\b(?:signed up (?:for|at)|joined|go(?:ing)? to|member of)\s+(?:a|the)\s+gym\b", re.I)
-_NO_GYM = re.compile(
+_GYM = cued(r"\b(?:signed up (?:for|at)|joined|go(?:ing)? to|member of)\s+(?:a|the)\s+gym\b", re.I)
+_NO_GYM = cued(
     r"\b(?:cancelled|canceled|quit|stopped going to|gave up)\s+(?:the|my)\s+(?:gym(?:\s+membership)?|membership)\b",
     re.I,
 )
-_SPORT = re.compile(
+_SPORT = cued(
     r"\b(?:i|we)\s+(?:now\s+)?(?P<value>swim|run|cycle|climb|row|box|surf|skate|ski|hike)\b(?!\s+(?:out|into|late))",
     re.IGNORECASE,
 )
 # A being that died ("we had to put Biscuit down", "Biscuit died", "our dog passed away").
-_DIED = re.compile(
+_DIED = cued(
     r"\bput\s+(?P<value>[A-Z][a-z'’-]+)\s+(?:down|to sleep)\b|\b(?P<value2>[A-Z][a-z'’-]+)\s+(?:died|passed away)\b|"
     r"\b(?:our|my)\s+(?P<value3>dog|cat|pet|puppy|kitten)\s+(?:died|passed away)\b"
 )
@@ -278,15 +277,15 @@ _NOT_BEINGS = frozenset(
     september october november december i i'm i've i'd i'll""".split()
 )
 _NAMED = re.compile(r"(?<=[\s,(])(?P<value>[A-Z][a-z'’-]+)\b")
-_MY_PET = re.compile(r"\b(?:my|our|has|have)\s+(?P<value>dog|cat|pet|puppy|kitten)\b", re.IGNORECASE)
+_MY_PET = cued(r"\b(?:my|our|has|have)\s+(?P<value>dog|cat|pet|puppy|kitten)\b", re.IGNORECASE)
 
 
-_PET_DIED = re.compile(
+_PET_DIED = cued(
     r"\bput\s+[A-Z][a-z'’-]+\s+(?:down|to sleep)\b|\b(?:our|my)\s+(?:dog|cat|pet|puppy|kitten)\s+(?:died|passed away)\b"
 )
 _WORKPLACE = (
-    ("home", re.compile(r"\bwork(?:s|ing)?\s+(?:from|at)\s+home\b|\bwork(?:s|ing)?\s+remotely\b", re.I)),
-    ("office", re.compile(r"\b(?:back|work(?:s|ing)?)\s+(?:in|at|from)\s+the\s+office\b", re.I)),
+    ("home", cued(r"\bwork(?:s|ing)?\s+(?:from|at)\s+home\b|\bwork(?:s|ing)?\s+remotely\b", re.I)),
+    ("office", cued(r"\b(?:back|work(?:s|ing)?)\s+(?:in|at|from)\s+the\s+office\b", re.I)),
 )
 _MANAGER = _all(
     r"\b(?i:(?:my|our)\s+(?:new\s+)?(?:manager|boss)\s+is)\s+(?P<value>[A-Z][a-z'’-]+)",

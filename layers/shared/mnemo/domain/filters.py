@@ -439,6 +439,15 @@ def _pinned_by(cond: Condition, field: str) -> set[str] | None:
     return {cond.value} if cond.op == "eq" else set(cond.value)
 
 
+def fields_of(expr: Expr) -> set[str]:
+    """Every field the expression reads."""
+    if isinstance(expr, Condition):
+        return {expr.field}
+    if isinstance(expr, Not):
+        return fields_of(expr.child)
+    return set().union(*(fields_of(child) for child in expr.children))
+
+
 def mentions_entity(expr: Expr) -> bool:
     """Whether the filter names at least one of user_id, agent_id, run_id positively."""
     if isinstance(expr, Condition):

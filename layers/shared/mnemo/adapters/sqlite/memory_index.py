@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +27,15 @@ import numpy as np
 from mnemo.adapters.sqlite import change_log, index_snapshot, int8_vectors
 from mnemo.adapters.sqlite.approximate_index import ApproximateIndex
 from mnemo.adapters.sqlite.database import Database
-from mnemo.adapters.sqlite.row_documents import FACETS_AT, Doc, DocumentSource, Interner, RowDoc, VectorSource
+from mnemo.adapters.sqlite.row_documents import (
+    FACETS_AT,
+    ONLY_HOT,
+    Doc,
+    DocumentSource,
+    Interner,
+    RowDoc,
+    VectorSource,
+)
 from mnemo.domain import filters as f
 from mnemo.domain.claims import FACETS_FIELD
 from mnemo.domain.memory import MemoryRecord
@@ -46,6 +54,9 @@ _BM25 = f"bm25(memory_fts, 1.0, 0.0, 0.0, {DATED_WEIGHT})"
 _CAPPED_COUNT = "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)"
 FACETED_MAX = 8_192  # a facet filed on at most this many rows is searched through its rows alone
 GATHERS_PER_PARTITION = 32  # candidates of at most this many partitions are gathered a partition at a time
+# A scoped search over at most this many rows with a facet filed on more rows than FACETED_MAX allows reads the
+# facets of its rows (a microsecond or less each) instead of checking the whole filter on each (several microseconds).
+FACET_SCAN_MAX = 4_096
 AMONG_MAX = 4_096  # at most this many rows (of a facet) are listed in a keyword query kept to them
 TERM_COUNTS_KEPT = 10_000  # terms whose counts are remembered (forgotten all at once past this)
 _INSERT = "INSERT INTO memory_fts (rowid, text, memory_id, user_id, dated) VALUES (?, ?, ?, ?, ?)"
@@ -185,6 +196,35 @@ class _Partition:
             if window >= count:
                 return found
             window = count
+
+
+def _once_per_hot_key(check: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    """A filter that reads only the hot fields and the user, checked once per distinct RowDoc.hot_key of a search:
+    the rows of a user mostly share a few (their agent, state, facets), and the check costs microseconds a row."""
+    known: dict[tuple[Any, ...], bool] = {}
+
+    def once(doc: RowDoc) -> bool:
+        key = doc.hot_key
+        try:
+            passed = known.get(key)
+        except TypeError:  # a value that cannot be a key (none of the index's own): checked as it is
+            return check(doc)
+        if passed is None:
+            passed = known[key] = check(doc)
+        return passed
+
+    return once
+
+
+def _faceted_rows(parts: Sequence[_Partition], facets: set[str]) -> np.ndarray:
+    """The keys of the rows of these partitions filed under any of these facets."""
+    keys = [
+        part.keys[row]
+        for part in parts
+        for row, hot in enumerate(part.hot)
+        if (filed := hot[FACETS_AT]) and not facets.isdisjoint(filed)
+    ]
+    return np.array(keys, dtype=np.int64)
 
 
 def _grown(array: np.ndarray) -> np.ndarray:
@@ -666,6 +706,8 @@ class LocalMemoryIndex:
         score is the exact cosine."""
         self.refresh()
         check = f.predicate(expr)
+        if f.fields_of(expr) <= ONLY_HOT:
+            check = _once_per_hot_key(check)
         users = f.pinned_values(expr, "user_id")
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         wide = limit + RESCORE_MARGIN if limit > 0 else 0
@@ -678,6 +720,11 @@ class LocalMemoryIndex:
             if facets is not None and self._faceted_count(facets) <= min(FACETED_MAX, rows // 4):
                 # A facet filed on few of the rows searched: only its rows can pass; score those alone.
                 faceted = self._faceted_keys(facets)
+                semantic = self._best_of_keys(faceted, query, check, wide, scoped)
+            elif facets is not None and scoped is not None and rows <= FACET_SCAN_MAX:
+                # A facet filed on many rows, searched among a few (a user's): only those of them filed under it can
+                # pass, found by their hot fields; the filter is checked on them alone, not on every row.
+                faceted = _faceted_rows(scoped, facets)
                 semantic = self._best_of_keys(faceted, query, check, wide, scoped)
             elif self._ann is not None and rows >= self.tuning.ann_min_rows and 4 * rows >= len(self._keys):
                 # Broad: the approximate index's candidates (those under the facet first, when one is asked for).

@@ -25,6 +25,7 @@ HOT = ("agent_id", "run_id", "app_id", "actor_id", "role", "state", "expiration_
 _HOT_AT = {name: at for at, name in enumerate(HOT)}
 FACETS_AT = _HOT_AT[FACETS_FIELD]
 _EMPTY: dict[str, Any] = {}
+ONLY_HOT = frozenset({*HOT, "user_id"})  # the fields a row's RowDoc.hot_key answers for
 
 
 class Interner:
@@ -60,6 +61,11 @@ class RowDoc(Mapping[str, Any]):
         self._hot = hot
         self._cold = cold
         self._full: Doc | None = None
+
+    @property
+    def hot_key(self) -> tuple[str | None, tuple[Any, ...]]:
+        """What a filter of the hot fields and the user alone depends on (ONLY_HOT): rows with equal keys pass alike."""
+        return self._user, self._hot
 
     def get(self, name: str, default: Any = None) -> Any:
         at = _HOT_AT.get(name)

@@ -1,0 +1,107 @@
+"""The words a match of a regular expression cannot do without, read from the expression itself: a text that holds
+none of them cannot match, so the expression is not run on it. mnemo.domain.claims runs some sixty expressions on
+every memory; most texts hold the cue words of a few.
+
+The cues of a sequence are those of one of its required parts (the part whose shortest cue is longest): a run of
+literal characters, a group, an alternation (the cues of all its branches), or a repeat of at least one. Texts and
+cues are compared case-folded (an expression's case-insensitive letters match the case variants Python's `re` knows
+of, which case folding maps to the same letter; the dotless ı and a combining dot above are folded too), so that a
+cue never rules out a text the expression would match. Cues are ASCII; an expression without any is always run."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from re import _constants as sre
+from re import _parser as sre_parse
+from typing import Any
+
+_MAX_CUES = 16  # more words than this make the check cost about what the expression costs: the next part is taken
+
+_last: tuple[str, str] = ("", "")  # the text folded last, and its folding (claims asks for one text many times)
+
+
+def folded(text: str) -> str:
+    """The text as cues are compared with it."""
+    global _last
+    last = _last
+    if last[0] is text:
+        return last[1]
+    fold = text.casefold()
+    if not fold.isascii():
+        fold = fold.replace("ı", "i").replace("\u0307", "")
+    _last = (text, fold)
+    return fold
+
+
+def cues_of(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
+    """Words (case-folded) of which any match of the pattern holds at least one; None when it has none."""
+    found = _required(sre_parse.parse(pattern.pattern, pattern.flags).data)
+    return tuple(sorted(found)) if found else None
+
+
+def _required(items: Sequence[tuple[Any, Any]]) -> set[str] | None:
+    candidates: list[set[str]] = []
+    run: list[str] = []
+    for op, arg in items:
+        if op is sre.LITERAL and arg < 128:
+            run.append(chr(arg).casefold())
+            continue
+        if op is sre.AT:  # an anchor (\b, ^, $) takes no character: the run goes on
+            continue
+        if run:
+            candidates.append({"".join(run)})
+            run.clear()
+        part = _required_of_part(op, arg)
+        if part:
+            candidates.append(part)
+    if run:
+        candidates.append({"".join(run)})
+    usable = [c for c in candidates if len(c) <= _MAX_CUES] or candidates
+    if not usable:
+        return None
+    return max(usable, key=lambda cues: (min(map(len, cues)), -len(cues)))
+
+
+def _required_of_part(op: Any, arg: Any) -> set[str] | None:
+    """The cues of one part of a sequence that is not a literal: a group, an alternation, a repeat of one or more."""
+    if op is sre.SUBPATTERN:
+        return _required(arg[3])
+    if op is sre.ATOMIC_GROUP:
+        return _required(arg)
+    if op is sre.BRANCH:
+        branches = [_required(branch) for branch in arg[1]]
+        return None if any(b is None for b in branches) else set().union(*(b for b in branches if b))
+    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and arg[0] >= 1:
+        return _required(arg[2])
+    return None  # a class, a lookaround, a back-reference, an optional part: nothing it must hold
+
+
+class CuedPattern:
+    """A compiled pattern that is run only on texts holding one of its cue words (same results as the pattern's)."""
+
+    __slots__ = ("cues", "pattern")
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.cues = cues_of(pattern)
+
+    def may_match(self, text: str) -> bool:
+        cues = self.cues
+        if cues is None:
+            return True
+        fold = folded(text)
+        for cue in cues:  # noqa: SIM110 - a loop: any() over a generator costs more than the checks
+            if cue in fold:
+                return True
+        return False
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.pattern.search(text) if self.may_match(text) else None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.pattern.finditer(text) if self.may_match(text) else iter(())
+
+
+def cued(pattern: str, flags: int | re.RegexFlag = 0) -> CuedPattern:
+    return CuedPattern(re.compile(pattern, flags))
