@@ -1,7 +1,9 @@
 """The local webhook worker: a thread of `mnemo serve` that drains the outboxes into deliveries and sends the due
-ones, woken at once when a store writes an outbox row (`wake`), and otherwise when the next retry is due (at
-least every `idle_seconds`, which also picks up what a crash left behind). On AWS the delivery function does the
-same from SQS."""
+ones, woken when a store writes an outbox row (`wake`), and otherwise when the next retry is due (at least every
+`idle_seconds`, which also picks up what a crash left behind). A wake waits `gather_seconds` before its round, so
+that the rows of a burst of writes are drained by one round, not one round each (under 330 adds a second, a round per
+add cost each add a few percent of its CPU: two reads and a write transaction, and the wake-up itself). On AWS the
+delivery function does the same from SQS."""
 
 from __future__ import annotations
 
@@ -23,10 +25,12 @@ class WebhookWorker:
         dispatcher: WebhookDispatcher,
         idle_seconds: float = 1.0,
         clock: Callable[[], datetime] = now,
+        gather_seconds: float = 0.05,
     ) -> None:
         self._relay = relay
         self._dispatcher = dispatcher
         self._idle = idle_seconds
+        self._gather = gather_seconds
         self._clock = clock
         self._woken = threading.Event()
         self._stopped = threading.Event()
@@ -34,7 +38,8 @@ class WebhookWorker:
 
     def wake(self) -> None:
         """Something was written to an outbox (called by the stores, after their commit)."""
-        self._woken.set()
+        if not self._woken.is_set():  # a flag read: Event.set takes a lock, on every write of a burst
+            self._woken.set()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="mnemo-webhook-worker", daemon=True)
@@ -66,7 +71,8 @@ class WebhookWorker:
                 self.run_once()
             except Exception:  # a store or a receiver failing must not end the thread: try again later
                 log.exception("webhook worker round failed")
-            self._woken.wait(self._wait_seconds())
+            if self._woken.wait(self._wait_seconds()) and self._gather > 0:
+                self._stopped.wait(self._gather)  # the rest of the burst gathers behind the wake
 
     def _wait_seconds(self) -> float:
         try:

@@ -1,0 +1,83 @@
+"""The local webhook worker's rounds: a burst of writes is drained by a round or two, not a round per write, and
+nothing written is left behind."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime
+from typing import Any, cast
+
+from mnemo.services.platform.webhook_worker import WebhookWorker
+
+
+class CountingRelay:
+    def __init__(self) -> None:
+        self.written = 0
+        self.drained = 0
+        self.rounds = 0
+        self.lock = threading.Lock()
+
+    def write(self) -> None:
+        with self.lock:
+            self.written += 1
+
+    def drain(self) -> None:
+        with self.lock:
+            self.rounds += 1
+            self.drained = self.written
+
+
+class IdleDispatcher:
+    def run_due(self) -> int:
+        return 0
+
+    def next_due_at(self) -> datetime | None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+def until(condition: Any, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return bool(condition())
+
+
+def test_given_a_burst_of_writes_when_each_wakes_the_worker_then_few_rounds_drain_them_all():
+    relay = CountingRelay()
+    worker = WebhookWorker(cast(Any, relay), cast(Any, IdleDispatcher()), idle_seconds=30, gather_seconds=0.05)
+    worker.start()
+    try:
+        assert until(lambda: relay.rounds == 1)  # the first round, at start
+        for _ in range(200):
+            relay.write()
+            worker.wake()
+
+        assert until(lambda: relay.drained == 200)
+        assert relay.rounds <= 4  # not 200: the wakes of the burst gathered behind the first
+        relay.write()
+        worker.wake()
+        assert until(lambda: relay.drained == 201)  # a later write is drained too, well before the idle 30 s
+    finally:
+        worker.stop()
+
+
+def test_given_no_gathering_when_woken_then_the_round_starts_at_once():
+    relay = CountingRelay()
+    worker = WebhookWorker(cast(Any, relay), cast(Any, IdleDispatcher()), idle_seconds=30, gather_seconds=0)
+    worker.start()
+    try:
+        assert until(lambda: relay.rounds == 1)
+        relay.write()
+        started = time.monotonic()
+        worker.wake()
+
+        assert until(lambda: relay.drained == 1)
+        assert time.monotonic() - started < 1.0
+    finally:
+        worker.stop()
