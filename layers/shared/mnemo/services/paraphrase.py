@@ -47,6 +47,7 @@ so test measures the rule on unseen pairs of the same style, not on memories ext
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -169,6 +170,7 @@ class Reading:
     compares: bool
 
 
+@functools.lru_cache(maxsize=4096)  # an add compares its memory with the same few stored ones, add after add
 def read(text: str) -> Reading:
     tokens = [t.replace("’", "'") for t in words(text)]
     content = _content(text)
