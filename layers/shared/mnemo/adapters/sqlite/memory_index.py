@@ -723,9 +723,9 @@ class LocalMemoryIndex:
                 semantic = self._best_of_keys(faceted, query, check, wide, scoped)
             elif facets is not None and scoped is not None and rows <= FACET_SCAN_MAX:
                 # A facet filed on many rows, searched among a few (a user's): only those of them filed under it can
-                # pass, found by their hot fields; the filter is checked on them alone, not on every row.
-                faceted = _faceted_rows(scoped, facets)
-                semantic = self._best_of_keys(faceted, query, check, wide, scoped)
+                # pass, found by their hot fields; the filter is checked on them alone, not on every row. (The keyword
+                # search stays the user's: a list of rows would make its SQL new each time, prepared again.)
+                semantic = self._best_of_keys(_faceted_rows(scoped, facets), query, check, wide, scoped)
             elif self._ann is not None and rows >= self.tuning.ann_min_rows and 4 * rows >= len(self._keys):
                 # Broad: the approximate index's candidates (those under the facet first, when one is asked for).
                 allowed = self._faceted_keys(facets) if facets is not None else None
