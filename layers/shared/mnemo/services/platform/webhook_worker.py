@@ -1,9 +1,7 @@
 """The local webhook worker: a thread of `mnemo serve` that drains the outboxes into deliveries and sends the due
-ones, woken when a store writes an outbox row (`wake`), and otherwise when the next retry is due (at least every
-`idle_seconds`, which also picks up what a crash left behind). A wake waits `gather_seconds` before its round, so
-that the rows of a burst of writes are drained by one round, not one round each (under 330 adds a second, a round per
-add cost each add a few percent of its CPU: two reads and a write transaction, and the wake-up itself). On AWS the
-delivery function does the same from SQS."""
+ones, woken at once when a store writes an outbox row (`wake`), and otherwise when the next retry is due (at
+least every `idle_seconds`, which also picks up what a crash left behind). On AWS the delivery function does the
+same from SQS."""
 
 from __future__ import annotations
 
@@ -25,12 +23,10 @@ class WebhookWorker:
         dispatcher: WebhookDispatcher,
         idle_seconds: float = 1.0,
         clock: Callable[[], datetime] = now,
-        gather_seconds: float = 0.05,
     ) -> None:
         self._relay = relay
         self._dispatcher = dispatcher
         self._idle = idle_seconds
-        self._gather = gather_seconds
         self._clock = clock
         self._woken = threading.Event()
         self._stopped = threading.Event()
@@ -71,8 +67,7 @@ class WebhookWorker:
                 self.run_once()
             except Exception:  # a store or a receiver failing must not end the thread: try again later
                 log.exception("webhook worker round failed")
-            if self._woken.wait(self._wait_seconds()) and self._gather > 0:
-                self._stopped.wait(self._gather)  # the rest of the burst gathers behind the wake
+            self._woken.wait(self._wait_seconds())
 
     def _wait_seconds(self) -> float:
         try:
