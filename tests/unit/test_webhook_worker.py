@@ -1,5 +1,5 @@
-"""The local webhook worker's rounds: a wake that finds the worker awake takes no lock, and still nothing written is
-left behind."""
+"""The local webhook worker's rounds: every write of a burst, each waking the worker, is drained, and a write after
+the burst is drained at once, not at the next idle round."""
 
 from __future__ import annotations
 

@@ -34,8 +34,7 @@ class WebhookWorker:
 
     def wake(self) -> None:
         """Something was written to an outbox (called by the stores, after their commit)."""
-        if not self._woken.is_set():  # a flag read: Event.set takes a lock, on every write of a burst
-            self._woken.set()
+        self._woken.set()
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="mnemo-webhook-worker", daemon=True)
