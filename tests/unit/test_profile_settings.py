@@ -57,3 +57,21 @@ def test_a_profile_task_is_a_message_of_ids_that_reads_back_whole() -> None:
     for bad in ({"kind": "platform.add"}, {"kind": "platform.profile", "task": "rebuild", "project_id": "p"}, [1]):
         with pytest.raises(ValueError, match="profile task"):
             ProfileTask.from_json(bad)
+
+
+def test_given_a_whole_number_written_with_a_fraction_then_min_memories_takes_it_and_refuses_the_rest():
+    # JSON Schema's integer includes 5.0 (the fuzzer sends it); a string, a bool or 5.5 is still no count of memories.
+    from pydantic import ValidationError as BodyError
+
+    from mnemo.api.platform.profiles import ProfileSettingsBody
+
+    def parsed(value: object) -> object:
+        body = ProfileSettingsBody.model_validate({"entities": {"user": {"min_memories": value}}})
+        assert body.entities is not None and body.entities.user is not None
+        return body.entities.user.min_memories
+
+    assert parsed(5.0) == 5
+    assert parsed(7) == 7
+    for refused in (5.5, "5", True):
+        with pytest.raises(BodyError):
+            parsed(refused)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Path
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from mnemo.api.dependencies import ProfileServiceDep
 from mnemo.api.limits import MAX_NAME, EntityId, JsonObject, entity_types
@@ -38,6 +38,14 @@ IdempotencyKey = Annotated[
 ]
 
 
+def _whole_number(value: Any) -> Any:
+    """A JSON number without a fraction (5.0) is the integer JSON Schema says it is; anything else goes on to the
+    strict check (a string or a bool is not a number of memories)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 class UserProfileSettingsBody(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True)
     schema_: JsonObject | None = Field(
@@ -48,7 +56,7 @@ class UserProfileSettingsBody(BaseModel):
     custom_instructions: str | None = Field(
         default=None, max_length=MAX_INSTRUCTIONS, description="Extra guidance for the generation (null clears)."
     )
-    min_memories: int | None = Field(
+    min_memories: Annotated[int | None, BeforeValidator(_whole_number)] = Field(
         default=None,
         ge=1,
         le=MAX_MIN_MEMORIES,
