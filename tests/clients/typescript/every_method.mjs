@@ -65,6 +65,13 @@ async function event(eventId) {
   return answer.json();
 }
 
+async function deliveries(webhookId) {
+  const answer = await fetch(`${host}/api/v1/webhooks/${webhookId}/deliveries/`, {
+    headers: { Authorization: `Token ${apiKey}` },
+  });
+  return answer.json();
+}
+
 const client = recorded(new MemoryClient({ apiKey, host }));
 
 // ---- the ping, and the ids it gives -------------------------------------------------------------------------
@@ -106,6 +113,15 @@ const direct = await step("add.verbatim", () =>
   }),
 );
 const bread = direct?.results?.[0]?.id;
+// The two adds' events reach the webhook asynchronously (the worker drains the outbox): its deliveries are waited for
+// through the delivery log (ours), so that the delete below does not cancel one still being made.
+if (hook?.webhookId) {
+  await until(
+    () => deliveries(hook.webhookId),
+    (page) => (page?.results ?? []).filter((d) => d.state === "delivered").length >= 2,
+    "the two adds' webhook deliveries",
+  ).catch(() => undefined); // test_webhooks says what arrived
+}
 await step("deleteWebhook", () => client.deleteWebhook({ webhookId: hook?.webhookId }));
 await step("getWebhooks.afterDelete", () => client.getWebhooks());
 await step("getAll", () => client.getAll({ filters: { user_id: "alice" }, page: 1, pageSize: 10 }));
