@@ -442,9 +442,11 @@ def test_mnemo_serve_help_lists_its_options() -> None:
         assert option in result.stdout
 
 
-def test_mnemo_serve_with_two_workers_serves_one_consistent_store(tmp_path: Path) -> None:
+@pytest.mark.parametrize("inline", ["true", "false"])
+def test_mnemo_serve_with_two_workers_serves_one_consistent_store(tmp_path: Path, inline: str) -> None:
     """`--workers 2` (here MNEMO_HTTP_WORKERS): two processes, each with the index in memory; whichever a connection
-    reaches, it reads what the other wrote, and a delete made through one is gone from both."""
+    reaches, it reads what the other wrote, and a delete made through one is gone from both. The same whether the
+    memory read routes run in the event loop (MNEMO_HTTP_INLINE=true) or in worker threads (false)."""
     data_dir = tmp_path / "served"
     log = tmp_path / "serve.log"
 
@@ -459,7 +461,7 @@ def test_mnemo_serve_with_two_workers_serves_one_consistent_store(tmp_path: Path
         body = ok(http.post("/search", json={"query": "beekeeping", "filters": {"user_id": "alice"}}))
         return [r["memory"] for r in body["results"]]
 
-    with serving(data_dir, log, MNEMO_HTTP_WORKERS="2") as base:
+    with serving(data_dir, log, MNEMO_HTTP_WORKERS="2", MNEMO_HTTP_INLINE=inline) as base:
         workers = Path(f"/proc/{SERVED[base]}/task/{SERVED[base]}/children").read_text().split()
         assert len(workers) >= 2  # the two workers (and multiprocessing's resource tracker)
         texts = []

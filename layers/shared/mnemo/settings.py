@@ -125,6 +125,14 @@ class Settings(BaseSettings):
         "(sched_setaffinity). auto: when there are as many workers as CPUs this process may use; true: always (worker "
         "i on the i-th CPU, round the CPUs again when there are more workers); false: never.",
     )
+    http_inline: Literal["auto", "true", "false"] = Field(
+        default="auto",
+        description="mnemo serve: the memory read routes (search, list, get) run their work in the event loop "
+        "instead of a worker thread while every provider runs in this process (the local embedder, no LLM; "
+        "otherwise they use a thread, as every other route does). auto: when the process is kept on one CPU "
+        "(pinned workers), where a thread runs nothing beside the loop and only costs its hand-off; true: always; "
+        "false: never.",
+    )
     http_threads: int = Field(
         default=8,
         ge=1,

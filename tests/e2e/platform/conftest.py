@@ -67,10 +67,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(container: Container) -> Iterator[str]:
-    """The whole app under uvicorn on a loopback port, in a thread; yields its base URL."""
+def serving(container: Container, *, inline_work: bool = False) -> Iterator[str]:
+    """The whole app under uvicorn on a loopback port, in a thread; yields its base URL. `inline_work`: the memory read
+    routes run in the event loop (mnemo.api.inline_work), as in a pinned worker of `mnemo serve --workers`."""
     port = free_port()
-    config = uvicorn.Config(create_app(container), host="127.0.0.1", port=port, log_level="warning")
+    app = create_app(container, inline_work=inline_work)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     running = uvicorn.Server(config)
     thread = threading.Thread(target=running.run, daemon=True)
     thread.start()
@@ -100,10 +102,11 @@ def local_backend(embedder: Any, root: Path) -> Iterator[Container]:
 @pytest.fixture(scope="module", params=["local", "aws"])
 def server(request: pytest.FixtureRequest, embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """The platform on each backend: the embedded one, and the AWS composition (DynamoDB, SQS and the ingest
-    worker's Lambda handler under moto; see tests/support/aws_backend.py)."""
+    worker's Lambda handler under moto; see tests/support/aws_backend.py). The embedded one runs the memory read
+    routes in the event loop, as a pinned worker does; the AWS one in worker threads, as its Lambda functions do."""
     root = tmp_path_factory.mktemp(f"platform-{request.param}")
     backend = local_backend if request.param == "local" else aws_backend
-    with backend(embedder, root) as container, serving(container) as url:
+    with backend(embedder, root) as container, serving(container, inline_work=request.param == "local") as url:
         yield Server(url, container, request.param)
 
 

@@ -18,6 +18,7 @@ from mnemo.api.body_guard import BodyGuardMiddleware
 from mnemo.api.cors import AllowedOriginsCors
 from mnemo.api.dependencies import SERVICES_STATE
 from mnemo.api.errors import install_error_handlers
+from mnemo.api.inline_work import InlineWorkMiddleware, runs_in_process
 from mnemo.api.mcp_server import route as mcp_route
 from mnemo.api.platform import PLATFORM_ROUTERS
 from mnemo.api.request_id import RequestIdMiddleware
@@ -44,9 +45,11 @@ def create_app(
     *,
     cors_origins: Sequence[str] = (),
     mcp_default_user_id: str = mcp_route.DEFAULT_USER_ID,
+    inline_work: bool = False,
 ) -> FastAPI:
     """The app of the given route groups (every group when None). `mcp_default_user_id`: whose memories the MCP
-    tools touch when a call names no entity. `cors_origins`: the browser origins allowed to
+    tools touch when a call names no entity. `inline_work`: the memory read routes run in the event loop while every
+    provider runs in this process (mnemo.api.inline_work). `cors_origins`: the browser origins allowed to
     call it (`scheme://host[:port]`, as settings.cors_allowed_origins gives them); none turns CORS off."""
     chosen = list(ROUTE_GROUPS) if groups is None else list(groups)
     unknown = [g for g in chosen if g not in ROUTE_GROUPS]
@@ -62,6 +65,9 @@ def create_app(
     )
     setattr(app.state, SERVICES_STATE, services)
     setattr(app.state, mcp_route.DEFAULT_USER_STATE, mcp_default_user_id)
+    if inline_work:
+        providers = services.configuration.providers
+        app.add_middleware(InlineWorkMiddleware, decide=lambda: runs_in_process(providers.get()))
     app.add_middleware(BodyGuardMiddleware)  # innermost: its 413 and 400 are logged, carry CORS and a request id
     app.add_middleware(RequestLogMiddleware, log=services.request_log)
     if cors_origins:  # inside the request id (a preflight's answer has one too), outside the request log

@@ -6,7 +6,9 @@ thread pool, then serializes it: on two cores under load that trip cost about ha
 request (a search's whole answer takes 0.05 ms to render). The endpoints here build their answers as instances
 of their response models (mypy checks it), so validating them again proves nothing: `TypedRoute` renders the
 model with pydantic (honouring `response_model_exclude_unset`, the route's status code) and hands FastAPI a
-finished Response. The route keeps its response model, so /openapi.json describes the answer as before.
+finished Response. The route keeps its response model, so /openapi.json describes the answer as before. An endpoint
+marked `inline_when_local` runs in the event loop instead of a worker thread when its request allows it
+(mnemo.api.inline_work).
 
 `DescribedRoute`, its base, completes the description with the failures FastAPI answers before any endpoint.
 """
@@ -23,8 +25,10 @@ from fastapi.dependencies.utils import get_flat_params, get_typed_return_annotat
 from fastapi.routing import APIRoute
 from fastapi.utils import create_model_field
 from pydantic import TypeAdapter
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
+from mnemo.api.inline_work import in_loop_now, marked
 from mnemo.api.responses import request_errors
 
 
@@ -85,8 +89,24 @@ def _rendered(endpoint: Callable[..., Any], model: Any, options: dict[str, Any])
         body = adapters[0].dump_json(answer, by_alias=True, exclude_unset=exclude_unset)
         return Response(body, status_code=status_code, media_type="application/json")
 
+    if marked(endpoint):
+        return _inline_or_threaded(render)
     setattr(render, _RENDERED, True)
     return render
+
+
+def _inline_or_threaded(render: Callable[..., Any]) -> Callable[..., Any]:
+    """A marked endpoint (mnemo.api.inline_work): run in the event loop when the request's app says so, else in a
+    worker thread as FastAPI runs a synchronous endpoint."""
+
+    @functools.wraps(render)
+    async def inline_or_threaded(*args: Any, **kwargs: Any) -> Any:
+        if in_loop_now():
+            return render(*args, **kwargs)
+        return await run_in_threadpool(render, *args, **kwargs)
+
+    setattr(inline_or_threaded, _RENDERED, True)
+    return inline_or_threaded
 
 
 class FieldErrorsRoute(TypedRoute):

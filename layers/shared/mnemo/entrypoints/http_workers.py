@@ -34,6 +34,7 @@ from mnemo.settings import Settings
 
 def serving_app(settings: Settings) -> tuple[FastAPI, Container]:
     """The app and the container it serves (closed by the caller once the server has stopped)."""
+    from mnemo.api import inline_work
     from mnemo.api.app import create_app
     from mnemo.composition.container import build_container
     from mnemo.entrypoints.cli import limit_request_threads
@@ -41,7 +42,10 @@ def serving_app(settings: Settings) -> tuple[FastAPI, Container]:
     container = build_container(settings)
     try:
         app = create_app(
-            container, cors_origins=settings.cors_allowed_origins, mcp_default_user_id=settings.mcp_default_user_id
+            container,
+            cors_origins=settings.cors_allowed_origins,
+            mcp_default_user_id=settings.mcp_default_user_id,
+            inline_work=inline_work.enabled(settings.http_inline, on_one_cpu=inline_work.one_cpu()),
         )
     except BaseException:
         container.close()

@@ -1046,7 +1046,10 @@ def _in_context(found: list[SearchResult]) -> list[SearchResult]:
     for result in found:
         scores = best_two[result.record.created_at]
         other = (scores[1] if scores[0] == result.score else scores[0]) if len(scores) > 1 else 0.0
-        score = result.score + CONTEXT_WEIGHT * max(other - result.score, 0.0)
+        if other <= result.score:  # nothing to lift it toward: kept as it is (most memories, alone at their moment)
+            out.append(result)
+            continue
+        score = result.score + CONTEXT_WEIGHT * (other - result.score)
         details = {**result.details, "final_score": round(score, 6)}  # no key of its own: the reference's shape
         out.append(SearchResult(result.record, score, details))
     return sorted(out, key=lambda r: r.score, reverse=True)

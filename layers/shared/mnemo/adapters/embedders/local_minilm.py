@@ -148,6 +148,7 @@ class LocalMiniLMEmbedder:
 
     dimension = 384
     shares_batch_work = True  # a batch of texts costs less than its texts one by one (not the int8 model's)
+    runs_in_process = True  # it waits on no network: a request may embed in the event loop (mnemo.api.inline_work)
 
     def __init__(self, config: LocalEmbedderConfig | None = None) -> None:
         self.config = config or LocalEmbedderConfig()

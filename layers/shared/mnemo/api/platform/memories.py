@@ -14,6 +14,7 @@ from fastapi import APIRouter, Path, Query, Request
 from starlette.convertors import Convertor, register_url_convertor
 
 from mnemo.api.dependencies import ProjectMemoryServiceDep
+from mnemo.api.inline_work import inline_when_local
 from mnemo.api.limits import MAX_FILTERS_PARAM, EntityId, PageNumber, PageSize, entity_types, offset
 from mnemo.api.parsing import clean_id, parse_expiration
 from mnemo.api.platform.bodies import (
@@ -127,6 +128,7 @@ def _search(
     response_model_exclude_unset=True,
     responses=errors(400, 401, 502),
 )
+@inline_when_local
 def search_v3(body: SearchBody, caller: Caller, project_memory: ProjectMemoryServiceDep) -> Results[SearchItem]:
     reject_top_level_ids(body)
     return Results[SearchItem](results=_search(project_memory, caller, body, filter_of(body.filters), v3=True))
@@ -138,6 +140,7 @@ def search_v3(body: SearchBody, caller: Caller, project_memory: ProjectMemorySer
     response_model_exclude_unset=True,
     responses=errors(400, 401, 502),
 )
+@inline_when_local
 def search_v2(body: SearchBody, caller: Caller, project_memory: ProjectMemoryServiceDep) -> list[SearchItem]:
     reject_top_level_ids(body)
     return _search(project_memory, caller, body, filter_of(body.filters))
@@ -150,6 +153,7 @@ def search_v2(body: SearchBody, caller: Caller, project_memory: ProjectMemorySer
     response_model_exclude_unset=True,
     responses=errors(400, 401, 502),
 )
+@inline_when_local
 def search_v1(
     body: SearchBody, caller: Caller, project_memory: ProjectMemoryServiceDep
 ) -> list[SearchItem] | ResultsAndRelations[SearchItem]:
@@ -198,6 +202,7 @@ def _list(
     response_model_exclude_unset=True,
     responses=errors(400, 401),
 )
+@inline_when_local
 def list_v3(
     request: Request,
     caller: Caller,
@@ -220,6 +225,7 @@ def list_v3(
     response_model_exclude_unset=True,
     responses=errors(400, 401),
 )
+@inline_when_local
 def list_v2(
     request: Request,
     caller: Caller,
@@ -241,6 +247,7 @@ def list_v2(
     response_model_exclude_unset=True,
     responses=errors(400, 401),
 )
+@inline_when_local
 def list_v1(
     request: Request,
     caller: Caller,
@@ -303,6 +310,7 @@ def memory_events(
 
 
 @router.get(ONE_MEMORY, summary="Get one memory", responses=errors(400, 401, 404))
+@inline_when_local
 def get_memory(memory_id: MemoryId, caller: Caller, project_memory: ProjectMemoryServiceDep) -> MemoryOut:
     return MemoryOut.of(project_memory.get(caller.project_id, memory_id))
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 
 from mnemo.api.dependencies import MemoryServiceDep
+from mnemo.api.inline_work import inline_when_local
 from mnemo.api.parsing import clean_id, parse_expiration
 from mnemo.api.responses import LLMUsageOut, MessageOut, errors
 from mnemo.api.routing import TypedRoute
@@ -55,6 +56,7 @@ def add_memories(body: MemoryCreate, memory_service: MemoryServiceDep) -> AddRes
     response_model_exclude_unset=True,
     responses=errors(400, 403),
 )
+@inline_when_local
 def list_memories(
     memory_service: MemoryServiceDep,
     caller: Authenticated,
@@ -77,6 +79,7 @@ def list_memories(
 
 
 @router.get("/memories/{memory_id}", summary="Get one memory", response_model_exclude_unset=True, responses=errors(404))
+@inline_when_local
 def get_memory(memory_id: str, memory_service: MemoryServiceDep) -> MemoryDetail:
     return MemoryDetail.of(memory_service.get(memory_id))
 
@@ -123,6 +126,7 @@ def memory_history(memory_id: str, memory_service: MemoryServiceDep) -> list[Mem
     response_model_exclude_unset=True,
     responses=errors(400, 502),
 )
+@inline_when_local
 def search_memories(body: SearchRequest, memory_service: MemoryServiceDep) -> SearchResults:
     raw_filters = dict(body.filters or {})
     for name in ("user_id", "agent_id", "run_id"):
