@@ -54,8 +54,9 @@ _BM25 = f"bm25(memory_fts, 1.0, 0.0, 0.0, {DATED_WEIGHT})"
 _CAPPED_COUNT = "SELECT count(*) FROM (SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? LIMIT ?)"
 FACETED_MAX = 8_192  # a facet filed on at most this many rows is searched through its rows alone
 GATHERS_PER_PARTITION = 32  # candidates of at most this many partitions are gathered a partition at a time
-# A scoped search over at most this many rows with a facet filed on more rows than FACETED_MAX allows reads the
-# facets of its rows (a microsecond or less each) instead of checking the whole filter on each (several microseconds).
+# A scoped search over at most this many rows, with a facet filed on more rows than the facet path takes (FACETED_MAX,
+# or a quarter of the rows searched), reads the facets of its rows (a microsecond or less each) instead of checking
+# the whole filter on each (several microseconds).
 FACET_SCAN_MAX = 4_096
 AMONG_MAX = 4_096  # at most this many rows (of a facet) are listed in a keyword query kept to them
 TERM_COUNTS_KEPT = 10_000  # terms whose counts are remembered (forgotten all at once past this)
