@@ -7,8 +7,9 @@ Measured with one server whose choice was flipped every 5 s (16 windows, alterna
 searches 453 → 476 per second, 4.22 → 3.96 ms of CPU each (bench/README.md, "seventh round").
 
 Only an endpoint marked `inline_when_local` may run in the loop, and only while the request's app says so
-(`InlineWorkMiddleware`, whose `decide` the composition gives: mnemo.entrypoints.http_workers): the process is on
-one CPU and every provider runs in this process (the local embedder, no LLM), so that the work waits on no network.
+(`InlineWorkMiddleware`, which `create_app(inline_work=True)` installs; `mnemo serve` asks for it in a process on
+one CPU: mnemo.entrypoints.http_workers): every provider runs in this process (the local embedder, no LLM), so
+that the work waits on no network.
 The marked endpoints are the reads (search, list, get): a read of SQLite in WAL mode waits on no other process. A
 write does (the other workers' write lock): an add in the loop stopped every request of its process while it waited,
 one window's p99 reached 1.4 s, and adds gained nothing measurable, so writes stay in threads. Anything else (an LLM
@@ -52,16 +53,6 @@ def in_loop_now() -> bool:
 def runs_in_process(providers: ProviderSet) -> bool:
     """No provider of the set waits on the network: no LLM, and an embedder that says it runs in this process."""
     return providers.llm is None and bool(getattr(providers.embedder, "runs_in_process", False))
-
-
-def one_cpu() -> bool:
-    """Whether this process may run on one CPU only (a pinned worker); False where the platform cannot tell."""
-    import os
-
-    try:
-        return len(os.sched_getaffinity(0)) == 1
-    except AttributeError:  # pragma: no cover - not on Linux
-        return False
 
 
 def enabled(setting: str, *, on_one_cpu: bool) -> bool:

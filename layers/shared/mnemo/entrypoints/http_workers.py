@@ -45,7 +45,7 @@ def serving_app(settings: Settings) -> tuple[FastAPI, Container]:
             container,
             cors_origins=settings.cors_allowed_origins,
             mcp_default_user_id=settings.mcp_default_user_id,
-            inline_work=inline_work.enabled(settings.http_inline, on_one_cpu=inline_work.one_cpu()),
+            inline_work=inline_work.enabled(settings.http_inline, on_one_cpu=len(_allowed_cpus()) == 1),
         )
     except BaseException:
         container.close()
