@@ -54,9 +54,11 @@ def tree_cpu_seconds(pid: int) -> float:
     return total + sum(tree_cpu_seconds(int(child)) for child in children)
 
 
-def start_server(data_dir: Path, port: int, workers: int = 1, threads: int | None = None) -> subprocess.Popen[bytes]:
+def start_server(
+    data_dir: Path, port: int, workers: int = 1, threads: int | None = None, extra_env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     mnemo = Path(sys.executable).with_name("mnemo")
-    env = {**os.environ, "MNEMO_LOG_LEVEL": "warning", "JWT_SECRET": secrets.token_urlsafe(32)}
+    env = {**os.environ, "MNEMO_LOG_LEVEL": "warning", "JWT_SECRET": secrets.token_urlsafe(32), **(extra_env or {})}
     if threads is not None:
         env["MNEMO_HTTP_THREADS"] = str(threads)
     env.pop("AUTH_DISABLED", None)
@@ -226,26 +228,30 @@ def platform_credentials(data_dir: Path) -> str:
     return f"authorization: Token {json.loads(done.stdout)['api_key']}"
 
 
+USERS = 100  # the preloaded memories' owners (each search is one user's)
+SEED = 5  # the corpus, and the order of the questions asked
+
+
 def run(
     clients: int = 16,
     *,
     seconds: float = 60.0,
     preload: int = 5_000,
-    users: int = 100,
-    seed: int = 5,
     surface: str = "selfhosted",
     workers: int = 2,
     threads: int = 3,
+    server_env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """`workers` server processes (`mnemo serve --workers`), each running at most `threads` requests' synchronous
     part at once (MNEMO_HTTP_THREADS): with the local embedder every request is CPU work, and on 2 cores 2-3 threads
-    per process cost less CPU per request than the default 8 (made for adds that wait on an LLM)."""
+    per process cost less CPU per request than the default 8 (made for adds that wait on an LLM). `server_env` is
+    added to the server's environment (bench.http_split: a server without the model's run)."""
     routes = SURFACES[surface]
-    items = generate(preload + 200_000, users, seed=seed)
+    items = generate(preload + 200_000, USERS, seed=SEED)
     data_dir = Path(tempfile.mkdtemp(prefix="mnemo-http-bench-"))
     port = free_port()
     platform_auth = platform_credentials(data_dir) if surface == "platform" else None
-    server = start_server(data_dir, port, workers, threads)
+    server = start_server(data_dir, port, workers, threads, server_env)
     base = f"http://127.0.0.1:{port}"
     try:
         with httpx.Client(base_url=base, timeout=120) as client:
@@ -273,7 +279,7 @@ def run(
             body = {"messages": [{"role": "user", "content": item.text}], "user_id": item.user_id, "infer": False}
             return "POST", routes.add_path, body
 
-        rng = random.Random(seed)
+        rng = random.Random(SEED)
 
         def measured(make_request: Any) -> dict[str, Any]:
             before = tree_cpu_seconds(server.pid)
