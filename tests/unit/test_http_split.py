@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from bench import http_split
+from bench import http_load, http_split
 
 _EMBED = (
     "import json; from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder as E; e = E(); "
@@ -49,7 +49,7 @@ def test_the_split_is_the_difference_of_the_two_servers(monkeypatch: pytest.Monk
         assert kwargs["server_env"]["PYTHONPATH"].startswith(str(http_split.WEIGHTLESS)) if weightless else True
         return served({"search": 1.5, "add": 2.5} if weightless else {"search": 4.0, "add": 6.0})
 
-    monkeypatch.setattr(http_split.http_load, "run", fake_run)
+    monkeypatch.setattr(http_load, "run", fake_run)
     monkeypatch.setattr(http_split, "model_costs", lambda: {"question_ms": 1.6, "add_text_ms": 2.9})
     result = http_split.run(seconds=1, preload=10, surfaces=("selfhosted",))
     search, add = result["selfhosted"]["split"]["search"], result["selfhosted"]["split"]["add"]
