@@ -27,6 +27,7 @@ import httpx
 
 from bench.corpus import generate
 from bench.engine import percentiles
+from bench.model_speed import model_costs
 
 
 def free_port() -> int:
@@ -230,6 +231,7 @@ def platform_credentials(data_dir: Path) -> str:
 
 USERS = 100  # the preloaded memories' owners (each search is one user's)
 SEED = 5  # the corpus, and the order of the questions asked
+MODEL_SPEED_TEXTS = 1_000  # texts of each kind the model's speed is measured on, before the run and after
 
 
 def run(
@@ -241,12 +243,16 @@ def run(
     workers: int = 2,
     threads: int = 3,
     server_env: dict[str, str] | None = None,
+    model_speed: bool = True,
 ) -> dict[str, Any]:
     """`workers` server processes (`mnemo serve --workers`), each running at most `threads` requests' synchronous
     part at once (MNEMO_HTTP_THREADS): with the local embedder every request is CPU work, and on 2 cores 2-3 threads
     per process cost less CPU per request than the default 8 (made for adds that wait on an LLM). `server_env` is
-    added to the server's environment (bench.http_split: a server without the model's run)."""
+    added to the server's environment (bench.http_split: a server without the model's run). `model_speed`: the
+    model's cost per text on this machine (bench.model_speed) is measured before the server starts and after it
+    stops, and recorded beside the throughput."""
     routes = SURFACES[surface]
+    speed_before = model_costs(MODEL_SPEED_TEXTS) if model_speed else None
     items = generate(preload + 200_000, USERS, seed=SEED)
     data_dir = Path(tempfile.mkdtemp(prefix="mnemo-http-bench-"))
     port = free_port()
@@ -308,4 +314,6 @@ def run(
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:
             server.kill()
+    if speed_before is not None:
+        result["model_alone_ms"] = {"before": speed_before, "after": model_costs(MODEL_SPEED_TEXTS)}
     return result

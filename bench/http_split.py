@@ -4,8 +4,7 @@
 clients, texts and settings) on a server whose embedder keeps its tokenizer and everything around it but whose
 model run is replaced by a lookup of a few microseconds (bench/weightless/sitecustomize.py, put on the server's
 PYTHONPATH): what that server spends per request is everything but the model. The model's own cost is measured
-beside it, in this process on one CPU, on the benchmark's own questions and add texts (the int8 ONNX model, one text
-per run, as the server runs it).
+beside it (bench.model_speed: in this process, on the benchmark's own questions and add texts).
 
 From the two, for each target rate: the CPU the 2 cores have per request at that rate (less what the load
 generator, on the same cores, takes per request), what the model takes of it, and what is left for the rest.
@@ -14,50 +13,31 @@ generator, on the same cores, takes per request), what the model takes of it, an
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 from typing import Any
 
 from bench import http_load
-from bench.corpus import generate
+from bench.model_speed import model_costs
 
 WEIGHTLESS = Path(__file__).resolve().parent / "weightless"
 TARGETS = {"search": 600, "add": 500}  # issue 18, part 1: requests per second on 2 cores
 CORES = 2
 
 
-def model_costs(count: int = 2_000, seed: int = 5) -> dict[str, Any]:
-    """CPU ms per text of the default embedder, one text per call as a served request embeds: the benchmark's
-    questions (searches) and its fresh texts (adds), with the model and with the weightless run."""
-    from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
-
-    items = generate(5_000 + count, 100, seed=seed)
-    texts = {"question": [i.question for i in items[:count]], "add_text": [i.text for i in items[5_000:]]}
-    real = LocalMiniLMEmbedder()
-    tokens = {name: sum(len(real._tokenizer.encode(t).ids) for t in ts) / len(ts) for name, ts in texts.items()}
-    for text in texts["question"][:100]:  # warm up
-        real.embed([text])
-    figures: dict[str, Any] = {"texts_each": count, "tokens_mean": {k: round(v, 2) for k, v in tokens.items()}}
-    for name, ts in texts.items():
-        start = time.process_time()
-        for text in ts:
-            real.embed([text])
-        figures[f"{name}_ms"] = round(1000 * (time.process_time() - start) / len(ts), 3)
-    return figures
-
-
 def run(
     seconds: float = 30.0, preload: int = 5_000, surfaces: tuple[str, ...] = ("selfhosted", "platform")
 ) -> dict[str, Any]:
     """Each surface twice, one run after the other: the real server, then the weightless one. A request's model
-    in the server is the difference of their CPU per request (more than the model alone: the rest of the request
-    evicts the model's weights from the CPU's caches between runs)."""
+    in the server is the difference of their CPU per request (it may differ from the model alone: the machine's
+    speed drifts between the runs, and the rest of each request evicts the model's weights from the CPU's caches)."""
     path = os.pathsep.join(p for p in (str(WEIGHTLESS), os.environ.get("PYTHONPATH", "")) if p)
     result: dict[str, Any] = {"model_alone": model_costs()}
     alone = {"search": result["model_alone"]["question_ms"], "add": result["model_alone"]["add_text_ms"]}
     for surface in surfaces:
-        real = http_load.run(seconds=seconds, preload=preload, surface=surface)
-        weightless = http_load.run(seconds=seconds, preload=preload, surface=surface, server_env={"PYTHONPATH": path})
+        real = http_load.run(seconds=seconds, preload=preload, surface=surface, model_speed=False)
+        weightless = http_load.run(
+            seconds=seconds, preload=preload, surface=surface, server_env={"PYTHONPATH": path}, model_speed=False
+        )
         split: dict[str, Any] = {}
         for kind in ("search", "add"):
             spent = real[kind]["server_cpu_ms_per_request"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,43 @@ def http_rows(data: dict[str, Any]) -> list[str]:
             f"Recorded {m['date']} at commit {m['commit']}; load average (1, 5, 15 min) on {m['cores']} cores: "
             f"{before} before the run, {after} after.",
         ]
+    if "model_alone_ms" in f:
+        speed = {k: f["model_alone_ms"][k] for k in ("before", "after")}
+        rows.append(
+            "The model alone on this machine (bench/model_speed.py, CPU ms per text, one per run): a question "
+            f"{speed['before']['question_ms']} before the run and {speed['after']['question_ms']} after, an add's "
+            f"text {speed['before']['add_text_ms']} and {speed['after']['add_text_ms']}."
+        )
+    return rows
+
+
+def http_split_rows(data: dict[str, Any]) -> list[str]:
+    f = data["figures"]
+    columns = [(surface, kind) for surface in ("selfhosted", "platform") if surface in f for kind in ("search", "add")]
+    names = {"selfhosted": "self-hosted", "platform": "platform"}
+    split = {column: f[column[0]]["split"][column[1]] for column in columns}
+    lines: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
+        ("real server, per s (server CPU ms each)", lambda s: f"{s['per_second']} ({s['server_cpu_ms']})"),
+        (
+            "weightless server, per s (CPU ms each: the rest)",
+            lambda s: f"{s['weightless_per_second']} ({s['the_rest_ms']})",
+        ),
+        ("the model in the server / alone, ms", lambda s: f"{s['model_in_server_ms']} / {s['model_alone_ms']}"),
+        (
+            "server CPU per request at the target, ms",
+            lambda s: f"{s['server_cpu_ms_available_at_target']} (at {s['target_per_second']}/s)",
+        ),
+        ("left for the rest at the target, ms", lambda s: f"{s['left_for_the_rest_at_target_ms']}"),
+    ]
+    rows = [
+        "| The split (bench/http_split.py): the model's run and the rest | "
+        + " | ".join(f"{names[surface]} {kind}" for surface, kind in columns)
+        + " |",
+        "|---" * (len(columns) + 1) + "|",
+    ]
+    rows += [f"| {label} | " + " | ".join(cell(split[c]) for c in columns) + " |" for label, cell in lines]
+    m = data["machine"]
+    rows += ["", f"Recorded {m['date']} at commit {m['commit']}."]
     return rows
 
 
@@ -375,6 +413,7 @@ def main() -> None:
         ("http", http_rows),
         ("http-platform", http_rows),
         ("http-floor", http_floor_rows),
+        ("http-split", http_split_rows),
         ("locomo", locomo_rows),
         ("locomo-rerank", locomo_rerank_rows),
         ("lambda", lambda_rows),

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from bench import http_load, http_split
+from bench import http_load, http_split, model_speed, report
 
 _EMBED = (
     "import json; from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder as E; e = E(); "
@@ -37,19 +37,20 @@ def test_a_process_started_with_the_weightless_path_embeds_without_the_model() -
     assert abs(float(vectors[0] @ real[0])) < 0.5  # not the model's vector
 
 
+def _served(**kwargs: Any) -> dict[str, Any]:
+    """What bench.http_load.run gives, reduced to what the split reads: the weightless server spends less."""
+    weightless = "server_env" in kwargs
+    if weightless:
+        assert kwargs["server_env"]["PYTHONPATH"].startswith(str(http_split.WEIGHTLESS))
+    cpu = {"search": 1.5, "add": 2.5} if weightless else {"search": 4.0, "add": 6.0}
+    return {
+        kind: {"per_second": 1000 / ms, "server_cpu_ms_per_request": ms, "client_cpu_ms_per_request": 0.2}
+        for kind, ms in cpu.items()
+    }
+
+
 def test_the_split_is_the_difference_of_the_two_servers(monkeypatch: pytest.MonkeyPatch) -> None:
-    def served(kind_cpu: dict[str, float]) -> dict[str, Any]:
-        return {
-            kind: {"per_second": 1000 / cpu, "server_cpu_ms_per_request": cpu, "client_cpu_ms_per_request": 0.2}
-            for kind, cpu in kind_cpu.items()
-        }
-
-    def fake_run(**kwargs: Any) -> dict[str, Any]:
-        weightless = "server_env" in kwargs
-        assert kwargs["server_env"]["PYTHONPATH"].startswith(str(http_split.WEIGHTLESS)) if weightless else True
-        return served({"search": 1.5, "add": 2.5} if weightless else {"search": 4.0, "add": 6.0})
-
-    monkeypatch.setattr(http_load, "run", fake_run)
+    monkeypatch.setattr(http_load, "run", _served)
     monkeypatch.setattr(http_split, "model_costs", lambda: {"question_ms": 1.6, "add_text_ms": 2.9})
     result = http_split.run(seconds=1, preload=10, surfaces=("selfhosted",))
     search, add = result["selfhosted"]["split"]["search"], result["selfhosted"]["split"]["add"]
@@ -57,3 +58,27 @@ def test_the_split_is_the_difference_of_the_two_servers(monkeypatch: pytest.Monk
     assert search["server_cpu_ms_available_at_target"] == pytest.approx(2000 / 600 - 0.2, abs=1e-3)
     assert add["left_for_the_rest_at_target_ms"] == pytest.approx(2000 / 500 - 0.2 - 3.5, abs=1e-3)
     assert (search["model_alone_ms"], add["model_alone_ms"]) == (1.6, 2.9)
+
+
+def test_the_model_speed_is_measured_on_the_benchmark_questions_and_add_texts() -> None:
+    speed = model_speed.model_costs(count=20)
+    assert speed["texts_each"] == 20
+    assert speed["question_ms"] > 0 and speed["add_text_ms"] > 0
+    # an add's text is a stored fact, longer than the question that asks for it
+    assert speed["tokens_mean"]["add_text"] > speed["tokens_mean"]["question"] > 2
+
+
+def test_the_report_renders_the_split_and_the_model_speed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http_load, "run", _served)
+    monkeypatch.setattr(http_split, "model_costs", lambda: {"question_ms": 1.6, "add_text_ms": 2.9})
+    machine = {"date": "2026-11-28T13:00:00+00:00", "commit": "abc1234", "cores": 2}
+    figures = http_split.run(seconds=1, preload=10, surfaces=("selfhosted", "platform"))
+    rows = report.http_split_rows({"machine": machine, "figures": figures})
+    assert rows[0].count("|") == 6 and "platform add" in rows[0]
+    assert "| the model in the server / alone, ms | 2.5 / 1.6 | 3.5 / 2.9 | 2.5 / 1.6 | 3.5 / 2.9 |" in rows
+    speed = {"question_ms": 1.7, "add_text_ms": 3.0}
+    served = {**_served(), "clients": 16, "preloaded": 10, "model_alone_ms": {"before": speed, "after": speed}}
+    for kind in ("search", "add"):
+        served[kind] |= {"seconds": 1, "errors": 0, "latency_ms": {"p50": 1, "p95": 2, "p99": 3}}
+    text = "\n".join(report.http_rows({"machine": machine, "figures": served}))
+    assert "a question 1.7 before the run and 1.7 after, an add's text 3.0 and 3.0" in text
