@@ -188,3 +188,21 @@ def generate(count: int, users: int, seed: int = 7) -> list[Item]:
         seen.add(text)
         items.append(Item(f"user-{i % users:03d}", text, question.format(**words)))
     return items
+
+
+HTTP_PRELOAD = 5_000  # the HTTP benchmarks preload this many memories and ask their questions …
+HTTP_USERS = 100
+HTTP_SEED = 5
+
+
+@dataclass(frozen=True, slots=True)
+class HttpTexts:
+    preloaded: list[Item]  # … stored before the run: the searches ask their questions
+    fresh: list[Item]  # the adds' texts, past the preloaded ones
+
+
+def http_texts(fresh: int = 200_000, preload: int = HTTP_PRELOAD) -> HttpTexts:
+    """The texts every HTTP benchmark (bench.http_load, bench.http_floor, bench.model_speed) draws from, so that
+    the model's measured speed, the floor and the served requests embed the same texts."""
+    items = generate(preload + fresh, HTTP_USERS, seed=HTTP_SEED)
+    return HttpTexts(items[:preload], items[preload:])

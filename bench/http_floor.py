@@ -34,7 +34,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from bench.corpus import generate
+from bench.corpus import HTTP_SEED, http_texts
 from bench.http_load import _drive, free_port, tree_cpu_seconds, wait_until_answering
 
 MODES = ("http", "embed", "embed_insert")
@@ -120,10 +120,10 @@ def _start(mode: str, port: int, workers: int, data_dir: Path) -> subprocess.Pop
     return process
 
 
-def run(clients: int = 16, *, seconds: float = 30.0, workers: int = 2, seed: int = 5) -> dict[str, Any]:
-    items = generate(200_000, 100, seed=seed)
-    questions = [i.question for i in items[:5_000]]
-    fresh = iter(items[5_000:])
+def run(clients: int = 16, *, seconds: float = 30.0, workers: int = 2) -> dict[str, Any]:
+    corpus = http_texts()
+    questions = [i.question for i in corpus.preloaded]
+    fresh = iter(corpus.fresh)
 
     def search(_worker: int, _n: int, rng: random.Random) -> tuple[str, str, dict[str, Any]]:
         return "POST", "/", {"query": rng.choice(questions), "top_k": 10}
@@ -149,7 +149,7 @@ def run(clients: int = 16, *, seconds: float = 30.0, workers: int = 2, seed: int
                     clients,
                     seconds=seconds,
                     make_request=add if mode == "embed_insert" else search,
-                    rng=random.Random(seed),
+                    rng=random.Random(HTTP_SEED),
                 )
             )
             spent = tree_cpu_seconds(server.pid) - before

@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from bench.corpus import generate
+from bench.corpus import HTTP_PRELOAD, HTTP_SEED, http_texts
 from bench.engine import percentiles
 from bench.model_speed import model_costs
 
@@ -229,8 +229,6 @@ def platform_credentials(data_dir: Path) -> str:
     return f"authorization: Token {json.loads(done.stdout)['api_key']}"
 
 
-USERS = 100  # the preloaded memories' owners (each search is one user's)
-SEED = 5  # the corpus, and the order of the questions asked
 MODEL_SPEED_TEXTS = 1_000  # texts of each kind the model's speed is measured on, before the run and after
 
 
@@ -238,7 +236,7 @@ def run(
     clients: int = 16,
     *,
     seconds: float = 60.0,
-    preload: int = 5_000,
+    preload: int = HTTP_PRELOAD,
     surface: str = "selfhosted",
     workers: int = 2,
     threads: int = 3,
@@ -253,7 +251,7 @@ def run(
     stops, and recorded beside the throughput."""
     routes = SURFACES[surface]
     speed_before = model_costs(MODEL_SPEED_TEXTS) if model_speed else None
-    items = generate(preload + 200_000, USERS, seed=SEED)
+    corpus = http_texts(preload=preload)
     data_dir = Path(tempfile.mkdtemp(prefix="mnemo-http-bench-"))
     port = free_port()
     platform_auth = platform_credentials(data_dir) if surface == "platform" else None
@@ -265,7 +263,7 @@ def run(
             name, _, value = auth_header.partition(": ")
             client.headers[name] = value
             by_user: dict[str, list[str]] = {}
-            for item in items[:preload]:
+            for item in corpus.preloaded:
                 by_user.setdefault(item.user_id, []).append(item.text)
             for user, texts in by_user.items():
                 for start in range(0, len(texts), 100):
@@ -273,8 +271,8 @@ def run(
                     client.post(
                         routes.add_path, json={"messages": messages, "user_id": user, "infer": False}
                     ).raise_for_status()
-        questions = [(i.user_id, i.question) for i in items[:preload]]
-        fresh = iter(items[preload:])
+        questions = [(i.user_id, i.question) for i in corpus.preloaded]
+        fresh = iter(corpus.fresh)
 
         def search(_worker: int, _n: int, rng: random.Random) -> tuple[str, str, dict[str, Any]]:
             user, question = rng.choice(questions)
@@ -285,7 +283,7 @@ def run(
             body = {"messages": [{"role": "user", "content": item.text}], "user_id": item.user_id, "infer": False}
             return "POST", routes.add_path, body
 
-        rng = random.Random(SEED)
+        rng = random.Random(HTTP_SEED)
 
         def measured(make_request: Any) -> dict[str, Any]:
             before = tree_cpu_seconds(server.pid)

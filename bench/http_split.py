@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import http_load
+from bench.corpus import HTTP_PRELOAD
 from bench.model_speed import model_costs
 
 WEIGHTLESS = Path(__file__).resolve().parent / "weightless"
@@ -25,7 +26,7 @@ CORES = 2
 
 
 def run(
-    seconds: float = 30.0, preload: int = 5_000, surfaces: tuple[str, ...] = ("selfhosted", "platform")
+    seconds: float = 30.0, preload: int = HTTP_PRELOAD, surfaces: tuple[str, ...] = ("selfhosted", "platform")
 ) -> dict[str, Any]:
     """Each surface twice, one run after the other: the real server, then the weightless one. A request's model
     in the server is the difference of their CPU per request (it may differ from the model alone: the machine's

@@ -11,21 +11,18 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from bench.corpus import generate
-
-QUESTIONS_FROM = 0  # the benchmark asks the preloaded memories' questions …
-TEXTS_FROM = 5_000  # … and adds texts from past the 5,000 it preloads
+from bench.corpus import http_texts
 
 
-def model_costs(count: int = 2_000, seed: int = 5) -> dict[str, Any]:
+def model_costs(count: int = 2_000) -> dict[str, Any]:
     """CPU ms per text: `question_ms` (a search's query) and `add_text_ms` (an add's text), each over `count` texts
     embedded one per call, after a warm-up; with their mean token counts."""
     from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 
-    items = generate(TEXTS_FROM + count, 100, seed=seed)
+    corpus = http_texts(fresh=count)
     texts = {
-        "question": [i.question for i in items[QUESTIONS_FROM : QUESTIONS_FROM + count]],
-        "add_text": [i.text for i in items[TEXTS_FROM:]],
+        "question": [i.question for i in corpus.preloaded[:count]],
+        "add_text": [i.text for i in corpus.fresh],
     }
     embedder = LocalMiniLMEmbedder()
     tokens = {name: sum(len(embedder._tokenizer.encode(t).ids) for t in ts) / len(ts) for name, ts in texts.items()}

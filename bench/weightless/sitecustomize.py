@@ -9,17 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 _TABLE_ROWS = 4096
-
-
-def _table(dimension: int) -> np.ndarray:
-    return np.random.default_rng(7).standard_normal((_TABLE_ROWS, dimension)).astype(np.float32)
+_tables: dict[int, np.ndarray] = {}  # one fixed random table per vector dimension
 
 
 def weightless_forward(self: object, batch_ids: list[list[int]]) -> np.ndarray:
     """A unit vector per text from its token ids (a sum of fixed random rows): deterministic, not a meaning."""
-    table = getattr(weightless_forward, "table", None)
+    dimension: int = self.dimension  # type: ignore[attr-defined]
+    table = _tables.get(dimension)
     if table is None:
-        table = weightless_forward.table = _table(384)  # type: ignore[attr-defined]
+        table = np.random.default_rng(7).standard_normal((_TABLE_ROWS, dimension)).astype(np.float32)
+        _tables[dimension] = table
     out = np.stack([table[np.asarray(ids) % _TABLE_ROWS].sum(axis=0) for ids in batch_ids])
     unit: np.ndarray = out / np.linalg.norm(out, axis=1, keepdims=True)
     return unit

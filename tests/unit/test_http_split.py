@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from bench import http_load, http_split, model_speed, report
+from bench import corpus, http_load, http_split, model_speed, report
 
 _EMBED = (
     "import json; from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder as E; e = E(); "
@@ -82,3 +82,12 @@ def test_the_report_renders_the_split_and_the_model_speed(monkeypatch: pytest.Mo
         served[kind] |= {"seconds": 1, "errors": 0, "latency_ms": {"p50": 1, "p95": 2, "p99": 3}}
     text = "\n".join(report.http_rows({"machine": machine, "figures": served}))
     assert "a question 1.7 before the run and 1.7 after, an add's text 3.0 and 3.0" in text
+
+
+def test_every_http_benchmark_draws_the_same_texts() -> None:
+    """The model's measured speed, the floor and the served load embed one corpus: its preloaded memories' questions
+    are the searches, the texts after them the adds, whatever number of fresh texts a benchmark asks for."""
+    few, many = corpus.http_texts(fresh=10, preload=50), corpus.http_texts(fresh=100, preload=50)
+    assert few.preloaded == many.preloaded and few.fresh == many.fresh[:10]
+    assert len(few.preloaded) == 50 and len({i.user_id for i in few.preloaded}) == corpus.HTTP_USERS // 2
+    assert not {i.text for i in few.preloaded} & {i.text for i in many.fresh}
