@@ -151,6 +151,28 @@ def http_split_rows(data: dict[str, Any]) -> list[str]:
     return rows
 
 
+def model_batching_rows(data: dict[str, Any]) -> list[str]:
+    f = data["figures"]
+    sizes = list(next(iter(f["builds"].values()))["question"]["cpu_ms_per_text_by_batch"])
+    rows = [
+        "| Shared model runs (bench/model_batching.py), CPU ms per text by batch of "
+        + ", ".join(sizes)
+        + " | batch of 8 against alone, least cosine | cosine to float32, mean (least) |",
+        "|---|---|---|",
+    ]
+    for build, kinds in f["builds"].items():
+        for kind, r in kinds.items():
+            costs = " / ".join(str(ms) for ms in r["cpu_ms_per_text_by_batch"].values())
+            cosine = r["cosine_to_fp32"]
+            rows.append(
+                f"| {build}, {kind.replace('_', ' ')}: {costs} | {r['batch_of_8_vs_alone_least_cosine']} | "
+                f"{cosine['mean']} ({cosine['least']}) |"
+            )
+    m = data["machine"]
+    rows += ["", f"{f['texts_each']} texts of each kind; recorded {m['date']} at commit {m['commit']}."]
+    return rows
+
+
 def http_floor_rows(data: dict[str, Any]) -> list[str]:
     f = data["figures"]
     labels = {
@@ -414,6 +436,7 @@ def main() -> None:
         ("http-platform", http_rows),
         ("http-floor", http_floor_rows),
         ("http-split", http_split_rows),
+        ("model-batching", model_batching_rows),
         ("locomo", locomo_rows),
         ("locomo-rerank", locomo_rerank_rows),
         ("lambda", lambda_rows),

@@ -1,5 +1,5 @@
 """Run the benchmarks and record them: `python -m bench.run [--quick] [--only engine,http,http-platform,http-floor,
-http-split,locomo,locomo-rerank,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost,million]`.
+http-split,model-batching,locomo,locomo-rerank,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost,million]`.
 
 Writes bench/results/<name>.json (machine, date, commit, every figure) and bench/results/search_latency.png.
 bench/report.py turns the JSON into the table in bench/README.md.
@@ -106,6 +106,12 @@ def run_http_floor(quick: bool) -> dict[str, Any]:
     return http_floor.run(seconds=5.0 if quick else 30.0)
 
 
+def run_model_batching(quick: bool) -> dict[str, Any]:
+    from bench import model_batching
+
+    return model_batching.run(count=80 if quick else 800, calibration=40 if quick else 300)
+
+
 def run_http_split(quick: bool) -> dict[str, Any]:
     from bench import http_split
 
@@ -173,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="Small sizes and short runs, for a smoke test.")
     parser.add_argument(
         "--only",
-        default="engine,http,http-platform,http-floor,http-split,locomo,locomo-rerank,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost,million",
+        default="engine,http,http-platform,http-floor,http-split,model-batching,locomo,locomo-rerank,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost,million",
         help="Comma-separated parts to run.",
     )
     args = parser.parse_args(argv)
@@ -185,6 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         "http-platform": run_http_platform,
         "http-floor": run_http_floor,
         "http-split": run_http_split,
+        "model-batching": run_model_batching,
         "locomo": run_locomo,
         "locomo-rerank": run_locomo_rerank,
         "lambda": run_lambda,
