@@ -168,17 +168,19 @@ class Reading:
     order: tuple[str, ...]
     possessors: frozenset[str]
     compares: bool
+    unprefixed: frozenset[str]  # its words of 4+ letters after a negating prefix: "vaccinated" of "unvaccinated"
 
 
 @functools.lru_cache(maxsize=4096)  # an add compares its memory with the same few stored ones, add after add
 def read(text: str) -> Reading:
     tokens = [t.replace("’", "'") for t in words(text)]
     content = _content(text)
+    every_word = frozenset(tokens) | frozenset(t.split("'")[0] for t in tokens)
     return Reading(
         numbers=_numbers(text, tokens),
         negated=any(t in _NEGATIONS or t.endswith("n't") for t in tokens),
         names=_names(text),
-        words=frozenset(tokens) | frozenset(t.split("'")[0] for t in tokens),
+        words=every_word,
         relations=frozenset(_RELATIONS[t.split("'")[0]] for t in tokens if t.split("'")[0] in _RELATIONS),
         changes=_changes(tokens),
         stems=frozenset(content),
@@ -188,6 +190,16 @@ def read(text: str) -> Reading:
         ),
         compares=any(t in _COMPARISONS for t in tokens)
         or ("to" in tokens and any(t.startswith("prefer") for t in tokens)),
+        unprefixed=_unprefixed(every_word),
+    )
+
+
+def _unprefixed(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(
+        word[len(prefix) :]
+        for word in words
+        for prefix in _NEGATING_PREFIXES
+        if word.startswith(prefix) and len(word) - len(prefix) >= 4
     )
 
 
@@ -268,13 +280,7 @@ def _in_order(a: Reading, b: Reading) -> bool:
 
 def _prefix_negated(a: Reading, b: Reading) -> bool:
     """One says "unvaccinated" or "uncomfortable" where the other says "vaccinated" or "comfortable"."""
-    return any(
-        word.startswith(prefix) and word[len(prefix) :] in other.words
-        for one, other in ((a, b), (b, a))
-        for word in one.words
-        for prefix in _NEGATING_PREFIXES
-        if len(word) - len(prefix) >= 4
-    )
+    return not (a.unprefixed.isdisjoint(b.words) and b.unprefixed.isdisjoint(a.words))
 
 
 VALUE_GUARDS = ("numbers", "negation", "names", "relations", "change", "roles")
