@@ -85,16 +85,16 @@ def test_given_an_idle_worker_when_woken_then_the_round_starts_at_once():
 
 def test_given_writes_spread_over_a_burst_when_the_worker_lingers_then_few_rounds_drain_them_all():
     relay = CountingRelay()
-    worker = WebhookWorker(cast(Any, relay), cast(Any, IdleDispatcher()), idle_seconds=30, linger_seconds=0.5)
+    worker = WebhookWorker(cast(Any, relay), cast(Any, IdleDispatcher()), idle_seconds=30, linger_seconds=2.0)
     worker.start()
     try:
         assert until(lambda: relay.rounds == 1)
-        for _ in range(20):  # 20 wakes over 40 ms or more: a round each, without the linger
-            relay.write()
+        for _ in range(20):  # 20 wakes over 40 ms or more (a busy machine's sleeps run long): a round each, without
+            relay.write()  # the linger
             worker.wake()
             time.sleep(0.002)
 
-        assert until(lambda: relay.drained == 20)
+        assert until(lambda: relay.drained == 20, seconds=10)
         assert relay.rounds <= 3
     finally:
         worker.stop()
