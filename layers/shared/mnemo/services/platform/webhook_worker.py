@@ -1,12 +1,7 @@
 """The local webhook worker: a thread of `mnemo serve` that drains the outboxes into deliveries and sends the due
-ones, woken when a store writes an outbox row (`wake`), and otherwise when the next retry is due (at least every
-`idle_seconds`, which also picks up what a crash left behind). On AWS the delivery function does the same from SQS.
-
-A wake starts a round after `linger_seconds` (50 ms), not at once: the writes of a burst gather, and one round
-drains them all. A client adding one memory after another woke a round per add, which cost each platform add 0.4–0.7
-ms of CPU (its reads of both outboxes, of the webhooks and of their due deliveries, a delete and a commit); with
-the linger a round drains some fifteen adds. Under 16 concurrent clients rounds gathered adds already, and the
-linger changed nothing measurable (bench/README.md, "tenth round"). A delivery leaves at most 50 ms later."""
+ones, woken at once when a store writes an outbox row (`wake`), and otherwise when the next retry is due (at
+least every `idle_seconds`, which also picks up what a crash left behind). On AWS the delivery function does the
+same from SQS."""
 
 from __future__ import annotations
 
@@ -20,8 +15,6 @@ from mnemo.services.platform.webhook_delivery import WebhookDispatcher, WebhookR
 
 log = logging.getLogger("mnemo.webhooks")
 
-LINGER_SECONDS = 0.05  # how long a woken worker lets a burst's writes gather before its round
-
 
 class WebhookWorker:
     def __init__(
@@ -30,12 +23,10 @@ class WebhookWorker:
         dispatcher: WebhookDispatcher,
         idle_seconds: float = 1.0,
         clock: Callable[[], datetime] = now,
-        linger_seconds: float = LINGER_SECONDS,
     ) -> None:
         self._relay = relay
         self._dispatcher = dispatcher
         self._idle = idle_seconds
-        self._linger = linger_seconds
         self._clock = clock
         self._woken = threading.Event()
         self._stopped = threading.Event()
@@ -70,13 +61,12 @@ class WebhookWorker:
 
     def _run(self) -> None:
         while not self._stopped.is_set():
-            self._woken.clear()  # before the round: a wake during it starts the next one (after the linger)
+            self._woken.clear()  # before the round: a wake during it makes the next round start at once
             try:
                 self.run_once()
             except Exception:  # a store or a receiver failing must not end the thread: try again later
                 log.exception("webhook worker round failed")
-            if self._woken.wait(self._wait_seconds()) and self._linger:
-                self._stopped.wait(self._linger)  # a stop ends the lingering at once
+            self._woken.wait(self._wait_seconds())
 
     def _wait_seconds(self) -> float:
         try:
