@@ -1,0 +1,41 @@
+"""The AWS backend: where the records, the index, the queues and the secrets are."""
+
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class AwsSettings(BaseSettings):
+    """DynamoDB records, OpenSearch index, SQS jobs, SNS events, SSM secrets."""
+
+    model_config = SettingsConfigDict(env_prefix="MNEMO_", extra="ignore", populate_by_name=True)
+
+    # ---- AWS backend: DynamoDB records, OpenSearch index, SQS jobs, SNS events (mnemo.adapters.aws.factory) ----
+    backend: Literal["local", "aws"] = Field(default="local", description="Embedded SQLite, or the AWS services.")
+    aws_region: str | None = Field(default=None, description="None: the AWS SDK's default region chain.")
+    dynamodb_table: str = "mnemo-memories"
+    opensearch_endpoint: str | None = Field(default=None, description="https://… of the domain or collection.")
+    opensearch_index: str = "mnemo-memories"
+    opensearch_service: Literal["es", "aoss"] = Field(
+        default="es", description="SigV4 service name: es for a domain, aoss for a Serverless collection."
+    )
+    opensearch_refresh: Literal["false", "true", "wait_for"] = "false"
+    queue_url: str | None = Field(default=None, description="The SQS queue of slow work (FIFO when it ends .fifo).")
+    topic_arn: str | None = Field(default=None, description="The SNS topic events are published to.")
+    accounts_table: str = Field(default="mnemo-accounts", description="Users, API keys and refresh tokens.")
+    jobs_table: str = Field(default="mnemo-jobs", description="Finished queue jobs (the ingest worker's idempotency).")
+    # Attempts of a platform add failing for a reason that passes, counted in its event (not in the message's
+    # receive count: a message skipped behind a failed one of its group is received without running). The queue's
+    # maxReceiveCount is twice this, so such a message is never dead-lettered before it has run.
+    job_attempts: int = Field(default=5, ge=1)
+    job_retry_seconds: float = Field(
+        default=30.0, ge=0, description="A failed job's first retry delay on SQS, doubled per attempt (15 min at most)."
+    )
+    request_log_table: str = Field(default="mnemo-request-log", description="The API call log (TTL).")
+    # Secrets on AWS: the NAMES of SSM Parameter Store SecureString parameters, read once at cold start.
+    # A secret given directly (JWT_SECRET, ...) wins over its parameter.
+    jwt_secret_parameter: str | None = None
+    admin_api_key_parameter: str | None = None
+    llm_api_key_parameter: str | None = Field(default=None, description="Becomes llm_config.api_key.")
+    embedder_api_key_parameter: str | None = Field(default=None, description="Becomes embedder_config.api_key.")
