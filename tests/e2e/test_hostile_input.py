@@ -105,6 +105,40 @@ def test_a_lone_surrogate_in_a_platform_add_leaves_no_event(platform: Any) -> No
     assert events(client, headers) == []
 
 
+RAW_SURROGATE = b"\xed\xb2\x80"  # U+DC80 encoded as if it were a character: not UTF-8
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"query":"a' + RAW_SURROGATE + b'","filters":{"user_id":"u"}}',
+        b'{"query":"caf\xe9","filters":{"user_id":"u"}}',  # Latin-1, not UTF-8
+        '{"query":"tea","filters":{"user_id":"u"}}'.encode("utf-16"),
+    ],
+)
+def test_a_body_that_is_not_utf8_is_a_400_and_the_connection_stays_usable(client: TestClient, body: bytes) -> None:
+    answer = raw_post(client, "/search", body)
+    assert answer.status_code == 400, answer.text
+    assert "not valid UTF-8" in answer.json()["detail"]
+    assert client.post("/search", json={"query": "tea", "filters": {"user_id": "u"}}).status_code == 200
+
+
+def test_raw_surrogate_bytes_in_a_platform_add_leave_no_event(platform: Any) -> None:
+    _, client, headers = platform
+    body = b'{"messages":[{"role":"user","content":"I like ' + RAW_SURROGATE + b'"}],"user_id":"a","infer":false}'
+    answer = raw_post(client, "/v3/memories/add/", body, headers)
+    assert answer.status_code == 400, answer.text
+    assert "UTF-8" in answer.json()["detail"]
+    assert events(client, headers) == []
+
+
+def test_an_error_that_echoes_text_which_is_not_unicode_still_encodes() -> None:
+    from mnemo.api.errors import ErrorResponse
+
+    answer = ErrorResponse({"detail": [{"input": "a\udc80"}]}, status_code=422)
+    assert json.loads(answer.body) == {"detail": [{"input": "a\udc80"}]}
+
+
 @pytest.mark.parametrize("user_id", ["a\x00b", "a\x07", "a\u2028b"[:2] + "\x1b"])
 def test_ids_with_control_characters_are_refused_everywhere(client: TestClient, platform: Any, user_id: str) -> None:
     _, plat, headers = platform

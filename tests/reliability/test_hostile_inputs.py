@@ -7,6 +7,7 @@ request otherwise valid (route_requests.yaml, with the tenants' real ids).
 | a body over 1 MiB | every route with a JSON body | 413 |
 | a body nested 100 deep | every route with a JSON body | 400 |
 | a lone UTF-16 surrogate ("\\ud800", the JSON escape) | each string field of a body | 400 |
+| bytes that are not UTF-8 (a surrogate's bytes ED B2 80, Latin-1's E9) | each string field of a body | 400 |
 | a control character (NUL) | each user/agent/run/app id: in a body, its filters, a query string, a path | 400 |
 | a string 10× its maxLength | each string field or query parameter that documents one | 422 |
 | an integer far over its maximum (2**63-1, 10**30) | each integer field or query parameter that documents one | 422 |
@@ -215,6 +216,22 @@ def lone_surrogates(tenants: Tenants) -> list[Case]:
     return cases
 
 
+NOT_UTF8 = (b"\xed\xb2\x80", b"caf\xe9")  # a surrogate encoded as if it were a character; Latin-1
+MARK = "\u2603-not-utf8-\u2603"  # stands where the raw bytes go, replaced in the encoded body
+
+
+def raw_bytes(tenants: Tenants) -> list[Case]:
+    cases = []
+    for op, request, headers in body_routes(tenants):
+        for number, path in enumerate(text_fields(op, request.body)):
+            hostile = with_body(request, set_at(request.body, path, f"tea {MARK}"))
+            raw = hostile.encoded().replace(json.dumps(MARK).strip('"').encode(), NOT_UTF8[number % 2])
+            assert NOT_UTF8[number % 2] in raw, f"{op.key}: the bytes did not replace the mark in {dotted(path)}"
+            what = f"{op.key} with bytes that are not UTF-8 in {dotted(path)}"
+            cases.append(Case(what, hostile, headers, 400, ("UTF-8",), raw=raw))
+    return cases
+
+
 def nul_in_ids(tenants: Tenants) -> list[Case]:
     cases = []
     for op in tenants.operations():
@@ -347,6 +364,7 @@ KINDS = [
     Kind("a body over 1 MiB", oversized_bodies),
     Kind("a body nested 100 deep", deep_bodies),
     Kind("a lone surrogate in each string field", lone_surrogates),
+    Kind("bytes that are not UTF-8 in each string field", raw_bytes),
     Kind("NUL in each id", nul_in_ids),
     Kind("a string 10x its maxLength", long_strings),
     Kind("an integer far over its maximum", huge_integers),

@@ -1,8 +1,12 @@
-"""The first check of every request body, before any route reads it: its size, and no lone UTF-16 surrogate.
+"""The first check of every request body, before any route reads it: its size, its encoding, and no lone UTF-16
+surrogate.
 
 - A body over MAX_BODY_BYTES is a 413 before it is read whole (its Content-Length, or its bytes as they arrive):
   no request can make the process hold more. The largest bodies a route takes are far smaller (one add is at most
   100 kB of text and metadata; JSON escapes can triple that).
+- A JSON text is UTF-8 (RFC 8259, section 8.1). Python's JSON parser would also take UTF-16 and UTF-32, and bytes
+  that encode a surrogate (ED A0 80 to ED BF BF), which no UTF-8 store, index or answer can take: a body that is not
+  valid UTF-8 is a 400 naming the first bad byte.
 - JSON lets a string hold half of a UTF-16 surrogate pair ("\\ud800"), which no UTF-8 store, index or answer can
   take: such a body is a 400 naming the problem, before any route (or event) sees it.
 """
@@ -38,6 +42,17 @@ def nests_deeper(body: bytes, limit: int = MAX_BODY_DEPTH) -> bool:
     return False
 
 
+def invalid_utf8_at(body: bytes) -> int | None:
+    """The offset of the first byte of `body` that is not valid UTF-8 (surrogates included), or None."""
+    if body.isascii():
+        return None
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return error.start
+    return None
+
+
 def lone_surrogate_at(body: bytes) -> int | None:
     """The offset of the first \\uXXXX escape of a lone surrogate in a JSON text, or None."""
     if b"\\u" not in body:
@@ -55,6 +70,26 @@ def lone_surrogate_at(body: bytes) -> int | None:
         elif code is not None and 0xDC00 <= code <= 0xDFFF:
             return match.start()
     return pending_high
+
+
+def body_problem(body: bytes) -> str | None:
+    """What makes a body that fits the size bound unreadable as JSON text, or None."""
+    if nests_deeper(body):
+        return f"The body nests objects and lists more than {MAX_BODY_DEPTH} deep."
+    bad = invalid_utf8_at(body)
+    if bad is not None:
+        return (
+            f"The body is not valid UTF-8 (byte 0x{body[bad]:02X} at offset {bad}): a JSON body must be UTF-8 text "
+            "(RFC 8259, section 8.1)."
+        )
+    at = lone_surrogate_at(body)
+    if at is not None:
+        excerpt = body[at : at + 6].decode("ascii", "replace")
+        return (
+            f"The body holds a lone UTF-16 surrogate ({excerpt} at byte {at}): a JSON string must be valid Unicode "
+            "(a surrogate only as the first half of a pair)."
+        )
+    return None
 
 
 class BodyGuardMiddleware:
@@ -86,17 +121,9 @@ class BodyGuardMiddleware:
             chunks.append(chunk)
             more = bool(message.get("more_body", False))
         body = b"".join(chunks)
-        if nests_deeper(body):
-            await _refuse(send, 400, f"The body nests objects and lists more than {MAX_BODY_DEPTH} deep.")
-            return
-        at = lone_surrogate_at(body)
-        if at is not None:
-            excerpt = body[at : at + 6].decode("ascii", "replace")
-            detail = (
-                f"The body holds a lone UTF-16 surrogate ({excerpt} at byte {at}): a JSON string must be valid "
-                "Unicode (a surrogate only as the first half of a pair)."
-            )
-            await _refuse(send, 400, detail)
+        problem = body_problem(body)
+        if problem is not None:
+            await _refuse(send, 400, problem)
             return
         await self.app(scope, _replay(body, None, receive), send)
 

@@ -7,6 +7,7 @@ a small answer. A body whose only problems are unknown or forbidden keys is a 40
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -36,6 +37,18 @@ from mnemo.errors import (
 )
 
 log = logging.getLogger("mnemo.api")
+
+
+class ErrorResponse(JSONResponse):
+    """An error's JSON answer that always encodes: text that is not valid Unicode (a lone surrogate a client managed
+    to send, echoed in a problem's excerpt) is written as a JSON escape instead of failing the answer."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            return json.dumps(content, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+
 
 STATUS: dict[type[MnemoError], int] = {
     ValidationError: 400,
@@ -130,7 +143,7 @@ def answer_of(request: Request, exc: MnemoError) -> JSONResponse:
     """The answer to a typed error: its status, and its message under its key (a field error: the fields)."""
     status = status_of(exc)
     if isinstance(exc, FieldsError):
-        return JSONResponse(exc.fields, status_code=status)
+        return ErrorResponse(exc.fields, status_code=status)
     body: dict[str, object] = {exc.key: exc.message}
     headers: dict[str, str] = {}
     if isinstance(exc, ProviderError):
@@ -143,7 +156,7 @@ def answer_of(request: Request, exc: MnemoError) -> JSONResponse:
         headers["Retry-After"] = str(exc.retry_after)
     elif isinstance(exc, ServerMisconfiguredError):
         log.error("%s (%s %s)", exc.message, request.method, request.url.path)
-    return JSONResponse(body, status_code=status, headers=headers)
+    return ErrorResponse(body, status_code=status, headers=headers)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -159,18 +172,18 @@ def install_error_handlers(app: FastAPI) -> None:
         if getattr(request.scope.get("route"), "field_errors", False):
             whole = [e for e in errors if len(e["loc"]) < 2 or e["type"] == "json_invalid"]
             if whole:  # not a JSON object at all: no field to name
-                return JSONResponse({"detail": f"The body is not a JSON object: {whole[0]['msg']}."}, status_code=400)
-            return JSONResponse(field_errors(errors), status_code=400)
+                return ErrorResponse({"detail": f"The body is not a JSON object: {whole[0]['msg']}."}, status_code=400)
+            return ErrorResponse(field_errors(errors), status_code=400)
         problems = [validation_problem(e) for e in errors[:MAX_ERRORS]]
         if len(errors) > MAX_ERRORS:
             problems.append({"type": "more", "loc": [], "msg": f"and {len(errors) - MAX_ERRORS:,} more problems"})
         unknown_keys_only = all(e["type"] == "extra_forbidden" for e in errors)
-        return JSONResponse({"detail": problems}, status_code=400 if unknown_keys_only else 422)
+        return ErrorResponse({"detail": problems}, status_code=400 if unknown_keys_only else 422)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         rid = request_id_of(request.scope)
         log.exception("unhandled error on %s %s (request %s)", request.method, request.url.path, rid)
-        return JSONResponse(
+        return ErrorResponse(
             {"detail": "Internal server error.", "request_id": rid}, status_code=500, headers={HEADER: rid}
         )
