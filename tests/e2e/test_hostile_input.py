@@ -151,6 +151,48 @@ def test_ids_with_control_characters_are_refused_everywhere(client: TestClient, 
     assert events(plat, headers) == []
 
 
+LOOK_ALIKES = [
+    "alice\t",
+    "alice\n",
+    "alice\u00a0",  # NBSP
+    "\u3000alice",  # the ideographic space
+    "alice\u2028",
+    "alice\x85",
+    "al\u200bice",  # zero-width space
+    "\ufeffalice",  # the byte order mark
+    "alice\u202e",  # right-to-left override
+    "\u0430lice",  # a Cyrillic a
+    "Zoe\u0308",  # not NFC
+]
+
+
+@pytest.mark.parametrize("user_id", LOOK_ALIKES)
+def test_an_id_that_looks_like_another_is_a_400_everywhere_and_nothing_is_stored(
+    client: TestClient, platform: Any, user_id: str
+) -> None:
+    _, plat, headers = platform
+    add = {"messages": [{"role": "user", "content": "I like tea"}], "user_id": user_id, "infer": False}
+    search = {"query": "tea", "filters": {"user_id": user_id}}
+    answers = {
+        "POST /memories": client.post("/memories", json=add),
+        "GET /memories": client.get("/memories", params={"user_id": user_id}),
+        "POST /search": client.post("/search", json=search),
+        "DELETE /memories": client.delete("/memories", params={"user_id": user_id}),
+        "POST /v3/memories/add/": plat.post("/v3/memories/add/", json=add, headers=headers),
+        "POST /v3/memories/search/": plat.post("/v3/memories/search/", json=search, headers=headers),
+        "POST /v3/memories/": plat.post("/v3/memories/", json={"filters": {"user_id": user_id}}, headers=headers),
+        "GET /v1/memories/": plat.get("/v1/memories/", params={"user_id": user_id}, headers=headers),
+        "DELETE /v1/memories/": plat.delete("/v1/memories/", params={"user_id": user_id}, headers=headers),
+    }
+    wrong = {route: f"{a.status_code} {a.text[:200]}" for route, a in answers.items() if a.status_code != 400}
+    assert wrong == {}
+    named = ("user_id", "filters")  # a filter's control character is refused before its ids are read
+    unnamed = {route: a.text[:200] for route, a in answers.items() if not any(n in a.text for n in named)}
+    assert unnamed == {}
+    assert client.get("/memories", params={"user_id": "alice"}).json()["results"] == []
+    assert events(plat, headers) == []
+
+
 # ---- numbers and shapes ---------------------------------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ request otherwise valid (route_requests.yaml, with the tenants' real ids).
 | a lone UTF-16 surrogate ("\\ud800", the JSON escape) | each string field of a body | 400 |
 | bytes that are not UTF-8 (a surrogate's bytes ED B2 80, Latin-1's E9) | each string field of a body | 400 |
 | a control character (NUL) | each user/agent/run/app id: in a body, its filters, a query string, a path | 400 |
+| an id that prints as another (NBSP, Cyrillic "а", zero-width space, U+202E) | the same ids | 400 |
 | a string 10× its maxLength | each string field or query parameter that documents one | 422 |
 | an integer far over its maximum (2**63-1, 10**30) | each integer field or query parameter that documents one | 422 |
 | the same integers | each integer field or query parameter with no documented maximum (a timestamp) | 400 |
@@ -112,11 +113,14 @@ class Case:
     names: tuple[str, ...]  # the answer's detail names at least one of these
     raw: bytes | None = None  # the body as bytes (else the request's JSON)
     loc: str | int | None = None  # a 422 lists a problem at this field
+    tool_error: bool = False  # an MCP tool call: the refusal is the tool's error result (JSON-RPC 200, isError)
 
     def problems(self, answer: Any, field_keyed: bool = False) -> list[str]:
         """What is wrong with the answer. `field_keyed`: the route answers a request that does not fit with a 400
         keyed by field name (Mem0's webhook routes), where others answer a 422."""
         where = f"{self.what}: {answer.status_code} {answer.text[:300]}"
+        if self.tool_error:
+            return self.tool_problems(answer, where)
         found: list[str] = []
         status = 400 if field_keyed and self.status == 422 else self.status
         if answer.status_code != status:
@@ -134,6 +138,16 @@ class Case:
             if self.loc is not None and not any(self.loc in problem["loc"] for problem in detail):
                 found.append(f"no problem listed at {self.loc!r}: {where}")
         return found
+
+    def tool_problems(self, answer: Any, where: str) -> list[str]:
+        """What is wrong with an MCP tool call's answer: not an error result of the tool naming the problem."""
+        if answer.status_code == 400:  # refused by the route before the tool ran: as good
+            return [] if any(name in answer.text for name in self.names) else [f"names none of {self.names}: {where}"]
+        result = answer.json().get("result", {}) if answer.status_code == 200 else {}
+        text = json.dumps(result.get("content", []), ensure_ascii=False)
+        if result.get("isError") is not True or not any(name in text for name in self.names):
+            return [f"expected the tool's error naming one of {self.names}, got {where}"]
+        return []
 
 
 def run(tenants: Tenants, cases: list[Case]) -> None:
@@ -233,25 +247,48 @@ def raw_bytes(tenants: Tenants) -> list[Case]:
 
 
 def nul_in_ids(tenants: Tenants) -> list[Case]:
+    return hostile_ids(tenants, (NUL,), "NUL", ("control character",))
+
+
+# An id that prints as another's: a trailing NBSP, a Cyrillic "а", a zero-width space, a right-to-left override.
+LOOK_ALIKES = ("alice\u00a0", "\u0430lice", "al\u200bice", "alice\u202e")
+
+
+def look_alike_ids(tenants: Tenants) -> list[Case]:
+    return hostile_ids(tenants, LOOK_ALIKES, "a look-alike", ("whitespace", "writing systems", "invisible"))
+
+
+def hostile_ids(tenants: Tenants, values: tuple[str, ...], label: str, words: tuple[str, ...]) -> list[Case]:
+    """Each id of every route (in a body, its filters, a query string, a filters query parameter, the path) set to
+    one of `values` in turn; the answer names one of `words` or the id (or, where a route takes no such id, its
+    name)."""
     cases = []
+    turn = 0
+
+    def value() -> str:
+        nonlocal turn
+        turn += 1
+        return values[turn % len(values)]
+
     for op in tenants.operations():
         request, headers = tenants.base(op)
-        named = "control character"  # or, where a route takes no such id at all, the id's name
         for path in body_ids(op, request.body):
-            hostile = with_body(request, set_at(request.body, path, NUL))
-            what = f"{op.key} with NUL in {dotted(path)}"
-            cases.append(Case(what, hostile, headers, 400, (named, str(path[-1])), hostile.encoded()))
+            hostile = with_body(request, set_at(request.body, path, value()))
+            what = f"{op.key} with {label} in {dotted(path)}"
+            names = (*words, str(path[-1]))
+            cases.append(Case(what, hostile, headers, 400, names, hostile.encoded(), tool_error=op.path == "/mcp"))
         for name in op.parameter_names("query"):
             if name in ID_FIELDS:
-                hostile = with_query(request, name, NUL)
-                cases.append(Case(f"{op.key}?{name}=NUL", hostile, headers, 400, (named, name)))
+                hostile = with_query(request, name, value())
+                cases.append(Case(f"{op.key}?{name}={label}", hostile, headers, 400, (*words, name)))
             if name == "filters":
                 for inner in ID_FIELDS:
-                    hostile = with_query(request, name, json.dumps({inner: NUL}))
-                    cases.append(Case(f"{op.key}?filters={{{inner}: NUL}}", hostile, headers, 400, (named, inner)))
+                    hostile = with_query(request, name, json.dumps({inner: value()}))
+                    what = f"{op.key}?filters={{{inner}: {label}}}"
+                    cases.append(Case(what, hostile, headers, 400, (*words, inner, "filters")))
         if "entity_id" in op.parameter_names("path"):
-            hostile, _ = tenants.base(op, entity_id=quote(NUL))
-            cases.append(Case(f"{op.key} with NUL in the path's entity_id", hostile, headers, 400, (named,)))
+            hostile, _ = tenants.base(op, entity_id=quote(value()))
+            cases.append(Case(f"{op.key} with {label} in the path's entity_id", hostile, headers, 400, words))
     return cases
 
 
@@ -366,6 +403,7 @@ KINDS = [
     Kind("a lone surrogate in each string field", lone_surrogates),
     Kind("bytes that are not UTF-8 in each string field", raw_bytes),
     Kind("NUL in each id", nul_in_ids),
+    Kind("an id that looks like another in each id", look_alike_ids),
     Kind("a string 10x its maxLength", long_strings),
     Kind("an integer far over its maximum", huge_integers),
     Kind("an integer far out of range where no maximum is documented", unbounded_integers),

@@ -490,7 +490,8 @@ def test_given_filters_when_asked_whether_they_name_an_entity_then_only_positive
 
 
 def test_an_entity_id_longer_than_any_stored_one_is_a_400_in_filters_and_scopes() -> None:
-    from mnemo.domain.memory import MAX_ENTITY_ID_LENGTH, Scope
+    from mnemo.domain.entity_ids import MAX_ENTITY_ID_LENGTH
+    from mnemo.domain.memory import Scope
 
     longest = "u" * MAX_ENTITY_ID_LENGTH
     assert parse({"user_id": longest}) == Condition("user_id", "eq", longest)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from mnemo.domain.entity_ids import checked_entity_id
 from mnemo.errors import ValidationError
 
 
@@ -21,9 +22,5 @@ def _invalid_date() -> date:
 
 
 def clean_id(name: str, value: str | None) -> str | None:
-    if value is None:
-        return None
-    value = str(value).strip()
-    if not value or any(c.isspace() for c in value):
-        raise ValidationError(f"{name} must be a non-empty string without whitespace.")
-    return value
+    """An id a request names, held to the whole rule of mnemo.domain.entity_ids (nothing is stripped)."""
+    return None if value is None else checked_entity_id(str(value), name)

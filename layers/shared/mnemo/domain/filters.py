@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
 
-from mnemo.domain.memory import checked_entity_id, is_clean_text
+from mnemo.domain.entity_ids import checked_entity_id
+from mnemo.domain.memory import is_clean_text
 from mnemo.errors import ValidationError
 
 OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains")

@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from mnemo.domain.claims import FACETS_FIELD, facets
-from mnemo.errors import ValidationError
+from mnemo.domain.entity_ids import checked_storable_id
 
 SCOPE_FIELDS = ("user_id", "agent_id", "run_id")
 IDENTITY_FIELDS = ("user_id", "agent_id", "run_id", "app_id", "actor_id")
@@ -49,24 +49,6 @@ def text_hash(text: str) -> str:
     return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
-# User, agent, app and run ids become parts of database keys (DynamoDB's sort keys hold 1024 bytes): at most
-# 255 characters, and at most 512 bytes once encoded (255 four-byte emoji would not fit).
-MAX_ENTITY_ID_LENGTH = 255
-MAX_ENTITY_ID_BYTES = 512
-
-
-def checked_entity_id(value: str, name: str) -> str:
-    """An entity id as given, or a 400 naming the field when it cannot be one: too long, or holding a control
-    character (NUL, a newline, ...) or half of a UTF-16 surrogate pair, which no store or index takes as text."""
-    if len(value) > MAX_ENTITY_ID_LENGTH or len(value.encode("utf-8", "surrogatepass")) > MAX_ENTITY_ID_BYTES:
-        raise ValidationError(
-            f"{name} is too long: at most {MAX_ENTITY_ID_LENGTH} characters and {MAX_ENTITY_ID_BYTES} bytes of UTF-8."
-        )
-    if not is_clean_text(value, line_breaks=False):
-        raise ValidationError(f"{name} must not contain control characters or unpaired UTF-16 surrogates.")
-    return value
-
-
 def is_clean_text(value: str, *, line_breaks: bool = True) -> bool:
     """Whether `value` holds no control character and no lone UTF-16 surrogate (which no store or index takes as
     text); with `line_breaks`, tab, newline and carriage return are fine (they are in any prose)."""
@@ -89,7 +71,7 @@ class Scope:
     def __post_init__(self) -> None:
         for name, value in self.as_dict().items():
             if value is not None:
-                checked_entity_id(value, name)
+                checked_storable_id(value, name)
 
     def is_empty(self) -> bool:
         """No user, agent or run (an app alone is no owner on the self-hosted surface)."""

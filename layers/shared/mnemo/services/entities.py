@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from mnemo.domain import filters as f
 from mnemo.domain.entities import SELF_HOSTED_ENTITY_TYPES, EntityCount, EntityType
-from mnemo.domain.memory import checked_entity_id
+from mnemo.domain.entity_ids import checked_entity_id
 from mnemo.errors import ValidationError
 from mnemo.services.memory_service import MemoryService
 

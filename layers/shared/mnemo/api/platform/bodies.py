@@ -242,6 +242,7 @@ def add_command(body: AddBody) -> AddCommand:
     and from `filters` (both forms are sent); top-level wins, and the filters are checked all the same."""
     if body.filters is not None:
         f.check_shape(body.filters)
+        checked_filter_ids(body.filters)
     ids = {**pf.entity_ids(body.filters), **top_level_ids(body)}
     scope = Scope(**{name: clean_id(name, value) for name, value in ids.items()})
     if not scope.has_owner():
@@ -276,10 +277,18 @@ def names_entity(expr: f.Expr) -> bool:
     return False
 
 
+def checked_filter_ids(raw: dict[str, Any] | None) -> None:
+    """The ids a filter object pins, held to the id rule (mnemo.domain.entity_ids) even where a top-level id of the
+    same name replaces them."""
+    for name, value in pf.entity_ids(raw).items():
+        clean_id(name, value)
+
+
 def filter_of(raw: dict[str, Any] | None, extra_ids: dict[str, str] | None = None) -> f.Expr:
     """The filters with the top-level ids put in (they replace the same keys: those are checked first)."""
     if raw:
         f.check_shape(raw)
+        checked_filter_ids(raw)
     merged = dict(raw or {})
     for name, value in (extra_ids or {}).items():
         merged[name] = clean_id(name, value)

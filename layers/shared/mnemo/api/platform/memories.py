@@ -24,6 +24,7 @@ from mnemo.api.platform.bodies import (
     SearchBody,
     UpdateBody,
     add_command,
+    checked_filter_ids,
     filter_of,
     reject_top_level_ids,
     timestamp_of,
@@ -435,6 +436,7 @@ def delete_memories(
 ) -> DeletionOut:
     ids = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "app_id": app_id, "run_id": run_id}.items() if v}
     raw = _filters_param(filters) or {}
+    checked_filter_ids(raw)
     for name, value in ids.items():
         raw[name] = value if value == "*" else clean_id(name, value)
     if metadata:

@@ -30,7 +30,7 @@ from mnemo.api.platform.responses.project_data import (
 from mnemo.api.platform.security import Caller, Owner
 from mnemo.api.responses import ErrorAlsoUnderErrorOut, errors
 from mnemo.api.routing import TypedRoute
-from mnemo.domain.memory import checked_entity_id
+from mnemo.domain.entity_ids import checked_entity_id
 from mnemo.errors import ValidationError
 from mnemo.services.platform.entities import ENTITY_TYPES, ProjectEntityService, entity_field
 from mnemo.services.platform.tenancy import PlatformCaller

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from mnemo.domain.memory import MemoryRecord, checked_entity_id, now
+from mnemo.domain.entity_ids import checked_entity_id
+from mnemo.domain.memory import MemoryRecord, now
 from mnemo.domain.tenancy import PlatformEvent, PlatformUser, Project, Role
 from mnemo.errors import ValidationError
 from mnemo.ports.reflection_store import ReflectionStore

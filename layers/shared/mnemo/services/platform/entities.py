@@ -10,8 +10,9 @@ from datetime import datetime
 from typing import Any
 
 from mnemo.domain import filters as f
+from mnemo.domain.entity_ids import checked_entity_id
 from mnemo.domain.json_shape import json_problem
-from mnemo.domain.memory import checked_entity_id, now
+from mnemo.domain.memory import now
 from mnemo.domain.tenancy import ProjectEntity
 from mnemo.errors import ConflictError, NotFoundError, ValidationError
 from mnemo.ports.tenancy_store import EntityStore
@@ -119,9 +120,9 @@ class ProjectEntityService:
         self, project_id: str, entity_type: str, entity_id: Any, name: Any = None, metadata: Any = None
     ) -> ProjectEntity:
         field = entity_field(entity_type)
-        if not isinstance(entity_id, str) or not entity_id.strip():
+        if not isinstance(entity_id, str) or not entity_id:
             raise ValidationError(f"{field} is required.")
-        checked_entity_id(entity_id.strip(), field)
+        checked_entity_id(entity_id, field)
         if name is not None and (not isinstance(name, str) or len(name) > MAX_ENTITY_NAME):
             raise ValidationError(f"name must be a string of at most {MAX_ENTITY_NAME} characters.")
         if metadata is not None and not isinstance(metadata, dict):
@@ -132,9 +133,7 @@ class ProjectEntityService:
         if problem is not None:
             raise ValidationError(f"{problem}.")
         moment = self._clock()
-        entity = ProjectEntity(
-            project_id, entity_type, entity_id.strip(), name or entity_id.strip(), metadata or {}, moment, moment
-        )
+        entity = ProjectEntity(project_id, entity_type, entity_id, name or entity_id, metadata or {}, moment, moment)
         if not self._store.add_entity(entity):
             raise ConflictError(f"The {entity_type} {entity.entity_id!r} already exists in this project.")
         return entity

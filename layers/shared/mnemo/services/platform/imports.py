@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any, Literal
 
+from mnemo.domain.entity_ids import checked_entity_id
 from mnemo.domain.filters import parse_datetime
 from mnemo.domain.json_shape import json_problem
 from mnemo.domain.memory import Event, Scope, now
@@ -226,11 +227,9 @@ def _scope_ids(raw: Mapping[str, Any], where: str) -> dict[str, str]:
         value = raw.get(name)
         if value is None:
             continue
-        text = value.strip() if isinstance(value, str) else ""
-        if not text or any(c.isspace() for c in text):
-            raise ValidationError(f"{where}{name} must be a non-empty string without whitespace.")
-        out[name] = text
-    Scope(**out)  # too long, or a control character: a ValidationError naming the field
+        if not isinstance(value, str):
+            raise ValidationError(f"{where}{name} must be a string.")
+        out[name] = checked_entity_id(value, f"{where}{name}")
     return out
 
 

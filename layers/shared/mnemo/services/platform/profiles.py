@@ -35,7 +35,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from mnemo.domain.memory import MemoryRecord, checked_entity_id, now
+from mnemo.domain.entity_ids import checked_entity_id
+from mnemo.domain.memory import MemoryRecord, now
 from mnemo.domain.profiles import (
     ENTITY_USER,
     JobStatus,
