@@ -71,6 +71,11 @@ class LocalLLM:
         return f"http://{HOST}:{self.port}/v1"
 
     @property
+    def pid(self) -> int | None:
+        """The server's process id, when this object started it."""
+        return self._process.pid if self._process is not None else None
+
+    @property
     def model_id(self) -> str:
         return self.pins.file_name.removesuffix(".gguf")
 
