@@ -14,7 +14,7 @@ SAM_CLI_VERSION ?= 1.170.0
 SAM_ENV := SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} PATH=$(CURDIR)/$(BIN):$$PATH
 
 .PHONY: run test lint typecheck unit install install-runtime clean bench bench-quick sam sam-validate sam-build \
-	openapi-snapshot fuzz
+	openapi-snapshot fuzz llm-local
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,12 @@ bench-quick: $(DEV_STAMP)
 	$(BIN)/python -m pip install --quiet 'matplotlib>=3.8'
 	bash bench/peer/setup_mem0_venv.sh
 	$(BIN)/python -m bench.run --quick
+
+# A real LLM for benchmarks (not part of `make test`): node-llama-cpp and Qwen2.5-Coder-1.5B-Instruct (1.1 GB, its
+# SHA-256 checked) installed into ${XDG_CACHE_HOME:-~/.cache}/mnemo-llm once, then served in the foreground on
+# http://127.0.0.1:${LLM_PORT:-8766}/v1 with one thread (bench/llm_local; bench/README.md says what it supports).
+llm-local: | $(BIN)/python
+	$(BIN)/python -m bench.llm_local serve
 
 # The fuzzing of tests/reliability/test_fuzz.py at length (`make test` runs a few examples per route): schemathesis'
 # coverage phase, then FUZZ_EXAMPLES generated examples per route and caller (FUZZ_SEED: another fixed seed).

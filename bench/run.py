@@ -174,6 +174,22 @@ def run_cost(quick: bool) -> dict[str, Any]:
     return cost.run(adds=10 if quick else 100, searches=50 if quick else 500)
 
 
+def local_llm_notice() -> str:
+    """One line on the local LLM of bench/llm_local (`make llm-local`): where it is installed and serves, or what
+    is missing and how to install it. Only said: no benchmark here starts it or changes with it."""
+    from bench.llm_local.process import LocalLLM, ServerError
+
+    try:
+        llm = LocalLLM()
+    except ServerError as exc:  # a malformed LLM_PORT, LLM_CONTEXT or LLM_SLOTS
+        return f"local LLM: {exc}; the benchmarks run without it"
+    status = llm.status()
+    if not status.ready:
+        return f"local LLM: {status.describe()}; the benchmarks run without it"
+    where = "serving" if llm.serving() else "bench.llm_local.LocalLLM serves it"
+    return f"local LLM: {status.describe()}; {where} at {llm.base_url}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.run")
     parser.add_argument("--quick", action="store_true", help="Small sizes and short runs, for a smoke test.")
@@ -184,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    print(local_llm_notice(), flush=True)
     parts: dict[str, Callable[[bool], dict[str, Any]]] = {
         "engine": run_engine,
         "million": run_million,
