@@ -271,3 +271,33 @@ def test_no_server_stream_and_no_sessions_are_offered(deployment: Deployment) ->
         message = {"jsonrpc": "2.0", "id": id_, "method": ""}
         boolean = httpx.post(f"{deployment.url}/mcp", json=message, headers={**acme.headers, **accept})
         assert boolean.status_code == 422 and "boolean" in boolean.text
+    # 2.0 is the integer 2 (as JSON Schema has it); the SDK took it for a notification: a request never answered
+    whole_float = httpx.post(f"{deployment.url}/mcp", json={**body, "id": 2.0}, headers={**acme.headers, **accept})
+    assert whole_float.status_code == 200 and whole_float.json() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    fraction = httpx.post(f"{deployment.url}/mcp", json={**body, "id": 2.5}, headers={**acme.headers, **accept})
+    assert fraction.status_code == 422
+    extra = httpx.post(f"{deployment.url}/mcp", json={**body, "bogus": 1}, headers={**acme.headers, **accept})
+    assert extra.status_code == 400
+    assert [problem["loc"] for problem in extra.json()["detail"]] == [["body", "bogus"]]
+
+
+def test_a_401_names_every_credential_mcp_takes(deployment: Deployment) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    answer = httpx.post(f"{deployment.url}/mcp", json=body, headers={"Accept": "application/json, text/event-stream"})
+    assert answer.status_code == 401
+    assert all(form in answer.json()["detail"] for form in ("Authorization: Token", "X-API-Key", "Bearer"))
+
+
+def test_the_page_links_of_get_memories_point_where_the_client_called(deployment: Deployment) -> None:
+    acme = deployment.tenant(f"acme{uuid.uuid4().hex[:6]}")
+
+    async def scenario() -> None:
+        async with over_http(deployment.url, acme.headers) as client:
+            for n in range(3):
+                ok(await client.call_tool("add_memory", {"text": f"Fact number {n}", "user_id": "pager"}))
+            page = ok(await client.call_tool("get_memories", {"filters": {"user_id": "pager"}, "page_size": 2}))
+            assert page["next"].startswith(f"{deployment.url}/v3/memories/")
+            following = httpx.post(page["next"], json={"filters": {"user_id": "pager"}}, headers=acme.headers)
+            assert following.status_code == 200 and len(following.json()["results"]) == 1
+
+    run(scenario)

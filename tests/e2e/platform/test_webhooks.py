@@ -417,3 +417,15 @@ def test_without_the_development_switch_no_webhook_may_aim_inside(embedder: Any,
             assert httpx.get(one, headers=tenant.headers).json()["url"] == "https://93.184.216.34/hook"
     finally:
         container.close()
+
+
+def test_a_webhook_body_naming_another_project_is_refused_and_nothing_is_made(server: Server, tenant: Tenant) -> None:
+    body = {"name": "w", "url": "https://example.com/h", "event_types": ["memory_add"], "project_id": "someone-else"}
+    answer = httpx.post(hooks_url(server, tenant), json=body, headers=tenant.headers)
+    assert answer.status_code == 400 and "project_id" in answer.json(), answer.text
+    assert httpx.get(hooks_url(server, tenant), headers=tenant.headers).json() == []
+    same = httpx.post(hooks_url(server, tenant), json={**body, "project_id": tenant.project_id}, headers=tenant.headers)
+    assert same.status_code == 201, same.text
+    update = {"name": "w2", "project_id": "someone-else"}
+    moved = httpx.put(f"{server.url}/api/v1/webhooks/{same.json()['webhook_id']}/", json=update, headers=tenant.headers)
+    assert moved.status_code == 400 and "project_id" in moved.json(), moved.text

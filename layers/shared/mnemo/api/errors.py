@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
-from starlette.routing import Match, Route
+from starlette.routing import Match
 
 from mnemo.api.request_id import HEADER, request_id_of
 from mnemo.errors import (
@@ -121,13 +121,19 @@ def status_of(exc: MnemoError) -> int:
     return 400
 
 
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
 def allowed(request: Request) -> str:
-    """The `Allow` of a 405: every method of every route of the request's path."""
-    methods: set[str] = set()
-    for route in request.app.router.routes:
-        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] is not Match.NONE:
-            methods |= route.methods
-    return ", ".join(sorted(methods))
+    """The `Allow` of a 405: every method some route of the app takes at the request's path (asked of each route,
+    included routers too, through Starlette's public `matches`)."""
+    routes = request.app.router.routes
+    methods = [
+        method
+        for method in METHODS
+        if any(route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes)
+    ]
+    return ", ".join(methods)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:

@@ -50,7 +50,7 @@ async def serve_stdio(settings: Settings, surface: Surface | None = None) -> int
     key = settings.mcp_api_key.get_secret_value() if settings.mcp_api_key is not None else None
     credentials = Credentials.of_key(key, surface)
     async with api_client(settings) as client:
-        gateway = MemoryGateway(client, credentials, settings.mcp_default_user_id)
+        gateway = MemoryGateway(client, credentials, settings.mcp_default_user_id, public_base=settings.mcp_url)
         try:
             await gateway.check()
         except ApiRefusalError as refused:

@@ -94,13 +94,22 @@ def with_default_user(filters: dict[str, Any] | None, user_id: str) -> dict[str,
 
 
 class MemoryGateway:
-    """The tools' operations on one surface, for one caller. `client` sends to a mnemo (its base URL set)."""
+    """The tools' operations on one surface, for one caller. `client` sends to a mnemo (its base URL set);
+    `public_base` is where that mnemo is reached from outside (None: nowhere, an API served in this process), so
+    that the page links a list answers are links a client can follow, or none."""
 
-    def __init__(self, client: httpx.AsyncClient, credentials: Credentials, default_user_id: str) -> None:
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        credentials: Credentials,
+        default_user_id: str,
+        public_base: str | None = None,
+    ) -> None:
         self.client = client
         self.credentials = credentials
         self.surface = credentials.surface
         self.default_user_id = default_user_id
+        self.public_base = None if public_base is None else public_base.rstrip("/")
 
     async def call(self, method: str, path: str, *, body: Any = None, params: Mapping[str, Any] | None = None) -> Any:
         response = await self.client.request(
@@ -150,15 +159,27 @@ class MemoryGateway:
     async def list(self, filters: dict[str, Any] | None, page: int, page_size: int) -> Any:
         scoped = with_default_user(filters, self.default_user_id)
         if self._platform():
-            return await self.call(
+            answer = await self.call(
                 "POST", "/v3/memories/", body={"filters": scoped}, params={"page": page, "page_size": page_size}
             )
+            return self._followable(answer)
         ids = entity_ids(scoped)
         if set(ids) - set(SELF_HOSTED_KINDS) or not ids:
             raise ApiRefusalError(400, "Self-hosted memories are listed by user_id, agent_id or run_id only.")
         answer = await self.call("GET", "/memories", params={**ids, "top_k": page * page_size})
         results = answer.get("results", []) if isinstance(answer, dict) else []
         return {"results": results[(page - 1) * page_size : page * page_size], "page": page, "page_size": page_size}
+
+    def _followable(self, answer: Any) -> Any:
+        """The answer with its `next` and `previous` links on the public base (or none where there is none)."""
+        called = str(self.client.base_url).rstrip("/")
+        if not isinstance(answer, dict) or self.public_base == called:
+            return answer
+        for key in ("next", "previous"):
+            link = answer.get(key)
+            if isinstance(link, str) and link.startswith(called):
+                answer[key] = None if self.public_base is None else self.public_base + link[len(called) :]
+        return answer
 
     async def get(self, memory_id: str) -> Any:
         return await self.call("GET", self._memory_path(memory_id))

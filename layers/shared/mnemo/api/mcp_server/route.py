@@ -8,6 +8,7 @@ are checked before the MCP message is read, and each tool call is a call of the 
 from __future__ import annotations
 
 import functools
+import json
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import httpx
@@ -18,9 +19,9 @@ from starlette.types import Message, Scope
 
 from mnemo.api.mcp_server.gateway import Credentials, MemoryGateway
 from mnemo.api.platform.security import platform_caller_in_thread, token_scheme
-from mnemo.api.responses import ErrorOut, errors
+from mnemo.api.responses import BadRequestOut, errors
 from mnemo.api.security import ApiKeyValue, BearerCredentials, identified
-from mnemo.errors import ValidationError
+from mnemo.errors import AuthenticationError, ValidationError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -30,6 +31,10 @@ IN_PROCESS_BASE = "http://mnemo.internal"
 DEFAULT_USER_STATE = "mcp_default_user_id"
 DEFAULT_USER_ID = "mnemo-mcp"
 
+MISSING = (
+    "Authentication required. A platform project key as `Authorization: Token <key>`, a self-hosted `m0sk_` key "
+    "or the admin key as `X-API-Key: <key>`, or a self-hosted sign-in as `Authorization: Bearer <token>`."
+)
 MAX_JSON_ID = 2**53  # the largest integer every JSON reader keeps exactly
 NUL = "\x00"
 
@@ -70,7 +75,8 @@ class McpMessage(BaseModel):
     @classmethod
     def _not_a_boolean(cls, value: Any) -> Any:
         """JSON-RPC ids are strings, numbers or null: pydantic would read `false` as 0, and the SDK then took the
-        message for a notification (a 202 for a request it never answered)."""
+        message for a notification (a 202 for a request it never answered). A whole number written as one (`2.0`)
+        is the integer (as JSON Schema has it): `sdk_body` hands it to the SDK so."""
         if isinstance(value, bool):
             raise ValueError("the id must be a string, an integer or null, not a boolean")
         return value
@@ -135,8 +141,13 @@ def mcp_credentials(
     credentials = Credentials.of_request({k.lower(): v for k, v in request.headers.items()})
     if credentials.surface.value == "platform":
         platform_caller_in_thread(request, token)
-    else:
+        return credentials
+    try:
         identified(request, bearer, api_key)
+    except AuthenticationError as refused:
+        if refused.challenge:  # none were sent: name every form /mcp takes, the project key's too
+            raise AuthenticationError(MISSING, challenge=True) from None
+        raise
     return credentials
 
 
@@ -161,7 +172,10 @@ def mcp_server() -> MCPServer:
     responses={
         **errors(401, 403, 413),
         202: {"description": "A notification or a response was accepted (no body)."},
-        400: json_rpc_error("Not a JSON-RPC message (its error says why), or a body mnemo refuses to read.", ErrorOut),
+        400: json_rpc_error(
+            "Not a JSON-RPC message (its error says why), or a body mnemo refuses to read (unknown keys: each listed).",
+            BadRequestOut,
+        ),
         406: json_rpc_error("The Accept header does not allow application/json and text/event-stream."),
         415: json_rpc_error("The body is not application/json."),
     },
@@ -172,12 +186,24 @@ async def mcp_endpoint(
     where = nul_at(message.params)
     if where:
         raise ValidationError(f"{where} holds a control character (NUL).")
-    body = await request.body()
+    body = sdk_body(await request.body(), message)
     settings_user = getattr(request.app.state, DEFAULT_USER_STATE, DEFAULT_USER_ID)
     transport = httpx.ASGITransport(app=request.app)
     async with httpx.AsyncClient(transport=transport, base_url=IN_PROCESS_BASE, timeout=None) as client:
-        gateway = MemoryGateway(client, credentials, settings_user)
+        gateway = MemoryGateway(client, credentials, settings_user, public_base=str(request.base_url))
         return await serve_one(mcp_server(), gateway, request.scope, body)
+
+
+def sdk_body(body: bytes, message: McpMessage) -> bytes:
+    """The message as the SDK reads it: an id sent as a whole number with a fraction part (`2.0`) written as the
+    integer it is, which the SDK would otherwise take for no id at all."""
+    if not isinstance(message.id, int):
+        return body
+    raw = json.loads(body)
+    if isinstance(raw.get("id"), float):
+        raw["id"] = message.id
+        return json.dumps(raw).encode("utf-8")
+    return body
 
 
 async def serve_one(server: MCPServer, gateway: MemoryGateway, scope: Scope, body: bytes) -> Response:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from mnemo.api.limits import (
     JSON_RULE,
@@ -62,7 +62,7 @@ class AddBody(Lenient):
     run_id: str | None = Field(default=None, description=ID)
     filters: dict[str, Any] | None = Field(default=None, description="The add's ids, as filters name them.")
     metadata: Metadata | None = Field(default=None, description=JSON_RULE)
-    infer: bool = True
+    infer: StrictBool = Field(default=True, description="Extract facts (default) or store the messages as given.")
     custom_instructions: str | None = Field(default=None, max_length=MAX_INSTRUCTIONS)
     agent_custom_instructions: str | None = Field(default=None, max_length=MAX_INSTRUCTIONS)
     custom_categories: list[Any] | None = Field(default=None, max_length=MAX_CATEGORIES)
@@ -70,7 +70,11 @@ class AddBody(Lenient):
         default=None, description="When it happened: Unix seconds, or an ISO 8601 date and time."
     )
     expiration_date: str | None = Field(default=None, max_length=MAX_SHORT, description="YYYY-MM-DD.")
-    async_mode: bool | None = None
+    async_mode: bool | None = Field(
+        default=None,
+        description="false: the add runs before the answer, which holds what was stored (as infer=false does); "
+        "unset or true: an inferred add is queued (`PENDING`).",
+    )
     output_format: str | None = Field(default=None, max_length=MAX_SHORT)
     includes: str | None = Field(
         default=None,
@@ -119,7 +123,14 @@ class SearchBody(ReadsLifecycle):
     agent_id: str | None = Field(default=None, description=ID)
     app_id: str | None = Field(default=None, description=ID)
     run_id: str | None = Field(default=None, description=ID)
-    top_k: int | None = Field(default=None, ge=0, le=MAX_TOP_K)
+    top_k: int | None = Field(default=None, ge=0, le=MAX_TOP_K, description="At most this many results (10).")
+    limit: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_TOP_K,
+        description="The older name of top_k, which the reference's MCP server still sends: the same; both, and "
+        "different, is a 400.",
+    )
     threshold: float | None = None
     fields: list[Annotated[str, Field(max_length=MAX_SHORT)]] | None = Field(default=None, max_length=MAX_FIELDS)
     categories: list[Annotated[str, Field(max_length=MAX_NAME)]] | None = Field(default=None, max_length=MAX_CATEGORIES)
@@ -142,6 +153,15 @@ class SearchBody(ReadsLifecycle):
         description="The search's now (Unix seconds, YYYY-MM-DD or ISO 8601): the query's time phrases ('last May', "
         "'two weeks ago') are resolved against it (unset: the current time), and memories of that time rank higher.",
     )
+
+    def results_wanted(self, default: int = 10) -> int:
+        """How many results: top_k, or its older name limit (a 400 when both are given and differ)."""
+        if self.top_k is not None and self.limit is not None and self.top_k != self.limit:
+            raise ValidationError(f"top_k ({self.top_k}) and limit ({self.limit}) disagree: send top_k alone.")
+        for wanted in (self.top_k, self.limit):
+            if wanted is not None:
+                return wanted
+        return default
 
 
 class ListBody(ReadsLifecycle):
@@ -200,7 +220,7 @@ class ImportBody(Lenient):
     agent_id: str | None = Field(default=None, description=f"{ID} The id of every item that names none.")
     app_id: str | None = Field(default=None, description=f"{ID} The id of every item that names none.")
     run_id: str | None = Field(default=None, description=f"{ID} The id of every item that names none.")
-    infer: bool = Field(default=True, description="Whether a conversation that does not say is inferred.")
+    infer: StrictBool = Field(default=True, description="Whether a conversation that does not say is inferred.")
 
 
 def top_level_ids(body: BaseModel) -> dict[str, str]:

@@ -70,12 +70,13 @@ MAX_LEGACY_LIMIT = 200  # memories of one GET /v1/memories/ (its `limit`; a page
 
 @router.post(
     "/v3/memories/add/",
-    summary="Add memories (asynchronous unless infer=false)",
-    response_description="`{event_id, status: PENDING}` when queued; what was stored when infer=false.",
+    summary="Add memories (asynchronous unless infer=false or async_mode=false)",
+    response_description="`{event_id, status: PENDING}` when queued; what was stored when infer=false or "
+    "async_mode=false.",
     responses=errors(400, 401, 403, 413, 502, 503),
 )
 def add_v3(body: AddBody, caller: Owner, project_memory: ProjectMemoryServiceDep) -> AddQueuedOut | AddStoredOut:
-    event = project_memory.add(caller.project, add_command(body))
+    event = project_memory.add(caller.project, add_command(body), asynchronous=body.async_mode is not False)
     if event.status is EventStatus.PENDING:
         return AddQueuedOut.of(event)
     return AddStoredOut.of(event)
@@ -107,7 +108,7 @@ def _search(
     command = SearchCommand(
         query=body.query,
         filters=with_extras(expr, categories=body.categories, metadata=body.metadata),
-        top_k=10 if body.top_k is None else body.top_k,
+        top_k=body.results_wanted(),
         threshold=0.1 if body.threshold is None else body.threshold,
         show_expired=body.show_expired,
         states=body.states(),
@@ -277,10 +278,11 @@ MemoryId = Annotated[
 
 
 class MemoryIdSegment(Convertor[str]):
-    """A memory id in a path: any segment but `search`, so that /v1/memories/search/ is that route's own (a GET
-    there is a 405 that allows POST, not a get of a memory named "search")."""
+    """A memory id in a path: any segment but those of the routes beside it (`search`, `events`, `import`), so that
+    /v1/memories/search/ is that route's own (a GET there is a 405 that allows POST, not a get of a memory named
+    "search")."""
 
-    regex = "(?!search/)[^/]+"
+    regex = "(?!(?:search|events|import)/)[^/]+"
 
     def convert(self, value: str) -> str:
         return value

@@ -3,12 +3,14 @@ stats and feedback. All of them answer from the caller's project only."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
+from mnemo.api.body_guard import MAX_BODY_DEPTH, nests_deeper
 from mnemo.api.dependencies import EventServiceDep, ProjectEntityServiceDep, ReportServiceDep
 from mnemo.api.limits import MAX_PAGE, MAX_PAGE_SIZE, EntityId, entity_types, offset
 from mnemo.api.platform.bodies import Lenient
@@ -242,13 +244,26 @@ class FeedbackBody(Lenient):
     "/v1/exports/",
     status_code=201,
     summary="Export memories shaped by a JSON schema (filled by the LLM when `export_instructions` are given)",
+    description="`schema`: a JSON Schema object, or a string holding one.",
     responses=errors(400, 401, 413, 502),
 )
 def create_export(body: dict[str, Any], caller: Caller, reports: ReportServiceDep) -> ExportCreatedOut:
     export = reports.create_export(
-        caller.project, body.get("schema"), body.get("filters"), body.get("export_instructions")
+        caller.project, schema_of(body.get("schema")), body.get("filters"), body.get("export_instructions")
     )
     return ExportCreatedOut.of(export)
+
+
+def schema_of(raw: Any) -> Any:
+    """The export's schema: a JSON object, or a string holding one (the Python client's `schema: str`)."""
+    if not isinstance(raw, str):
+        return raw
+    if nests_deeper(raw.encode("utf-8")):
+        raise ValidationError(f"schema nests objects and lists more than {MAX_BODY_DEPTH} deep.")
+    try:
+        return json.loads(raw)
+    except ValueError as invalid:
+        raise ValidationError(f"schema is a string that is not JSON: {invalid}.") from None
 
 
 @router.post(

@@ -24,6 +24,7 @@ from mnemo.api.platform.security import Caller
 from mnemo.api.responses import MessageErrorOut, errors
 from mnemo.api.routing import FieldErrorsRoute
 from mnemo.domain.webhooks import EVENT_TYPES, MAX_URL, DeliveryState
+from mnemo.errors import FieldsError
 from mnemo.services.platform.webhooks import MAX_NAME, WebhookSpec
 
 router = APIRouter(
@@ -74,10 +75,17 @@ class WebhookBody(BaseModel):
     )
     is_active: bool | None = Field(default=None, description="False: nothing is sent to it. Default true.")
     project_id: str | None = Field(
-        default=None, max_length=64, description="The project (as in the path; the clients may send it)."
+        default=None,
+        max_length=64,
+        description="The project, as the clients may send it: the path's (or the webhook's) own, else a 400.",
     )
 
-    def spec(self) -> WebhookSpec:
+    def spec(self, project_id: str) -> WebhookSpec:
+        """What to create or change in `project_id`; a body that names another project is a 400 (a webhook never
+        lands anywhere but the project it is sent for)."""
+        if self.project_id is not None and self.project_id != project_id:
+            message = f"The body's project_id ({self.project_id}) is not this webhook's project ({project_id})."
+            raise FieldsError({"project_id": [message]})
         return WebhookSpec(name=self.name, url=self.url, event_types=self.event_types, is_active=self.is_active)
 
 
@@ -99,7 +107,7 @@ def list_webhooks(project_id: ProjectId, caller: Caller, webhooks: WebhookServic
 def create_webhook(
     project_id: ProjectId, body: WebhookBody, caller: Caller, webhooks: WebhookServiceDep
 ) -> WebhookCreatedOut:
-    return WebhookCreatedOut.created(webhooks.create(caller, project_id, body.spec()))
+    return WebhookCreatedOut.created(webhooks.create(caller, project_id, body.spec(project_id)))
 
 
 @router.get(ONE, summary="One webhook", responses=_refusals(401, 404))
@@ -114,7 +122,7 @@ def get_webhook(webhook_id: WebhookId, caller: Caller, webhooks: WebhookServiceD
 def update_webhook(
     webhook_id: WebhookId, body: WebhookBody, caller: Caller, webhooks: WebhookServiceDep
 ) -> WebhookMessageOut:
-    webhooks.update(caller, webhook_id, body.spec())
+    webhooks.update(caller, webhook_id, body.spec(caller.project_id))
     return WebhookMessageOut(message="Webhook updated successfully")
 
 
