@@ -73,6 +73,21 @@ def test_an_event_that_does_not_name_the_memory_is_left_alone() -> None:
     assert clean.results == [{"id": gone, "data": {"memory": ""}, "event": "ADD"}]
 
 
+def test_the_add_or_import_item_that_made_an_erased_memory_loses_its_metadata() -> None:
+    gone, kept = new_id(), new_id()
+    erasure = Erasure(frozenset({gone}), ("Tea.",))
+    add = {"messages": [{"role": "user", "content": "Tea."}], "metadata": {"secret": 7}}
+    event = PlatformEvent(new_id(), "p", "ADD", EventStatus.SUCCEEDED, add, T0, T0, results=[{"id": gone}])
+    clean = scrubbed_event(event, erasure)
+    assert clean is not None and "metadata" not in clean.payload and event.payload["metadata"] == {"secret": 7}
+    items = [{"index": i, "add": {"messages": [], "metadata": {"n": i}}} for i in range(2)]
+    results = [{"index": 0, "memory_ids": [gone]}, {"index": 1, "memory_ids": [kept]}]
+    imported = PlatformEvent(new_id(), "p", "IMPORT", EventStatus.SUCCEEDED, {"items": items}, T0, T0, results=results)
+    clean = scrubbed_event(imported, erasure)
+    assert clean is not None
+    assert [item["add"].get("metadata") for item in clean.payload["items"]] == [None, {"n": 1}]
+
+
 def test_a_profile_loses_the_properties_drawn_from_the_memory_and_its_quotes() -> None:
     gone, kept = new_id(), new_id()
     profile = Profile(

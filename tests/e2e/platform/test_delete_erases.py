@@ -1,8 +1,9 @@
-"""A delete erases, on the platform (issue 16, part 4), on both backends: a sentinel written through every path that
-stores text — a verbatim add, an asynchronous inferred add (its event keeps the messages and the memories' texts)
-whose message holds a sibling memory's sentence too, an update of a memory's text (history keeps both texts), an
-export, with a webhook subscribed to every event (the outbox and the delivery log keep each event's payload) — then
-deleted each way: by id, by filter, by entity, with its project. Afterwards no byte of any file of the deployment
+"""A delete erases, on the platform, on both backends: a sentinel written through every path that stores text — a
+verbatim add, an asynchronous inferred add (its event keeps the messages and the memories' texts) whose message holds
+a sibling memory's sentence too, an update of a memory's text (history keeps both texts), an export, metadata given
+to an add and to an import's item, with a webhook subscribed to every event (the outbox and the delivery log keep
+each event's payload) — then deleted each way: by id, by filter, by entity, with its project. Afterwards no byte of
+any file of the deployment
 (the SQLite files and their WAL, each project's namespace file, the stand-in for OpenSearch) and, on AWS, no item
 of any DynamoDB table (compressed attributes unpacked) holds it; what was not deleted is whole."""
 
@@ -80,6 +81,7 @@ def write(deployment: Deployment, receiver: Receiver, word: str) -> Written:
             "messages": [{"role": "user", "content": f"My gym locker code is {word} today."}],
             "user_id": user,
             "infer": False,
+            "metadata": {"note": f"meta-verbatim-{word}"},
         },
     )
     queued = call(
@@ -95,6 +97,7 @@ def write(deployment: Deployment, receiver: Receiver, word: str) -> Written:
                 }
             ],
             "user_id": user,
+            "metadata": {"note": "given to the sentinel's memory and to its sibling, which keeps it"},
         },
     )
     done = wait_for_event(server, tenant, queued["event_id"])
@@ -113,6 +116,20 @@ def write(deployment: Deployment, receiver: Receiver, word: str) -> Written:
         },
     )["results"][0]["id"]
     call(deployment, tenant, "PUT", f"/v1/memories/{plain}/", json={"text": f"My bike lock code is {word}."})
+    imported = call(
+        deployment,
+        tenant,
+        "POST",
+        "/v1/memories/import/",
+        json={
+            "items": [{"memory": "My umbrella is yellow.", "metadata": {"note": f"meta-imported-{word}"}}],
+            "user_id": user,
+            "format": "items",
+        },
+    )
+    done = wait_for_event(server, tenant, imported["event_id"])
+    assert done["status"] == "SUCCEEDED", done
+    [umbrella] = done["results"][0]["memory_ids"]
     other = call(
         deployment,
         tenant,
@@ -138,7 +155,14 @@ def write(deployment: Deployment, receiver: Receiver, word: str) -> Written:
     return Written(
         tenant,
         user,
-        {"verbatim": verbatim["results"][0]["id"], "key": key, "updated": plain, "sibling": sibling, "bob": other},
+        {
+            "verbatim": verbatim["results"][0]["id"],
+            "key": key,
+            "updated": plain,
+            "sibling": sibling,
+            "bob": other,
+            "imported": umbrella,
+        },
     )
 
 
@@ -158,7 +182,7 @@ def settled(receiver: Receiver, quiet: float = 1.0, timeout: float = 30.0) -> No
 def delete(deployment: Deployment, written: Written, how: str) -> None:
     tenant = written.tenant
     if how == "each by id":
-        for name in ("verbatim", "key", "updated"):
+        for name in ("verbatim", "key", "updated", "imported"):
             call(deployment, tenant, "DELETE", f"/v1/memories/{written.ids[name]}/")
     elif how == "by filter":
         call(deployment, tenant, "DELETE", "/v1/memories/", params={"user_id": written.user})
@@ -187,8 +211,13 @@ def test_a_deleted_sentinel_is_nowhere_in_the_deployment(deployment: Deployment,
         deletes = [r.body for r in receiver.delivered() if r.body.get("event_type") == "memory_delete"]
         assert all(d["event_details"]["data"]["memory"] == "" for d in deletes)  # a delete event names, never quotes
     if how == "with its project":
+        if deployment.server.backend == "local":
+            left = [p.name for p in deployment.root.rglob(f"*{written.tenant.project_id}*")]
+            assert left == [], left  # the namespace file, its WAL, its index snapshot and the snapshot's lock
         return
     tenant = written.tenant
+    events = call(deployment, tenant, "GET", "/v1/events/")["results"]
+    assert [e["event_type"] for e in events if e["metadata"]] == []  # what the erased memories were given, gone
     history = call(deployment, tenant, "GET", f"/v1/memories/{written.ids['updated']}/history/")
     assert [h["event"] for h in history] == ["ADD", "UPDATE", "DELETE"]
     assert all(h["old_memory"] is None and h["new_memory"] is None for h in history)

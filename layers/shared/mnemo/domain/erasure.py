@@ -1,11 +1,12 @@
-"""What a delete erases (issue 16, part 4): the deleted memories' ids and every text of theirs, and how records that
-quote them elsewhere are scrubbed.
+"""What a delete erases: the deleted memories' ids and every text of theirs, and how records that quote them
+elsewhere are scrubbed.
 
 A delete removes a memory for good; whatever else the service wrote that holds its text is rewritten without it:
 its history keeps each entry's event, times, actor and role but no text; another memory whose `sources` hold the
 same message keeps the message's place (index, role, name) but not its words (`redacted`); a platform event, a
-webhook delivery, an export or a profile that names it loses every one of its texts. `Erasure` is the value all
-those places are scrubbed by; `scrubbed` walks any JSON value and removes the texts from every string in it.
+webhook delivery, an export or a profile that names it loses every one of its texts, and the add or import item
+that made it loses the metadata it was given. `Erasure` is the value all those places are scrubbed by; `scrubbed`
+walks any JSON value and removes the texts from every string in it.
 """
 
 from __future__ import annotations
@@ -128,14 +129,39 @@ def redacted_sources(sources: Sequence[SourceMessage], erasure: Erasure) -> tupl
 def scrubbed_event(event: PlatformEvent, erasure: Erasure) -> PlatformEvent | None:
     """A platform event whose results name an erased memory (the add or import that made it, the Dream run that
     changed it or drew from it), without the memory's texts in its results and its payload (an add's messages:
-    a message the memory was drawn from is emptied, one that quotes it loses the quote); None when it needs no
-    change. A DELETE event names memories without their texts: it stays as it is."""
+    a message the memory was drawn from is emptied, one that quotes it loses the quote), and without the metadata
+    the add (or the import's item) that made it was given; None when it needs no change. A DELETE event names
+    memories without their texts: it stays as it is."""
     if not erasure.names_any(event.results):
         return None
-    payload, results = scrubbed(event.payload, erasure), scrubbed(event.results, erasure)
+    payload = scrubbed(_without_metadata(event, erasure), erasure)
+    results = scrubbed(event.results, erasure)
     if payload == event.payload and results == event.results:
         return None
     return event.changed(payload=payload, results=results)
+
+
+def _without_metadata(event: PlatformEvent, erasure: Erasure) -> dict[str, Any]:
+    """The event's payload without the metadata of the adds that made an erased memory: an add's own (its results
+    are its memories), or those of an import's items whose result names one (the other items keep theirs)."""
+    payload = dict(event.payload)
+    items = payload.get("items")
+    if isinstance(items, list):
+        erased = {r.get("index") for r in event.results if isinstance(r, Mapping) and erasure.names_any(r)}
+        payload["items"] = [
+            _item_without_metadata(item) if isinstance(item, Mapping) and item.get("index") in erased else item
+            for item in items
+        ]
+    else:
+        payload.pop("metadata", None)
+    return payload
+
+
+def _item_without_metadata(item: Mapping[str, Any]) -> dict[str, Any]:
+    add = item.get("add")
+    if not isinstance(add, Mapping) or "metadata" not in add:
+        return dict(item)
+    return {**item, "add": {k: v for k, v in add.items() if k != "metadata"}}
 
 
 def scrubbed_export(export: MemoryExport, erasure: Erasure) -> MemoryExport | None:

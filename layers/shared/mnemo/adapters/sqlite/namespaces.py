@@ -92,6 +92,7 @@ class SqliteMemoryNamespaces:
             for file in sorted(snapshot.glob("*")) if snapshot.is_dir() else ():
                 _overwritten_and_removed(file)
             index_snapshot.remove(snapshot)
+            Path(f"{snapshot}.lock").unlink(missing_ok=True)  # the snapshot's lock file (empty), which no one holds now
 
     def stored_namespaces(self) -> list[str]:
         """Every namespace with a file under the root, open in this process or not."""
