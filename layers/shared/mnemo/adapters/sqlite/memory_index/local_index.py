@@ -24,10 +24,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from mnemo.adapters.sqlite import change_log, index_snapshot, int8_vectors
-from mnemo.adapters.sqlite.approximate_index import ApproximateIndex
+from mnemo.adapters.sqlite import change_log
 from mnemo.adapters.sqlite.database import Database
-from mnemo.adapters.sqlite.row_documents import (
+from mnemo.adapters.sqlite.memory_index import int8_vectors, snapshot_files
+from mnemo.adapters.sqlite.memory_index.faiss_index import ApproximateIndex
+from mnemo.adapters.sqlite.memory_index.row_documents import (
     FACETS_AT,
     ONLY_HOT,
     Doc,
@@ -236,12 +237,12 @@ def _grown(array: np.ndarray) -> np.ndarray:
 
 class LocalMemoryIndex:
     """Each memory has a key: its row in the keyword table, and its id in the approximate index. The vectors are
-    int8 (mnemo.adapters.sqlite.int8_vectors) in one partition per user; a search over fewer than
-    `tuning.ann_min_rows` rows scans them exactly, a broader one asks the approximate index (built once the index
-    holds that many rows) for candidates, scores them exactly and checks the filter, falling back to the exact scan
-    when the filter keeps too few. With a `documents` source only the hot fields of each memory are kept in memory
-    (mnemo.adapters.sqlite.row_documents). With `records`, the index follows the changes other processes make to
-    the file (mnemo.adapters.sqlite.change_log); every index writes that log, and takes its keys from the file."""
+    int8 (.int8_vectors) in one partition per user; a search over fewer than `tuning.ann_min_rows` rows scans them
+    exactly, a broader one asks the approximate index (built once the index holds that many rows) for candidates,
+    scores them exactly and checks the filter, falling back to the exact scan when the filter keeps too few. With a
+    `documents` source only the hot fields of each memory are kept in memory (.row_documents). With `records`, the
+    index follows the changes other processes make to the file (mnemo.adapters.sqlite.change_log); every index
+    writes that log, and takes its keys from the file."""
 
     def __init__(
         self,
@@ -302,7 +303,7 @@ class LocalMemoryIndex:
         self._snapshot = snapshot if documents is not None and vectors is not None else None
         self._seen = -1  # the memories' generation the index reflects (-1: none yet; its snapshot would not be used)
         if self._snapshot is not None:
-            index_snapshot.track_generation(db)
+            snapshot_files.track_generation(db)
 
     # ---- loading ------------------------------------------------------------------------------------
 
@@ -310,7 +311,7 @@ class LocalMemoryIndex:
         """Fill the vectors from the record store; repair the keyword table where it does not match the records
         (rows of memories it lacks added, rows of memories that are gone deleted). Processes serving one file load
         one at a time."""
-        with self._lock, index_snapshot.locked(self._snapshot):
+        with self._lock, snapshot_files.locked(self._snapshot):
             self._load(batches, dimension)
 
     def _load(self, batches: Iterable[tuple[list[MemoryRecord], Vectors]], dimension: int | None) -> None:
@@ -320,11 +321,11 @@ class LocalMemoryIndex:
             self.dimension = dimension or self.dimension
             self._reset()
             if self._snapshot is not None:
-                snapshot = index_snapshot.read(self._snapshot, index_snapshot.mark_of(self._db, self.dimension))
+                snapshot = snapshot_files.read(self._snapshot, snapshot_files.mark_of(self._db, self.dimension))
                 if snapshot is not None:
                     self._restore(snapshot)
                     self._seen = snapshot.mark.generation
-                index_snapshot.remove(self._snapshot)  # used once, or stale
+                snapshot_files.remove(self._snapshot)  # used once, or stale
                 if snapshot is not None:
                     return
             listed: dict[str, int] = {}
@@ -359,7 +360,7 @@ class LocalMemoryIndex:
             self._refresh_approximate()
             self._note_generation()
 
-    def _restore(self, snapshot: index_snapshot.Snapshot) -> None:
+    def _restore(self, snapshot: snapshot_files.Snapshot) -> None:
         self.dimension = snapshot.mark.dimension
         self._next_key = snapshot.next_key
         if len(snapshot.keys):
@@ -400,8 +401,8 @@ class LocalMemoryIndex:
         if self._snapshot is None:
             return
         self.refresh()
-        with self._lock, index_snapshot.locked(self._snapshot):
-            if self._seen != index_snapshot.generation_of(self._db):
+        with self._lock, snapshot_files.locked(self._snapshot):
+            if self._seen != snapshot_files.generation_of(self._db):
                 # Not the last writer (another process's or a tool's writes came after this index's last one): its
                 # snapshot would not be used; the last writer's, if it is written, stays.
                 return
@@ -409,8 +410,8 @@ class LocalMemoryIndex:
             table: dict[tuple[Any, ...], int] = {}
             hot_rows = np.fromiter((table.setdefault(row, len(table)) for p in parts for row in p.hot), dtype=np.int32)
             empty = np.zeros((0, self.dimension), dtype=np.int8)
-            snapshot = index_snapshot.Snapshot(
-                mark=index_snapshot.mark_of(self._db, self.dimension, self._seen),
+            snapshot = snapshot_files.Snapshot(
+                mark=snapshot_files.mark_of(self._db, self.dimension, self._seen),
                 next_key=self._next_key,
                 users=[p.user for p in parts],
                 counts=[len(p) for p in parts],
@@ -423,7 +424,7 @@ class LocalMemoryIndex:
                 approximate=None,
                 approximate_trained_on=self._ann.trained_on if self._ann is not None else 0,
             )
-            index_snapshot.write(self._snapshot, snapshot, self._ann.save if self._ann is not None else None)
+            snapshot_files.write(self._snapshot, snapshot, self._ann.save if self._ann is not None else None)
 
     def _reset(self) -> None:
         self._exact.clear()
@@ -601,7 +602,7 @@ class LocalMemoryIndex:
         """The memories' generation this index reflects: the file's now, after a write of the index (the records it
         indexed were written before it). The snapshot carries it (mnemo.adapters.sqlite.index_snapshot)."""
         if self._snapshot is not None:
-            self._seen = index_snapshot.generation_of(self._db)
+            self._seen = snapshot_files.generation_of(self._db)
 
     def _add_rows(self, records: Sequence[MemoryRecord], vectors: Vectors, keys: Sequence[int]) -> None:
         codes, scales = int8_vectors.quantize(vectors)
