@@ -226,10 +226,10 @@ def test_given_many_users_when_searched_unscoped_with_a_filter_then_the_best_pas
 ):
     import numpy as np
 
-    from mnemo.adapters.sqlite import memory_index
+    from mnemo.adapters.sqlite.memory_index import exact_scan
 
-    monkeypatch.setattr(memory_index, "PARALLEL_ROWS", 50 if parallel else 10**9)
-    monkeypatch.setattr(memory_index, "_cores", lambda: 3)
+    monkeypatch.setattr(exact_scan, "PARALLEL_ROWS", 50 if parallel else 10**9)
+    monkeypatch.setattr(exact_scan, "_cores", lambda: 3)
 
     rng = np.random.default_rng(7)
     db = Database(tmp_path / "many.sqlite3")

@@ -10,14 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mnemo.adapters.sqlite import index_snapshot, int8_vectors
 from mnemo.adapters.sqlite.database import Database
-from mnemo.adapters.sqlite.memory_index import IndexTuning, LocalMemoryIndex
+from mnemo.adapters.sqlite.memory_index import IndexTuning, LocalMemoryIndex, int8_vectors
+from mnemo.adapters.sqlite.memory_index import snapshot_files as index_snapshot
 from mnemo.adapters.sqlite.storage import open_storage, snapshot_path
 from mnemo.domain.claims import FACETS_FIELD
 from mnemo.domain.filters import And, Condition, parse
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
 from mnemo.ports.memory_namespaces import NamespaceStorage
+from tests.support.int8_error import error_bound
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 WIDTH = 32
@@ -49,7 +50,7 @@ def test_given_unit_vectors_when_quantized_then_every_score_is_within_the_bound_
     exact = rows @ query
 
     assert codes.dtype == np.int8
-    assert np.all(np.abs(approximate - exact) <= int8_vectors.error_bound(scales, query) + 1e-6)
+    assert np.all(np.abs(approximate - exact) <= error_bound(scales, query) + 1e-6)
     assert float(np.abs(approximate - exact).mean()) < 2e-3
     assert np.allclose(int8_vectors.dequantize(codes, scales), rows, atol=float(scales.max()) / 2 + 1e-6)
 

@@ -19,9 +19,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from mnemo.adapters.sqlite import index_snapshot
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import IndexTuning
+from mnemo.adapters.sqlite.memory_index import snapshot_files as index_snapshot
 from mnemo.adapters.sqlite.storage import open_storage
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_namespaces import NamespaceStorage

@@ -8,8 +8,8 @@ from pathlib import Path
 from mnemo.adapters.sqlite.access_log import SqliteAccessLog
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import IndexTuning, LocalMemoryIndex
+from mnemo.adapters.sqlite.memory_index.row_documents import Doc, DocumentSource
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
-from mnemo.adapters.sqlite.row_documents import Doc, DocumentSource
 from mnemo.ports.memory_namespaces import NamespaceStorage
 from mnemo.ports.memory_store import indexed_batches, stored_dimension
 

@@ -2,7 +2,7 @@
 
 Each row keeps its own scale (its largest absolute component / 127), so that a row's codes use the whole int8 range.
 The cosine of a float32 query with a row is (codes · query) × scale. Rounding moves each component by at most
-scale / 2, so the score moves by at most scale / 2 × ‖query‖₁ (`error_bound`); for all-MiniLM-L6-v2's unit vectors
+scale / 2, so the score moves by at most scale / 2 × ‖query‖₁; for all-MiniLM-L6-v2's unit vectors
 (largest components about 0.2) that is about 0.01 at worst and 5e-4 typically: the order of candidates is kept,
 save for near ties.
 """
@@ -38,9 +38,3 @@ def scores(codes: np.ndarray, scales: np.ndarray, query: np.ndarray, out: np.nda
     result: np.ndarray = np.matmul(codes.astype(np.float32), query, out=out)
     result *= scales
     return result
-
-
-def error_bound(scales: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """The most each row's score can differ from the float32 cosine."""
-    bound: np.ndarray = scales / 2 * float(np.abs(query).sum())
-    return bound

@@ -1,20 +1,19 @@
-"""The in-process index's snapshot: what a restart needs to serve at once, without reading every record.
+"""The index's snapshot on disk: what a restart needs to serve at once, without reading every record.
 
-`load()` of a million memories reads every record, computes each one's facets and quantizes its vector: a minute
-and more. So when the storage closes, the index writes what it holds to a directory beside the SQLite file
-(`<file>.index/`): the int8 codes and scales, keys, ids, partitions, the hot fields of each row (numpy files, the codes
-memory-mapped when read back: a partition's pages are read when it is searched), the approximate index, and the
-*generation* of the memories it reflects.
+A `load()` of a large store reads every record, computes each one's facets and quantizes its vector, which takes a
+long while (bench/memory_index.md). So when the storage closes, the index writes what it holds to a directory beside
+the SQLite file (`<file>.index/`): the int8 codes and scales, keys, ids, partitions, the hot fields of each row (numpy
+files, the codes memory-mapped when read back: a partition's pages are read when it is searched), the approximate
+index, and the *generation* of the memories it reflects.
 
 The generation is a counter in the SQLite file that triggers on the `memories` table advance in the same
 transaction as every insert, update and delete, whoever writes. The index notes the generation after each of its own
 writes (a memory's record is written before its index entry), and the snapshot carries the last one it noted: a
 record changed without the index after that (a tool, a crash between the two writes) leaves the file's generation
 ahead. A snapshot is used only when its generation, its width and the keyword table's last row equal the file's;
-otherwise the index is rebuilt from the records. It is
-deleted as soon as it has been read: the index moves away from it with the first write, a crash then leaves no
-snapshot behind (the next start rebuilds), and the vectors and facets of a memory deleted later never stay in a side
-file (README: deletes erase).
+otherwise the index is rebuilt from the records. It is deleted as soon as it has been read: the index moves away from
+it with the first write, a crash then leaves no snapshot behind (the next start rebuilds), and the vectors and facets
+of a memory deleted later never stay in a side file (README: deletes erase).
 """
 
 from __future__ import annotations
@@ -163,29 +162,37 @@ def read(directory: Path, expected: Mark) -> Snapshot | None:
     if manifest.get("version") != VERSION or mark != expected:
         return None
     try:
-        codes = np.load(directory / "codes.npy", mmap_mode="c")
-        snapshot = Snapshot(
-            mark=mark,
-            next_key=int(manifest["next_key"]),
-            users=manifest["users"],
-            counts=[int(c) for c in manifest["counts"]],
-            ids=json.loads((directory / "ids.json").read_text()),
-            keys=np.load(directory / "keys.npy"),
-            codes=codes,
-            scales=np.load(directory / "scales.npy"),
-            hot_table=[tuple(_decoded(v) for v in row) for row in manifest["hot_table"]],
-            hot_rows=np.load(directory / "hot_rows.npy"),
-            approximate=directory / "approximate.faiss" if manifest.get("approximate_trained_on") else None,
-            approximate_trained_on=int(manifest.get("approximate_trained_on", 0)),
-        )
+        snapshot = _loaded(directory, manifest, mark)
     except (OSError, ValueError, KeyError):
         return None
+    return snapshot if _whole(snapshot) else None
+
+
+def _loaded(directory: Path, manifest: dict[str, Any], mark: Mark) -> Snapshot:
+    """The snapshot the files of `directory` hold, as its manifest describes them."""
+    return Snapshot(
+        mark=mark,
+        next_key=int(manifest["next_key"]),
+        users=manifest["users"],
+        counts=[int(c) for c in manifest["counts"]],
+        ids=json.loads((directory / "ids.json").read_text()),
+        keys=np.load(directory / "keys.npy"),
+        codes=np.load(directory / "codes.npy", mmap_mode="c"),
+        scales=np.load(directory / "scales.npy"),
+        hot_table=[tuple(_decoded(v) for v in row) for row in manifest["hot_table"]],
+        hot_rows=np.load(directory / "hot_rows.npy"),
+        approximate=directory / "approximate.faiss" if manifest.get("approximate_trained_on") else None,
+        approximate_trained_on=int(manifest.get("approximate_trained_on", 0)),
+    )
+
+
+def _whole(snapshot: Snapshot) -> bool:
+    """Whether the snapshot's files agree on its rows (none cut short)."""
     rows = len(snapshot.ids)
     if not (sum(snapshot.counts) == rows == len(snapshot.keys) == len(snapshot.scales) == len(snapshot.hot_rows)):
-        return None
-    if codes.shape != (rows, mark.dimension):
-        return None
-    return snapshot
+        return False
+    codes = snapshot.codes
+    return isinstance(codes, np.ndarray) and codes.shape == (rows, snapshot.mark.dimension)
 
 
 def remove(directory: Path) -> None:

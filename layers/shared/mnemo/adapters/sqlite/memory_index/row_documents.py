@@ -1,11 +1,11 @@
 """What the in-process index keeps of each memory to check filters: a small tuple per row, not its whole document.
 
-A whole filter document (a dict of a dozen fields, the text among them) costs about a kilobyte per memory: a gigabyte
-at a million. The index keeps, per row, only the fields every search filters by — the entity ids, the lifecycle state,
-the expiration date, the facets — as one tuple of shared values (`HOT`); the user is the row's partition and the id
-its own. A filter on any other field (metadata, categories, dates, the text…) reads the memory's whole document from
-a `DocumentSource` (the record store), one candidate at a time; without a source (an index alone, as in the contract
-tests) the whole documents are kept in memory beside the tuples, as before.
+A whole filter document (a dict of a dozen fields, the text among them) per memory would be most of what a large
+index holds (bench/memory_index.md). The index keeps, per row, only the fields every search filters by — the entity
+ids, the lifecycle state, the expiration date, the facets — as one tuple of shared values (`HOT`); the user is the
+row's partition and the id its own. A filter on any other field (metadata, categories, dates, the text…) reads the
+memory's whole document from a `DocumentSource` (the record store), one candidate at a time; without a source (an
+index alone, as in the contract tests) the whole documents are kept in memory beside the tuples.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from mnemo.domain.claims import FACETS_FIELD
 Doc = Mapping[str, Any]
 DocumentSource = Callable[[str], Doc | None]  # a memory's index document (MemoryRecord.index_document), or None
 VectorSource = Callable[[Sequence[str]], Mapping[str, np.ndarray]]  # the float32 embeddings of those memories it has
+RowCheck = Callable[["RowDoc"], bool]  # a search's filter, asked of one row's document
 
 HOT = ("agent_id", "run_id", "app_id", "actor_id", "role", "state", "expiration_date", FACETS_FIELD)
 _HOT_AT = {name: at for at, name in enumerate(HOT)}

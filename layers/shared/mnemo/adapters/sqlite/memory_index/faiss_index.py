@@ -1,11 +1,11 @@
 """The approximate nearest-neighbour index of a large local store: faiss's inverted file of int8 codes (IVF-SQ8).
 
-An exact scan of a million int8 rows costs a hundred milliseconds and more on two cores; this index scans only the
-`nprobe` lists (of `lists`) whose centroids are nearest the query. It is trained once, on a sample of the rows it is
-built from (k-means), and takes later rows into the lists of their nearest centroid; it is rebuilt (trained again)
-by its owner when the rows have grown well past what it was trained on. Keys are int64; the owner maps them to its
-rows, checks its filters on them and scores them exactly. faiss is imported only when a store is large enough to need
-this index.
+An exact scan's cost grows with every row (bench/memory_index.md); this index scans only the `nprobe` lists (of
+`lists`) whose centroids are nearest the query. It is trained once, on a sample of the rows it is built from
+(k-means), and takes later rows into the lists of their nearest centroid; it is rebuilt (trained again) by its owner
+(.approximate) when the rows have grown well past what it was trained on. Keys are int64; the owner maps them to its
+rows, checks its filters on them and scores them exactly. faiss is imported only when a store is large enough to
+need this index.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ class ApproximateIndex:
         import faiss  # a large store only: a small one never needs it
 
         # One thread per call: a search or an add of one batch is too small to share, and OpenMP's waiting threads
-        # spin on cores the server's other requests need (an add of 100 vectors took 40 ms instead of 1).
+        # spin on cores the server's other requests need (bench/memory_index.md).
         faiss.omp_set_num_threads(1)
         self._faiss: Any = faiss
         self.dimension = dimension
