@@ -136,7 +136,7 @@ def test_an_error_that_echoes_text_which_is_not_unicode_still_encodes() -> None:
     from mnemo.api.errors import ErrorResponse
 
     answer = ErrorResponse({"detail": [{"input": "a\udc80"}]}, status_code=422)
-    assert json.loads(answer.body) == {"detail": [{"input": "a\udc80"}]}
+    assert json.loads(bytes(answer.body)) == {"detail": [{"input": "a\udc80"}]}
 
 
 @pytest.mark.parametrize("user_id", ["a\x00b", "a\x07", "a\u2028b"[:2] + "\x1b"])
