@@ -26,8 +26,8 @@ from mnemo.domain.memory import Scope
 from mnemo.domain.tenancy import EventStatus
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.services.commands import AddCommand, Message
-from mnemo.services.platform.services import PlatformServices
-from mnemo.services.platform.tenancy import Bootstrapped
+from mnemo.services.platform.features import PlatformServices
+from mnemo.services.platform.tenancy.callers import Bootstrapped
 from tests.support import moto_aws
 from tests.support.lambda_aws import (
     BedrockAsLocalCatalog,

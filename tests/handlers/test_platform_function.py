@@ -32,8 +32,8 @@ from mnemo.domain import filters as f
 from mnemo.entrypoints import lambda_http
 from mnemo.errors import ProviderError
 from mnemo.ports.memory_index import MemoryIndex
-from mnemo.services.platform.services import PlatformServices
-from mnemo.services.platform.tenancy import Bootstrapped
+from mnemo.services.platform.features import PlatformServices
+from mnemo.services.platform.tenancy.callers import Bootstrapped
 from tests.support import moto_aws
 from tests.support.lambda_aws import (
     EVENTS,

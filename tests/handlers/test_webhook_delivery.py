@@ -40,7 +40,7 @@ from mnemo.composition.aws import build_aws_webhook_delivery
 from mnemo.composition.container import Container, build_container
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
 from mnemo.domain.webhooks import OutboundEvent
-from mnemo.services.platform.tenancy import Bootstrapped
+from mnemo.services.platform.tenancy.callers import Bootstrapped
 from tests.handlers.test_template import RESOURCES
 from tests.support import moto_aws
 from tests.support.aws_backend import InProcessIndexes, one_aws_call_at_a_time

@@ -29,7 +29,7 @@ from pydantic import SecretStr
 from mnemo.api.app import create_app
 from mnemo.composition.container import Container, build_container
 from mnemo.domain.tenancy import EventStatus
-from mnemo.services.platform.services import PlatformServices
+from mnemo.services.platform.features import PlatformServices
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.support.aws_backend import aws_backend

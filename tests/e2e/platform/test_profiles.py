@@ -25,8 +25,8 @@ from pydantic import SecretStr
 from mnemo.composition.container import Container, build_container
 from mnemo.domain.memory import MemoryRecord
 from mnemo.domain.profiles import ProfileTask
-from mnemo.services.platform.profile_generation import ProfileDraft
-from mnemo.services.platform.profiles import ProfileService
+from mnemo.services.platform.profiles.generation import ProfileDraft
+from mnemo.services.platform.profiles.service import ProfileService
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, serving

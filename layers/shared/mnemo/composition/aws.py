@@ -25,10 +25,10 @@ from mnemo.ports.memory_namespaces import NamespaceStorage
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import ConfigurationService, names_an_llm
 from mnemo.services.namespace_memory import open_memory_service
-from mnemo.services.platform.dream_runs import submit_run
-from mnemo.services.platform.dream_schedule import DreamScheduler
-from mnemo.services.platform.jobs import queue_enqueuer
-from mnemo.services.platform.profile_changes import ProfileChanges
+from mnemo.services.platform.dream.runs import submit_run
+from mnemo.services.platform.dream.schedule import DreamScheduler
+from mnemo.services.platform.jobs.queue_messages import queue_enqueuer
+from mnemo.services.platform.profiles.changes import ProfileChanges
 from mnemo.services.request_log import RequestLogService
 from mnemo.settings import Settings
 

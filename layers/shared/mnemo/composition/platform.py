@@ -30,26 +30,31 @@ from mnemo.ports.reflection_store import ReflectionStore
 from mnemo.ports.tenancy_store import EntityStore, TenancyStore
 from mnemo.ports.webhook_store import WebhookStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.add_jobs import AddJobs
-from mnemo.services.platform.add_worker import AddWorker
-from mnemo.services.platform.dream import DreamService, Entitlements
-from mnemo.services.platform.dream_runs import DreamJobs, DreamPolicy
-from mnemo.services.platform.dream_schedule import DreamScheduler, DreamTimer
-from mnemo.services.platform.entities import ProjectEntityService
-from mnemo.services.platform.erasure import ProjectErasure
-from mnemo.services.platform.events import EventService
-from mnemo.services.platform.jobs import JobService, queue_enqueuer
-from mnemo.services.platform.profile_generation import ProfileGenerator, profile_generator
-from mnemo.services.platform.profile_worker import ProfileWorker
-from mnemo.services.platform.profiles import ProfileService
-from mnemo.services.platform.project_memory import ProjectMemoryService
-from mnemo.services.platform.reports import ReportService
-from mnemo.services.platform.retrieval_counts import RetrievalCounts
-from mnemo.services.platform.services import PlatformServices
-from mnemo.services.platform.tenancy import TenancyService
-from mnemo.services.platform.webhook_delivery import WebhookDispatcher, WebhookRelay
-from mnemo.services.platform.webhook_worker import WebhookWorker
-from mnemo.services.platform.webhooks import WebhookService
+from mnemo.services.platform.dream.runs import DreamJobs, DreamPolicy
+from mnemo.services.platform.dream.schedule import DreamScheduler, DreamTimer
+from mnemo.services.platform.dream.service import DreamService, Entitlements
+from mnemo.services.platform.features import PlatformServices
+from mnemo.services.platform.jobs.add_worker import AddWorker, local_enqueuer
+from mnemo.services.platform.jobs.adds import AddJobs
+from mnemo.services.platform.jobs.imports import ImportJobs
+from mnemo.services.platform.jobs.queue_consumer import JobService
+from mnemo.services.platform.jobs.queue_messages import queue_enqueuer
+from mnemo.services.platform.jobs.queueing import Enqueue
+from mnemo.services.platform.jobs.router import JobRouter
+from mnemo.services.platform.memories.project_memory import ProjectMemoryService
+from mnemo.services.platform.memories.retrieval_counts import RetrievalCounts
+from mnemo.services.platform.profiles.generation import ProfileGenerator, profile_generator
+from mnemo.services.platform.profiles.service import ProfileService
+from mnemo.services.platform.profiles.worker import ProfileWorker
+from mnemo.services.platform.tenancy.erasure import ProjectErasure
+from mnemo.services.platform.tenancy.events import ADD, DREAM, IMPORT, EventService
+from mnemo.services.platform.tenancy.project_entities import ProjectEntityService
+from mnemo.services.platform.tenancy.reports import ReportService
+from mnemo.services.platform.tenancy.service import TenancyService
+from mnemo.services.platform.webhooks.dispatcher import WebhookDispatcher
+from mnemo.services.platform.webhooks.relay import WebhookRelay
+from mnemo.services.platform.webhooks.service import WebhookService
+from mnemo.services.platform.webhooks.worker import WebhookWorker
 from mnemo.services.providers import ActiveProviders
 from mnemo.settings import Settings
 
@@ -66,12 +71,15 @@ def platform_services(
     providers: ActiveProviders,
     reflections: ReflectionStore,
     webhook_store: WebhookStore | None = None,
+    *,
+    enqueue: Enqueue | None = None,
 ) -> PlatformServices:
     """The platform's services over a backend's namespaces, tenancy store and Dream's reflection store (an
     asynchronous add, an import or a Dream run runs as it is submitted until a queue is wired to AddJobs.enqueue)."""
     namespaces = NamespaceMemoryServices(storage, providers, ranking_weights(settings), reranker=reranker(settings))
     events = EventService(store)
-    adds = AddJobs(namespaces, store, store, store)
+    adds = AddJobs(namespaces, store, store, store, enqueue)
+    imports = ImportJobs(namespaces, store, store, store, enqueue)
     erasure = ProjectErasure(
         store, store, webhook_store, lambda: platform.profiles.store if platform.profiles is not None else None
     )
@@ -91,8 +99,8 @@ def platform_services(
     counts = RetrievalCounts(store)  # written as they are made, unless start_workers starts its thread
     project_memory = ProjectMemoryService(namespaces, adds, events, store, decay_settings(settings), counts=counts)
     policy = dream_policy(settings)
-    dream_jobs = DreamJobs(namespaces, store, reflections, lambda: providers.get().llm, adds.enqueue_job, policy=policy)
-    adds.dreams = dream_jobs
+    dream_jobs = DreamJobs(namespaces, store, reflections, lambda: providers.get().llm, enqueue, policy=policy)
+    router = JobRouter(store, store, {ADD: adds, IMPORT: imports, DREAM: dream_jobs})
     dream = DreamService(
         tenancy,
         dream_entitlements(settings),
@@ -108,7 +116,9 @@ def platform_services(
         entities=ProjectEntityService(namespaces, store, events),
         reports=ReportService(namespaces, store, llm=lambda: providers.get().llm, counts=counts),
         adds=adds,
-        jobs=JobService(adds, max_attempts=settings.job_attempts),
+        imports=imports,
+        router=router,
+        jobs=JobService(router, max_attempts=settings.job_attempts),
         namespaces=namespaces,
         dream=dream,
         dream_reflections=reflections,
@@ -195,13 +205,16 @@ def build_local_platform(
             platform.webhook_worker.wake()
 
     store = SqliteTenancyStore(database, on_outbox=wake)
+    jobs_queue = InProcessQueue()
     namespaces = SqliteMemoryNamespaces(
         settings.data_dir / "namespaces", outbox=True, on_outbox=wake, tuning=index_tuning(settings)
     )
     namespaces.shared = settings.http_workers > 1  # the relay reads the events other processes write
     webhook_store = SqliteWebhookStore(database)
     reflections = SqliteReflectionStore(database)
-    platform = platform_services(settings, namespaces, store, providers, reflections, webhook_store)
+    platform = platform_services(
+        settings, namespaces, store, providers, reflections, webhook_store, enqueue=local_enqueuer(jobs_queue)
+    )
     if platform.erasure is not None:
         platform.erasure.purge = database.checkpoint  # the main file's WAL, once its records are scrubbed
     profiles = profile_service(settings, SqliteProfileStore(database), platform, store, providers)
@@ -211,7 +224,7 @@ def build_local_platform(
     platform.webhooks = WebhookService(webhook_store, sender, dispatcher.attempt)
     platform.webhook_worker = WebhookWorker(relay, dispatcher)
     platform.closers.append(sender.close)
-    platform.worker = AddWorker(platform.adds, store, InProcessQueue())
+    platform.worker = AddWorker(platform.router, store, jobs_queue)
     platform.profiles = profiles
     platform.profile_worker = ProfileWorker(profiles)
     if platform.dream_scheduler is not None:
@@ -295,9 +308,15 @@ def build_aws_platform(
     store = DynamoTenancyStore(dynamodb, settings.accounts_table, outbox=on, on_outbox=drain("tenancy"))
     storage = AwsMemoryNamespaces(dynamodb, settings.dynamodb_table, index_for, outbox=on, on_outbox=drain("memories"))
     reflections = DynamoReflectionStore(dynamodb, settings.accounts_table)
-    platform = platform_services(settings, storage, store, providers, reflections, webhooks.store if webhooks else None)
-    if queue is not None:
-        platform.adds.enqueue = queue_enqueuer(queue)
+    platform = platform_services(
+        settings,
+        storage,
+        store,
+        providers,
+        reflections,
+        webhooks.store if webhooks else None,
+        enqueue=queue_enqueuer(queue) if queue is not None else None,
+    )
     if webhooks is not None:
         relays["memories"] = webhooks.relay(storage.outboxes)
         relays["tenancy"] = webhooks.relay(lambda: [store])

@@ -246,7 +246,7 @@ def _platform_bootstrap(args: argparse.Namespace, session: Any | None = None) ->
 
     from mnemo.composition.platform import open_tenancy_store
     from mnemo.errors import MnemoError
-    from mnemo.services.platform.tenancy import TenancyService
+    from mnemo.services.platform.tenancy.service import TenancyService
 
     settings = Settings(**({"data_dir": args.data_dir} if args.data_dir is not None else {}))
     try:
@@ -274,7 +274,8 @@ def _platform_resume(args: argparse.Namespace, session: Any | None = None) -> in
 
     from mnemo.adapters.aws.queue import SqsQueue
     from mnemo.composition.platform import open_tenancy_store
-    from mnemo.services.platform.jobs import queue_enqueuer, requeue_unfinished
+    from mnemo.services.platform.jobs.queue_messages import queue_enqueuer
+    from mnemo.services.platform.jobs.requeue import requeue_unfinished
 
     settings = Settings()
     if settings.backend != "aws" or not settings.queue_url:

@@ -1,5 +1,5 @@
 """The Dream scheduler as a Lambda function: an EventBridge Scheduler schedule (template.yaml `DreamSchedule`)
-invokes it; it submits one Synthesis run per project with users due (mnemo.services.platform.dream_schedule) to the
+invokes it; it submits one Synthesis run per project with users due (mnemo.services.platform.dream.schedule) to the
 ingest queue, where the ingest worker runs them. Whatever the event holds, an invocation is one tick: a tick that
 finds nobody due does nothing, and two ticks close together submit each user's run once (the run claims the user).
 

@@ -45,8 +45,8 @@ from mnemo.adapters.aws.queue import FailedMessage, retry_soon
 from mnemo.composition.container import Container, LazyContainer, build_container
 from mnemo.domain.profiles import PROFILE_TASK_KIND, ProfileTask
 from mnemo.errors import ServerMisconfiguredError
-from mnemo.services.platform.profiles import ProfileService
-from mnemo.services.platform.services import PlatformServices
+from mnemo.services.platform.features import PlatformServices
+from mnemo.services.platform.profiles.service import ProfileService
 from mnemo.settings import Settings
 
 JOB_RECORD_DAYS = 7  # how long a finished job's result is kept (the jobs table's TTL)

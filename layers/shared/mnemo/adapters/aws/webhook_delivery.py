@@ -1,5 +1,5 @@
 """Webhook delivery on AWS: what the delivery function (functions/webhook_delivery/app.py) does with each message
-of its SQS queue and with its schedule, over the services' rules (mnemo.services.platform.webhook_delivery).
+of its SQS queue and with its schedule, over the services' rules (mnemo.services.platform.webhooks).
 
 - **A topic event** (an outbound event the relay published to the SNS events topic, delivered to the queue by its
   subscription, raw or wrapped): `fan_out` makes its deliveries (one per subscribed, active webhook of its
@@ -37,7 +37,8 @@ from mnemo.adapters.aws.publisher import delivered_event, outbound_event
 from mnemo.domain.memory import now
 from mnemo.domain.webhooks import Delivery, DeliveryState, OutboundEvent
 from mnemo.ports.webhook_store import WebhookStore
-from mnemo.services.platform.webhook_delivery import WebhookDispatcher, WebhookRelay, fan_out
+from mnemo.services.platform.webhooks.dispatcher import WebhookDispatcher
+from mnemo.services.platform.webhooks.relay import WebhookRelay, fan_out
 
 log = logging.getLogger("mnemo.webhooks")
 

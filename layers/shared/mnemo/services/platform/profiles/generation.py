@@ -44,8 +44,8 @@ def profile_generator(llm: LLM | None, embedder: Embedder, *, min_memories: int 
     """The LLM generator when an LLM is configured, else the similarity generator on the embedder; with fewer
     than `min_memories` memories, either answers `insufficient_data` (without asking the LLM)."""
     # Imported here: both modules import ProfileDraft from this one.
-    from mnemo.services.platform.profile_llm import LlmProfileGenerator
-    from mnemo.services.platform.profile_similarity import SimilarityProfileGenerator
+    from mnemo.services.platform.profiles.llm_generator import LlmProfileGenerator
+    from mnemo.services.platform.profiles.similarity_generator import SimilarityProfileGenerator
 
     if llm is not None:
         return LlmProfileGenerator(llm, min_memories=min_memories)

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from datetime import datetime
 
 from mnemo.domain.memory import now
-from mnemo.services.platform.webhook_delivery import WebhookDispatcher, WebhookRelay
+from mnemo.services.platform.webhooks.dispatcher import WebhookDispatcher
+from mnemo.services.platform.webhooks.relay import WebhookRelay
 
 log = logging.getLogger("mnemo.webhooks")
 

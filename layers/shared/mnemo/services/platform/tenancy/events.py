@@ -21,7 +21,7 @@ from mnemo.ports.tenancy_store import EventStore
 ADD = "ADD"
 IMPORT = "IMPORT"
 DELETE = "DELETE"
-DREAM = "DREAM"  # a Dream run: synthesis over users of a project (mnemo.services.platform.dream_runs)
+DREAM = "DREAM"  # a Dream run: synthesis over users of a project (mnemo.services.platform.dream.runs)
 EVENT_NOT_FOUND = "Event not found or you don't have permission to access it."
 PART_MARK = "~"  # event ids are UUIDs: never in one
 CANCELLED_PENDING = "Cancelled before it ran: nothing was added."

@@ -42,7 +42,7 @@ from referencing.exceptions import Unresolvable
 
 from mnemo.domain.memory import MemoryRecord
 from mnemo.ports.embedder import Embedder
-from mnemo.services.platform.profile_generation import ProfileDraft
+from mnemo.services.platform.profiles.generation import ProfileDraft
 
 DEFAULT_THRESHOLD = 0.34
 DEFAULT_MAX_MEMORIES = 500  # the newest; an older memory a newer one repeats adds nothing

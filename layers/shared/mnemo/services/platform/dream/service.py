@@ -3,7 +3,7 @@ which mode, beside the deployment's entitlements (its plan, the reflection inter
 the project's on-demand runs and the sources of its synthesized memories.
 
 Supersede and Merge run at add time for every project (mnemo.services.memory_service); Synthesis is opt-in, runs on
-the schedule (mode `batch`: mnemo.services.platform.dream_schedule) or only when asked (mode `manual`: POST
+the schedule (mode `batch`: mnemo.services.platform.dream.schedule) or only when asked (mode `manual`: POST
 …/dream/run/), and needs an LLM: without one (or on a plan that does not offer it) the entitlements say
 `synthesis: false`, and turning it on is a 400 that says why, never a setting that silently does nothing."""
 
@@ -18,9 +18,9 @@ from mnemo.domain.memory import MemoryRecord, checked_entity_id, now
 from mnemo.domain.tenancy import PlatformEvent, PlatformUser, Project, Role
 from mnemo.errors import ValidationError
 from mnemo.ports.reflection_store import ReflectionStore
-from mnemo.services.platform.dream_runs import NO_LLM, REQUEST, SYNTHESIS_OFF, DreamJobs
-from mnemo.services.platform.project_memory import ProjectMemoryService
-from mnemo.services.platform.tenancy import TenancyService
+from mnemo.services.platform.dream.runs import NO_LLM, REQUEST, SYNTHESIS_OFF, DreamJobs
+from mnemo.services.platform.memories.project_memory import ProjectMemoryService
+from mnemo.services.platform.tenancy.service import TenancyService
 
 BATCH, MANUAL = "batch", "manual"
 REFLECTION_MODES = (BATCH, MANUAL)  # batch: on the schedule (and on demand); manual: only on demand

@@ -2,7 +2,7 @@
 the profile jobs that (re)generate them.
 
 A profile is generated from the user's memories (newest first) by a ProfileGenerator
-(mnemo.services.platform.profile_generation), following the project's schema and custom instructions; `generator`
+(mnemo.services.platform.profiles.generation), following the project's schema and custom instructions; `generator`
 gives the generator of the providers active now. Generations and jobs are ProfileTasks on a ProfileTaskQueue
 (`tasks`: locally the profile worker's thread, on AWS the profile SQS queue that the ingest worker reads; without
 one, a task runs at once).
@@ -53,10 +53,10 @@ from mnemo.ports.profile_store import ProfileStore
 from mnemo.ports.profile_tasks import ProfileTaskQueue
 from mnemo.ports.tenancy_store import EntityStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.entities import entity_condition
-from mnemo.services.platform.profile_changes import RECLAIM_AFTER, ProfileChanges, claim
-from mnemo.services.platform.profile_generation import ProfileDraft, ProfileGenerator
-from mnemo.services.platform.profile_settings import updated_settings
+from mnemo.services.platform.profiles.changes import RECLAIM_AFTER, ProfileChanges, claim
+from mnemo.services.platform.profiles.generation import ProfileDraft, ProfileGenerator
+from mnemo.services.platform.profiles.settings import updated_settings
+from mnemo.services.platform.tenancy.project_entities import entity_condition
 
 logger = logging.getLogger(__name__)
 
@@ -158,7 +158,7 @@ class ProfileService:
 
     def update_settings(self, project_id: str, body: Mapping[str, Any]) -> ProfileSettings:
         """POST semantics: `{enabled?, entities: {user: {schema?, custom_instructions?, min_memories?}}}`; what is
-        not sent is kept, an explicit null clears (mnemo.services.platform.profile_settings)."""
+        not sent is kept, an explicit null clears (mnemo.services.platform.profiles.settings)."""
         updated = updated_settings(self.settings(project_id), body)
         self._store.save_settings(updated)
         return updated
@@ -195,7 +195,7 @@ class ProfileService:
 
     def note_changes(self, events: Sequence[OutboundEvent]) -> int:
         """Memory changes happened (their outbound events): a debounced generation of each changed user's profile
-        in an enabled project (mnemo.services.platform.profile_changes); how many were queued."""
+        in an enabled project (mnemo.services.platform.profiles.changes); how many were queued."""
         return self.changes.note(events)
 
     @property

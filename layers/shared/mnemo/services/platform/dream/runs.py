@@ -6,10 +6,10 @@ queued like an add (locally the add worker's queue, on AWS the ingest queue, mes
 AddJobs.process hands it to DreamJobs.process.
 
 For each user the run first takes them: a scheduled run takes over the claim the schedule made for it in the
-ReflectionStore (`claimed_at` in its payload; mnemo.services.platform.dream_schedule picks a user at most once per
+ReflectionStore (`claimed_at` in its payload; mnemo.services.platform.dream.schedule picks a user at most once per
 interval), any other run claims the user then and there (whatever the interval); either way only when no other run
 holds them. It reads their own memories (a user id and no agent or run id; the newest `max_memories`), skips them
-below `min_memories`, asks the LLM (mnemo.services.platform.reflection) and applies the checked answer
+below `min_memories`, asks the LLM (mnemo.services.platform.dream.reflection) and applies the checked answer
 (MemoryService.consolidate), then ends the claim. Each user's result is stored as it is made: `{"user_id",
 "status": "DONE", "memories_read", "changes": [...], "ignored": [...]}`, or `SKIPPED` / `FAILED` with a `reason`;
 every change is `{"id", "event", "action", "data": {"memory"}}` with `replaced_by` (a memory merged or superseded),
@@ -43,9 +43,11 @@ from mnemo.ports.reflection_store import ReflectionStore
 from mnemo.ports.tenancy_store import EventStore
 from mnemo.services.commands import ConsolidationChange
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.add_jobs import Enqueue, RetryLaterError, is_transient, project_categories, queue_job
-from mnemo.services.platform.events import DREAM, job_ref, new_event
-from mnemo.services.platform.reflection import ReflectionRejectedError, Reflector
+from mnemo.services.platform.dream.reflection import ReflectionRejectedError, Reflector
+from mnemo.services.platform.jobs.project_settings import project_categories
+from mnemo.services.platform.jobs.queueing import Enqueue, RetryLaterError, is_transient, queue_job
+from mnemo.services.platform.jobs.router import JobRecords, run_stored
+from mnemo.services.platform.tenancy.events import DREAM, job_ref, new_event
 
 log = logging.getLogger("mnemo.platform.dream")
 
@@ -113,15 +115,15 @@ def outcome(results: Sequence[Mapping[str, Any]]) -> tuple[EventStatus, str | No
 
 
 class DreamJobs:
-    """Submits Dream runs (stored PENDING, then queued) and runs them (AddJobs.process hands it DREAM events)."""
+    """Submits Dream runs (stored PENDING, then queued) and runs them (the JobRouter hands it DREAM events)."""
 
     def __init__(
         self,
         namespaces: NamespaceMemoryServices,
-        events: EventStore,
+        events: JobRecords,
         reflections: ReflectionStore,
         llm: Callable[[], LLM | None],
-        enqueue: Enqueue,
+        enqueue: Enqueue | None = None,
         *,
         policy: DreamPolicy | None = None,
         clock: Callable[[], datetime] = now,
@@ -131,7 +133,7 @@ class DreamJobs:
         self._events = events
         self._reflections = reflections
         self._llm = llm
-        self._enqueue = enqueue
+        self._enqueue: Enqueue = enqueue or self._process_now
         self.policy = policy or DreamPolicy()
         self._clock = clock
         self._timer = timer
@@ -157,6 +159,10 @@ class DreamJobs:
         return sorted(c.id for c in counts if c.type is EntityType.USER and c.total_memories >= wanted)
 
     # ---- running ----
+
+    def _process_now(self, project_id: str, event_id: str, _owner: str) -> None:
+        """What queueing is without a queue: the run (and each next part of it) runs as it is queued."""
+        run_stored(self._events, self._events, self, project_id, event_id)
 
     def process(self, project: Project, event: PlatformEvent, *, max_attempts: int = 1) -> PlatformEvent | None:
         """Run an unfinished DREAM event of an existing project, from its first user without a result, for at most

@@ -16,7 +16,7 @@ import threading
 import time
 
 from mnemo.domain.profiles import ProfileTask
-from mnemo.services.platform.profiles import ProfileService
+from mnemo.services.platform.profiles.service import ProfileService
 
 logger = logging.getLogger(__name__)
 

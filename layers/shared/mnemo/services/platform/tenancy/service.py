@@ -8,9 +8,7 @@ role in an organization or project gets NotFoundError, exactly as if it did not 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -33,75 +31,27 @@ from mnemo.domain.tenancy import (
 )
 from mnemo.errors import AuthenticationError, NotFoundError, PermissionDeniedError, ValidationError
 from mnemo.ports.tenancy_store import DirectoryStore, role_of
-from mnemo.services.categories import parse_categories
-
-log = logging.getLogger("mnemo.platform")
+from mnemo.services.platform.tenancy.callers import (
+    Bootstrapped,
+    CreatedKey,
+    KeyDetails,
+    OrgDetails,
+    PlatformCaller,
+    ProjectDetails,
+)
+from mnemo.services.platform.tenancy.project_changes import (
+    PATCHED,
+    parse_role,
+    project_changes,
+    required_email,
+    required_role,
+)
 
 INVALID_KEY = "Invalid API key. You can find your API key on the dashboard's API keys page."
 TOUCH_INTERVAL = timedelta(seconds=60)
 MAX_VERIFIED = 10_000  # keys the verified-key cache holds at most (it starts again empty when full)
 ORG_NOT_FOUND = "Organization not found."
 PROJECT_NOT_FOUND = "Project not found."
-
-
-@dataclass(frozen=True, slots=True)
-class PlatformCaller:
-    """Who calls the platform API: the key's user, and the project (and its organization) the key targets."""
-
-    user: PlatformUser
-    project: Project
-    role: Role
-    key_id: str
-
-    @property
-    def project_id(self) -> str:
-        return self.project.id
-
-    def require(self, needed: Role) -> None:
-        if not self.role.allows(needed):
-            raise PermissionDeniedError("This needs the OWNER role in the project; your role is READER.")
-
-
-@dataclass(frozen=True, slots=True)
-class Bootstrapped:
-    user: PlatformUser
-    org: Organization
-    project: Project
-    api_key: str
-
-
-@dataclass(frozen=True, slots=True)
-class OrgDetails:
-    """An organization as a member sees it: its members and the member's role."""
-
-    org: Organization
-    members: list[Member]
-    role: Role | None
-
-
-@dataclass(frozen=True, slots=True)
-class ProjectDetails:
-    """A project as a member sees it: its members and the member's role."""
-
-    project: Project
-    members: list[Member]
-    role: Role
-
-
-@dataclass(frozen=True, slots=True)
-class KeyDetails:
-    key: ProjectKey
-    owner_email: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class CreatedKey:
-    """A new project key; `value` is shown this once."""
-
-    key: ProjectKey
-    value: str
-    project: Project
-    owner: PlatformUser
 
 
 class TenancyService:
@@ -405,56 +355,3 @@ class TenancyService:
             if member.user.email == address:
                 return member.user
         raise NotFoundError("No member with this email.")
-
-
-def required_email(email: Any) -> str:
-    if not email:
-        raise ValidationError("email is required.")
-    return email if isinstance(email, str) else str(email)
-
-
-def required_role(role: Any) -> Any:
-    if not role:
-        raise ValidationError("role is required (READER or OWNER).")
-    return role
-
-
-# What a project patch may set (besides custom_categories and enable_graph): the values it stores as they are.
-PATCHED = (
-    "name",
-    "description",
-    "custom_instructions",
-    "multilingual",
-    "decay",
-    "agent_custom_instructions",
-    "memory_depth",
-    "usecase_setting",
-    "version",
-)
-CLEARABLE = ("custom_instructions", "agent_custom_instructions", "memory_depth", "usecase_setting", "version")
-NO_GRAPH = "enable_graph: mnemo has no graph store, so graph memory cannot be turned on (false is accepted)."
-
-
-def project_changes(patch: dict[str, Any]) -> dict[str, Any]:
-    """The changes a project patch makes: set values, cleared texts (null, or "" for agent_custom_instructions as
-    the reference clears it), the categories parsed; `enable_graph: true` is a 400 (no graph store here)."""
-    if patch.get("enable_graph"):
-        raise ValidationError(NO_GRAPH)
-    changes = {name: value for name, value in patch.items() if name in PATCHED and value is not None}
-    for name in CLEARABLE:
-        if name in patch and patch[name] is None:
-            changes[name] = None
-    if changes.get("agent_custom_instructions") == "":
-        changes["agent_custom_instructions"] = None
-    if "custom_categories" in patch:
-        changes["custom_categories"] = tuple(
-            {name: text} for name, text in parse_categories(patch["custom_categories"])
-        )
-    return changes
-
-
-def parse_role(role: Any) -> Role:
-    try:
-        return Role(str(role).upper())
-    except ValueError:
-        raise ValidationError("role must be READER or OWNER.") from None

@@ -5,7 +5,7 @@ never every project), checks each against its Project record (one turned off, or
 one in the `manual` mode is left to POST …/dream/run/), and submits one DREAM run per project with the users due:
 at least `min_memories` active memories, no run holding them, and none begun within the interval. It claims each
 of them first (a conditional write: of two ticks at once, one picks the user), held for `queued_lease`, and the run
-it queues takes those claims over (`renew`, mnemo.services.platform.dream_runs): a user is picked once per
+it queues takes those claims over (`renew`, mnemo.services.platform.dream.runs): a user is picked once per
 interval, and never reflected on by two runs at once (a tick while the run still waits in the queue finds the user
 held). A run left waiting past the lease loses the user to the next tick's claim and skips them.
 
@@ -25,8 +25,8 @@ from mnemo.domain.tenancy import PlatformEvent, Project
 from mnemo.errors import MnemoError
 from mnemo.ports.reflection_store import ReflectionStore
 from mnemo.ports.tenancy_store import DirectoryStore
-from mnemo.services.platform.dream import MANUAL
-from mnemo.services.platform.dream_runs import SCHEDULE, DreamPolicy
+from mnemo.services.platform.dream.runs import SCHEDULE, DreamPolicy
+from mnemo.services.platform.dream.service import MANUAL
 
 log = logging.getLogger("mnemo.platform.dream")
 

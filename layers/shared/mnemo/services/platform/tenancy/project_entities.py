@@ -17,8 +17,8 @@ from mnemo.errors import ConflictError, NotFoundError, ValidationError
 from mnemo.ports.tenancy_store import EntityStore
 from mnemo.services.commands import check_size, json_size
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.events import DELETE, EventService
-from mnemo.services.platform.project_memory import Deleted, delete_matching
+from mnemo.services.platform.memories.project_memory import Deleted, delete_matching
+from mnemo.services.platform.tenancy.events import DELETE, EventService
 
 ENTITY_TYPES = ("user", "agent", "app", "run")
 ENTITY_NOT_FOUND = "Entity not found."

@@ -9,7 +9,8 @@ from typing import Any, Protocol
 
 from mnemo.domain.memory import now
 from mnemo.ports.tenancy_store import EventStore
-from mnemo.services.platform.add_jobs import AddJobs, RetryLaterError
+from mnemo.services.platform.jobs.queueing import Enqueue, RetryLaterError
+from mnemo.services.platform.jobs.router import JobRouter
 
 
 class _Received(Protocol):
@@ -27,6 +28,15 @@ class LocalQueue(Protocol):
     def __len__(self) -> int: ...
 
 
+def local_enqueuer(queue: LocalQueue) -> Enqueue:
+    """How the jobs queue an event for the local worker: one queue, run in order (the owner does not matter)."""
+
+    def enqueue(project_id: str, event_id: str, _owner: str = "") -> None:
+        queue.send({"project_id": project_id, "event_id": event_id})
+
+    return enqueue
+
+
 LOCAL_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0)  # seconds before each new attempt after an error that passes
 
 
@@ -37,22 +47,22 @@ class AddWorker:
 
     def __init__(
         self,
-        adds: AddJobs,
+        router: JobRouter,
         events: EventStore,
         queue: LocalQueue,
         retry_delays: Sequence[float] = LOCAL_RETRY_DELAYS,
     ) -> None:
-        self._adds = adds
+        """`queue`: where the jobs' `local_enqueuer` puts them."""
+        self._router = router
         self._events = events
         self._queue = queue
+        self._enqueue = local_enqueuer(queue)
         self._retry_delays = tuple(retry_delays)
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
-        adds.enqueue = self.enqueue
 
     def enqueue(self, project_id: str, event_id: str, owner: str = "") -> None:
-        """One queue, run in order: the owner does not matter here."""
-        self._queue.send({"project_id": project_id, "event_id": event_id})
+        self._enqueue(project_id, event_id, owner)
 
     def start(self, *, requeue: bool = True) -> None:
         """The worker's thread; with `requeue`, first every event a stop left unfinished queued again (by one process
@@ -75,7 +85,7 @@ class AddWorker:
         attempts = len(self._retry_delays) + 1
         for delay in (*self._retry_delays, 0.0):
             try:
-                self._adds.process(project_id, event_id, max_attempts=attempts)
+                self._router.process(project_id, event_id, max_attempts=attempts)
                 return
             except RetryLaterError:
                 if self._stopped.wait(delay):

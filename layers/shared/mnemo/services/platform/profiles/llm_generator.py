@@ -24,8 +24,8 @@ from mnemo.domain.memory import MemoryRecord
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.services.llm_extraction import parse_json_reply
-from mnemo.services.platform import profile_prompts
-from mnemo.services.platform.profile_generation import ProfileDraft
+from mnemo.services.platform.profiles import prompts as profile_prompts
+from mnemo.services.platform.profiles.generation import ProfileDraft
 
 DEFAULT_MAX_MEMORIES = 200
 ATTEMPTS = 2  # the first answer and one retry with its error

@@ -7,22 +7,24 @@ from dataclasses import dataclass, field
 
 from mnemo.ports.reflection_store import ReflectionStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.add_jobs import AddJobs
-from mnemo.services.platform.add_worker import AddWorker
-from mnemo.services.platform.dream import DreamService
-from mnemo.services.platform.dream_schedule import DreamScheduler, DreamTimer
-from mnemo.services.platform.entities import ProjectEntityService
-from mnemo.services.platform.erasure import ProjectErasure
-from mnemo.services.platform.events import EventService
-from mnemo.services.platform.jobs import JobService
-from mnemo.services.platform.profile_worker import ProfileWorker
-from mnemo.services.platform.profiles import ProfileService
-from mnemo.services.platform.project_memory import ProjectMemoryService
-from mnemo.services.platform.reports import ReportService
-from mnemo.services.platform.retrieval_counts import RetrievalCounts
-from mnemo.services.platform.tenancy import TenancyService
-from mnemo.services.platform.webhook_worker import WebhookWorker
-from mnemo.services.platform.webhooks import WebhookService
+from mnemo.services.platform.dream.schedule import DreamScheduler, DreamTimer
+from mnemo.services.platform.dream.service import DreamService
+from mnemo.services.platform.jobs.add_worker import AddWorker
+from mnemo.services.platform.jobs.adds import AddJobs
+from mnemo.services.platform.jobs.imports import ImportJobs
+from mnemo.services.platform.jobs.queue_consumer import JobService
+from mnemo.services.platform.jobs.router import JobRouter
+from mnemo.services.platform.memories.project_memory import ProjectMemoryService
+from mnemo.services.platform.memories.retrieval_counts import RetrievalCounts
+from mnemo.services.platform.profiles.service import ProfileService
+from mnemo.services.platform.profiles.worker import ProfileWorker
+from mnemo.services.platform.tenancy.erasure import ProjectErasure
+from mnemo.services.platform.tenancy.events import EventService
+from mnemo.services.platform.tenancy.project_entities import ProjectEntityService
+from mnemo.services.platform.tenancy.reports import ReportService
+from mnemo.services.platform.tenancy.service import TenancyService
+from mnemo.services.platform.webhooks.service import WebhookService
+from mnemo.services.platform.webhooks.worker import WebhookWorker
 
 
 @dataclass
@@ -33,6 +35,8 @@ class PlatformServices:
     entities: ProjectEntityService
     reports: ReportService
     adds: AddJobs
+    imports: ImportJobs
+    router: JobRouter  # runs a stored job event by its kind (the add worker's, the ingest function's)
     jobs: JobService
     namespaces: NamespaceMemoryServices
     dream: DreamService

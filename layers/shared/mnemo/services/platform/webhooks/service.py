@@ -28,7 +28,7 @@ from mnemo.domain.webhooks import (
 from mnemo.errors import FieldsError, NotFoundError, PermissionDeniedError, ValidationError
 from mnemo.ports.webhook_sender import WebhookSender
 from mnemo.ports.webhook_store import WebhookStore
-from mnemo.services.platform.tenancy import PlatformCaller
+from mnemo.services.platform.tenancy.callers import PlatformCaller
 
 NO_ACCESS = "You don't have access to this project"
 NOT_FOUND = "Webhook not found"

@@ -19,9 +19,9 @@ from mnemo.services.commands import UNSET, AddCommand, SearchCommand, SearchResu
 from mnemo.services.decay import Decay, DecaySettings
 from mnemo.services.memory_service import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.add_jobs import AddJobs
-from mnemo.services.platform.events import DELETE, EventService
-from mnemo.services.platform.retrieval_counts import RetrievalCounts
+from mnemo.services.platform.jobs.adds import AddJobs
+from mnemo.services.platform.memories.retrieval_counts import RetrievalCounts
+from mnemo.services.platform.tenancy.events import DELETE, EventService
 
 MEMORY_NOT_FOUND = "Memory not found!"
 BATCH_LIMIT = 1000  # memories one batch update or delete may name

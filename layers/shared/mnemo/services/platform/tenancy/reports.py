@@ -19,9 +19,9 @@ from mnemo.ports.llm import LLM
 from mnemo.ports.tenancy_store import ProjectRecordStore
 from mnemo.services.commands import check_size, json_size
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform import filters as pf
-from mnemo.services.platform.llm_export import export_with_llm
-from mnemo.services.platform.retrieval_counts import RetrievalCounts
+from mnemo.services.platform.memories import filters as pf
+from mnemo.services.platform.memories.retrieval_counts import RetrievalCounts
+from mnemo.services.platform.tenancy.llm_export import export_with_llm
 
 FEEDBACK_VALUES = ("POSITIVE", "NEGATIVE", "VERY_NEGATIVE")
 INVALID_MEMORY_ID = "Invalid memory_id"
@@ -90,7 +90,7 @@ class ReportService:
         return export
 
     def _shaped(self, schema: dict[str, Any], instructions: str | None, records: list[MemoryRecord]) -> Any:
-        """The export: filled by the LLM when the request gives instructions (mnemo.services.platform.llm_export),
+        """The export: filled by the LLM when the request gives instructions (tenancy/llm_export.py),
         else shaped from the memories by the schema's property names; instructions without an LLM are a 400."""
         if not instructions or not instructions.strip():
             return shape(schema, records)

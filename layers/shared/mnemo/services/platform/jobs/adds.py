@@ -7,9 +7,8 @@ queue, marks it RUNNING, and stores SUCCEEDED with the results or FAILED with th
 unless it was the job's last attempt: the queue runs it again later. A synchronous add (infer=false) is run at
 once and its event written once, when it ends.
 
-An import (an IMPORT event: many conversations and memories, mnemo.services.platform.imports) is queued and run by
-the same worker: `process` hands it to ImportJobs; a Dream run (a DREAM event, mnemo.services.platform.dream_runs)
-to DreamJobs. A job CANCELLED meanwhile (POST /v1/event/{id}/cancel/) is not
+The worker hands each stored event to the JobRouter (jobs/router.py), which runs an add here, an import in
+ImportJobs and a Dream run in DreamJobs. A job CANCELLED meanwhile (POST /v1/event/{id}/cancel/) is not
 run; an add cancelled while it ran keeps that status, with what it added as its results.
 """
 
@@ -17,99 +16,28 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import replace
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any
 
 from mnemo.domain.llm_usage import NO_USAGE, LLMUsage, as_counters
 from mnemo.domain.memory import Event, LifecycleState, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
 from mnemo.domain.webhooks import ERASED_TEXT
-from mnemo.errors import MnemoError, ProviderError, UnavailableError
+from mnemo.errors import MnemoError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
-from mnemo.services.commands import AddCommand, AddResult, Category
+from mnemo.services.commands import AddCommand, AddResult
 from mnemo.services.llm_usage import UsageMeter
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.events import ADD, DREAM, IMPORT, event_id_of, new_event
-
-if TYPE_CHECKING:
-    from mnemo.services.platform.dream_runs import DreamJobs
-    from mnemo.services.platform.imports import ImportJobs
+from mnemo.services.platform.jobs.project_settings import with_project_settings
+from mnemo.services.platform.jobs.queueing import Enqueue, RetryLaterError, is_transient, queue_job
+from mnemo.services.platform.jobs.router import run_stored
+from mnemo.services.platform.tenancy.events import ADD, new_event
 
 log = logging.getLogger("mnemo.platform.worker")
 
+
 # How an add event is queued: (project id, event id, owner). The owner (`user:<id>`, `agent:<id>`, `run:<id>`)
 # orders a queue: one owner's adds run in the order they were sent, other owners' beside them.
-Enqueue = Callable[[str, str, str], None]
-
-# Provider failures that pass: the job is worth running again a little later.
-TRANSIENT_PROVIDER_ERRORS = frozenset({"provider_timeout", "provider_unavailable", "provider_rate_limited"})
-
-
-class RetryLaterError(Exception):
-    """A job failed for a reason that passes; its event is PENDING again, for the queue to run it later."""
-
-    def __init__(self, event_id: str, reason: str) -> None:
-        super().__init__(f"event {event_id} will be retried: {reason}")
-        self.event_id = event_id
-        self.reason = reason
-
-
-def is_transient(exc: BaseException) -> bool:
-    return isinstance(exc, ProviderError) and exc.code in TRANSIENT_PROVIDER_ERRORS
-
-
-def queue_job(
-    events: EventStore,
-    event: PlatformEvent,
-    enqueue: Callable[[], None],
-    clock: Callable[[], datetime],
-    *,
-    failed: str,
-    unavailable: str,
-) -> None:
-    """Store a job's PENDING event, then queue it: acknowledged jobs are never lost. A job that cannot be queued
-    ends FAILED with `failed` (an event nothing will run must not stay PENDING), and the caller gets a 503
-    saying `unavailable`."""
-    events.save_event(event)
-    try:
-        enqueue()
-    except Exception as exc:
-        log.exception("%s event %s of project %s could not be queued", event.event_type, event.id, event.project_id)
-        moment = clock()
-        events.save_event(
-            event.changed(status=EventStatus.FAILED, error=failed, completed_at=moment, updated_at=moment)
-        )
-        raise UnavailableError(unavailable) from exc
-
-
-def project_categories(project: Project) -> tuple[Category, ...]:
-    """The project's custom categories, as (name, description) pairs."""
-    return tuple((name, description) for entry in project.custom_categories for name, description in entry.items())
-
-
-def with_project_settings(command: AddCommand, project: Project) -> AddCommand:
-    """The call's own instructions and categories win; else the project's (categories replace, never merge): for
-    the memories of an agent alone (an agent id and no user id), its agent_custom_instructions when it has them."""
-    categories = command.custom_categories or project_categories(project)
-    of_an_agent = command.scope.agent_id is not None and command.scope.user_id is None
-    project_instructions = (of_an_agent and project.agent_custom_instructions) or project.custom_instructions
-    return replace(
-        command,
-        instructions=command.instructions or project_instructions,
-        custom_categories=categories,
-        multilingual=project.multilingual,
-        timestamp=whole_seconds(command.timestamp),
-    )
-
-
-def whole_seconds(moment: datetime | None) -> datetime | None:
-    """A platform add's timestamp as its event keeps it: Unix seconds (0 is no timestamp), so that an add run at
-    once and one run from its event make the same memory."""
-    seconds = int(moment.timestamp()) if moment is not None else 0
-    return datetime.fromtimestamp(seconds, tz=UTC) if seconds else None
-
-
 def count_llm_usage(records: ProjectRecordStore, project_id: str, usage: LLMUsage) -> None:
     """Add an add's LLM usage to the project's counters (its statistics sum them): nothing when it made no call."""
     if usage.calls:
@@ -137,24 +65,17 @@ class AddJobs:
         enqueue: Enqueue | None = None,
         clock: Callable[[], datetime] = now,
     ) -> None:
+        """`enqueue`: the job queue (None: an add runs as it is submitted)."""
         self._namespaces = namespaces
         self._directory = directory
         self._events = events
         self._records = records
-        self.enqueue: Enqueue = enqueue or self._process_now
+        self._enqueue: Enqueue = enqueue or self._process_now
         self._clock = clock
-        from mnemo.services.platform.imports import ImportJobs  # which builds on this module
-
-        self.imports: ImportJobs = ImportJobs(namespaces, directory, events, records, self.enqueue_job, clock=clock)
-        self.dreams: DreamJobs | None = None  # Dream runs, once the composition root wires them
-
-    def enqueue_job(self, project_id: str, event_id: str, owner: str) -> None:
-        """Queue through `enqueue` as it is when called (a worker or a queue is wired after construction)."""
-        self.enqueue(project_id, event_id, owner)
 
     def _process_now(self, project_id: str, event_id: str, _owner: str) -> None:
         """What queueing is without a queue: the add runs as it is submitted."""
-        self.process(project_id, event_id)
+        run_stored(self._events, self._directory, self, project_id, event_id)
 
     def submit(self, project: Project, command: AddCommand) -> PlatformEvent:
         """Store the PENDING event (the job itself), then queue it: acknowledged jobs are never lost."""
@@ -163,7 +84,7 @@ class AddJobs:
         queue_job(
             self._events,
             event,
-            lambda: self.enqueue(project.id, event.id, command.scope.owner()),
+            lambda: self._enqueue(project.id, event.id, command.scope.owner()),
             self._clock,
             failed="The add could not be queued; nothing was stored. Send it again.",
             unavailable="The job queue is unavailable; nothing was stored. Retry shortly.",
@@ -180,41 +101,18 @@ class AddJobs:
         )
         return self._run(project.id, event, reraise=True, stored=False, command=command)
 
-    def process(self, project_id: str, event_id: str, *, max_attempts: int = 1) -> PlatformEvent | None:
-        """Run a stored add event (the worker's job), counting the attempt in the event. An error ends the event
-        FAILED; an error that passes, before the event's `max_attempts`-th attempt, puts the event back to PENDING
-        and raises RetryLaterError instead. None when the event or its project is gone. An event that has ended
-        (done, or cancelled) is not run again; an import (`event_id` may name a later part of one,
-        `<id>~<done>`) is run by ImportJobs."""
-        event = self._events.get_event(project_id, event_id_of(event_id))
-        if event is None or event.status.finished:
-            return event
-        project = self._directory.get_project(project_id)
-        if project is None:
-            return None
-        if event.event_type == IMPORT:
-            return self.imports.process(project_id, event, max_attempts=max_attempts)
-        if event.event_type == DREAM:
-            return self._dream(project, event, max_attempts)
+    def process(self, project: Project, event: PlatformEvent, *, max_attempts: int = 1) -> PlatformEvent | None:
+        """Run a stored, unfinished add event of an existing project (the worker's job, through the JobRouter),
+        counting the attempt in the event. An error ends the event FAILED; an error that passes, before the event's
+        `max_attempts`-th attempt, puts the event back to PENDING and raises RetryLaterError instead. None when the
+        event is gone."""
         started = self._clock()
         event = event.changed(
             status=EventStatus.RUNNING, started_at=started, updated_at=started, attempts=event.attempts + 1
         )
         if not self._events.update_event(event):
             return None
-        return self._run(project_id, event, reraise=False, retry=event.attempts < max_attempts)
-
-    def _dream(self, project: Project, event: PlatformEvent, max_attempts: int) -> PlatformEvent | None:
-        if self.dreams is None:  # a worker built without Dream (it cannot run): the run says so
-            moment = self._clock()
-            failed = event.changed(
-                status=EventStatus.FAILED,
-                error="This worker cannot run Dream runs.",
-                completed_at=moment,
-                updated_at=moment,
-            )
-            return failed if self._events.update_event(failed) else None
-        return self.dreams.process(project, event, max_attempts=max_attempts)
+        return self._run(project.id, event, reraise=False, retry=event.attempts < max_attempts)
 
     def _run(
         self,
