@@ -24,7 +24,7 @@ from mnemo.api.platform import PLATFORM_ROUTERS
 from mnemo.api.request_id import RequestIdMiddleware
 from mnemo.api.request_log_middleware import RequestLogMiddleware
 from mnemo.api.selfhosted import api_keys, auth, configure, entities, memories, request_log, users
-from mnemo.services.service_set import Services
+from mnemo.services.platform.served import ServedServices
 
 # The route groups, each served by one Lambda function (template.yaml routes their paths to it).
 ROUTE_GROUPS: dict[str, tuple[APIRouter, ...]] = {
@@ -40,7 +40,7 @@ DESCRIPTION = "Long-term memory for AI agents: the self-hosted REST API."
 
 
 def create_app(
-    services: Services,
+    services: ServedServices,
     groups: Iterable[str] | None = None,
     *,
     cors_origins: Sequence[str] = (),

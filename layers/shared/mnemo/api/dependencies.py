@@ -23,6 +23,7 @@ from mnemo.services.platform.dream.service import DreamService
 from mnemo.services.platform.features import PlatformServices
 from mnemo.services.platform.memories.project_memory import ProjectMemoryService
 from mnemo.services.platform.profiles.service import ProfileService
+from mnemo.services.platform.served import ServedServices
 from mnemo.services.platform.tenancy.events import EventService
 from mnemo.services.platform.tenancy.project_entities import ProjectEntityService
 from mnemo.services.platform.tenancy.reports import ReportService
@@ -30,7 +31,6 @@ from mnemo.services.platform.tenancy.service import TenancyService
 from mnemo.services.platform.webhooks.service import WebhookService
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
-from mnemo.services.service_set import Services
 from mnemo.services.sessions import SessionService
 from mnemo.services.tokens import TokenService
 
@@ -50,8 +50,8 @@ def in_loop(accessor: Callable[[Request], T]) -> Callable[[Request], Coroutine[A
     return resolve
 
 
-def services_of(request: Request) -> Services:
-    services: Services = getattr(request.app.state, SERVICES_STATE)
+def services_of(request: Request) -> ServedServices:
+    services: ServedServices = getattr(request.app.state, SERVICES_STATE)
     return services
 
 

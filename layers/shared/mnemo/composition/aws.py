@@ -33,7 +33,7 @@ from mnemo.services.request_log import RequestLogService
 from mnemo.settings import Settings
 
 if TYPE_CHECKING:
-    from mnemo.adapters.aws.webhook_delivery import WebhookDelivery
+    from mnemo.services.platform.webhooks.queue_delivery import WebhookDelivery
 
 MARGIN_SECONDS = 5.0  # beyond an attempt's timeout, what an invocation keeps in hand before it stops attempting
 
@@ -131,10 +131,10 @@ def build_aws_webhook_delivery(
 
     from mnemo.adapters.aws.publisher import SnsPublisher
     from mnemo.adapters.aws.queue import SqsQueue
-    from mnemo.adapters.aws.webhook_delivery import WebhookDelivery
     from mnemo.adapters.dynamodb.outbox import memories_outbox
     from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
     from mnemo.errors import ConfigurationError
+    from mnemo.services.platform.webhooks.queue_delivery import WebhookDelivery
 
     settings = settings or Settings()
     if not settings.topic_arn:

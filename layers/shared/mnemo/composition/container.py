@@ -9,12 +9,12 @@ from typing import Any
 
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.providers import ProviderCatalog
-from mnemo.services.service_set import Services
+from mnemo.services.platform.served import ServedServices
 from mnemo.settings import Settings
 
 
 @dataclass(kw_only=True)
-class Container(Services):
+class Container(ServedServices):
     settings: Settings
     closers: list[Callable[[], None]] = field(default_factory=list)  # last opened, first closed
 

@@ -24,10 +24,10 @@ from mnemo.domain.json_shape import json_problem
 from mnemo.domain.memory import Scope
 from mnemo.errors import ValidationError
 from mnemo.services.commands import AddCommand, Message
+from mnemo.services.messages import messages_of
 from mnemo.services.platform.jobs.import_results import REFUSED, result
 
 MAX_IMPORT_ITEMS = 1_000  # conversations and memories of one import
-MAX_ITEM_MESSAGES = 1_000  # messages of one conversation (as of one add)
 MAX_ITEM_CATEGORIES = 100
 MAX_CATEGORY_NAME = 255
 FORMATS = ("auto", "items", "mnemo", "mem0")
@@ -158,30 +158,6 @@ def memory_text(entry: Mapping[str, Any]) -> str | None:
     if not found[0].strip():
         raise ValidationError("A memory's text is empty.")
     return found[0]
-
-
-def messages_of(raw: Any) -> list[Message]:
-    """A conversation as an add takes it: a list of {role, content, name?}, one message object, or a string (a
-    user message). Content is text: multimodal content is refused."""
-    items: Any = [{"role": "user", "content": raw}] if isinstance(raw, str) else [raw] if isinstance(raw, dict) else raw
-    if not isinstance(items, list):
-        raise ValidationError("messages must be a list of {role, content} objects, one such object, or a string.")
-    if len(items) > MAX_ITEM_MESSAGES:
-        raise ValidationError(f"A conversation has at most {MAX_ITEM_MESSAGES:,} messages; this one {len(items):,}.")
-    out: list[Message] = []
-    for i, item in enumerate(items):
-        if not isinstance(item, Mapping) or not isinstance(item.get("role"), str):
-            raise ValidationError(f"messages[{i}] must be an object with a role and a content.")
-        content = item.get("content")
-        if not isinstance(content, str):
-            raise ValidationError(
-                f"messages[{i}].content must be text: multimodal content is not supported by this server."
-            )
-        name = item.get("name")
-        out.append(Message(item["role"], content, name if isinstance(name, str) else None))
-    if not out:
-        raise ValidationError("messages must not be empty.")
-    return out
 
 
 def _scope_ids(raw: Mapping[str, Any], where: str) -> dict[str, str]:

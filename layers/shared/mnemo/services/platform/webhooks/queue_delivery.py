@@ -1,30 +1,27 @@
-"""Webhook delivery on AWS: what the delivery function (functions/webhook_delivery/app.py) does with each message
-of its SQS queue and with its schedule, over the services' rules (mnemo.services.platform.webhooks).
+"""Webhook delivery from a queue (the AWS delivery function's work, whose entry reads the SQS records and hands each
+here as an outbound event or a retry), over the relay and the dispatcher of this package.
 
-- **A topic event** (an outbound event the relay published to the SNS events topic, delivered to the queue by its
-  subscription, raw or wrapped): `fan_out` makes its deliveries (one per subscribed, active webhook of its
-  project; idempotent per delivery id, so a message received twice makes them once), then each affected
-  webhook's due deliveries are sent, head first, in sequence order (`send_heads`).
+- **An outbound event** (one the relay published to the events topic): `deliver` makes its deliveries (`fan_out`:
+  one per subscribed, active webhook of its project; idempotent per delivery id, so an event received twice makes
+  them once), then sends each affected webhook's due deliveries, head first, in sequence order (`send_heads`).
   The event is also told to the `listeners` (the profiles: a memory change makes its user's profile stale).
-- **A retry** (`{"kind": "webhook.retry", "webhook_id", "delivery_id", "attempts"}`): whoever makes a failed attempt
-  whose next attempt is due within 15 minutes sends one, delayed until then (SQS's longest delay); a later one is
-  left to the schedule. On receipt, the webhook's head is sent if it is still that delivery after that many
-  attempts (anything else means another attempt was made since, and whoever made it scheduled its own follow-up:
-  retries never multiply); received early, it is delayed again.
+- **A retry** (`{"kind": "webhook.retry", "webhook_id", "delivery_id", "attempts"}`, `is_retry`): whoever makes a
+  failed attempt whose next attempt is due within 15 minutes sends one, delayed until then (SQS's longest delay);
+  a later one is left to the schedule. On receipt (`retry`), the webhook's head is sent if it is still that
+  delivery after that many attempts (anything else means another attempt was made since, and whoever made it
+  scheduled its own follow-up: retries never multiply); received early, it is delayed again.
 - **The schedule** (every minute): `sweep` drains the outboxes to the topic (what a process killed between its
   commit and its publish left behind) and sends every due head (the retries beyond 15 minutes, redeliveries from
   the log, whatever a failed invocation left), different webhooks at once.
 
-A message whose handling raises (a body that is no event, a store that fails) is reported failed: SQS brings it
-back, and after the queue's maxReceiveCount moves it to the dead-letter queue. A receiver that fails is no error:
-its attempt is recorded and retried on the schedule of the dispatcher. Each attempt starts only while the
-invocation has `margin_seconds` left (an attempt's whole timeout and more); past that, a retry at once is sent
-instead, so that another invocation goes on.
+A message whose handling raises (a store that fails) is reported failed by the entry: the queue brings it back,
+and in the end dead-letters it. A receiver that fails is no error: its attempt is recorded and retried on the
+schedule of the dispatcher. Each attempt starts only while the invocation has `margin_seconds` left (an attempt's
+whole timeout and more); past that, a retry at once is sent instead, so that another invocation goes on.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -33,7 +30,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from mnemo.adapters.aws.publisher import delivered_event, outbound_event
 from mnemo.domain.memory import now
 from mnemo.domain.webhooks import Delivery, DeliveryState, OutboundEvent
 from mnemo.ports.webhook_store import WebhookStore
@@ -75,6 +71,11 @@ def retry_message(delivery: Delivery) -> dict[str, Any]:
     }
 
 
+def is_retry(message: Any) -> bool:
+    """Whether a message of the delivery queue is a retry (else it is an outbound event)."""
+    return isinstance(message, Mapping) and message.get("kind") == RETRY_KIND
+
+
 @dataclass(frozen=True, slots=True)
 class SweepResult:
     relayed: int  # outbox events published to the topic
@@ -107,15 +108,9 @@ class WebhookDelivery:
         self._clock = clock
         self._pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="mnemo-webhook-sweep")
 
-    # ---- one SQS message ------------------------------------------------------------------------------------
-
-    def handle(self, body: str, time_left: TimeLeft) -> int:
-        """One message of the delivery queue (a topic event or a retry); returns the attempts made. Raises when
-        the message is neither, or a store fails (the message is then retried, and in the end dead-lettered)."""
-        message: Any = json.loads(body)
-        if isinstance(message, Mapping) and message.get("kind") == RETRY_KIND:
-            return self._retry(message, time_left)
-        event = outbound_event(delivered_event(message))
+    def deliver(self, event: OutboundEvent, time_left: TimeLeft) -> int:
+        """An outbound event received: its deliveries made and the affected webhooks' due ones sent; returns the
+        attempts made. Raises when a store fails (the message is then retried, and in the end dead-lettered)."""
         made = fan_out(self._store, [event], self._clock())
         self._tell(event)
         webhook_ids = list(dict.fromkeys(d.webhook_id for d in made))
@@ -131,7 +126,8 @@ class WebhookDelivery:
             except Exception:
                 log.exception("a listener of topic events failed")
 
-    def _retry(self, message: Mapping[str, Any], time_left: TimeLeft) -> int:
+    def retry(self, message: Mapping[str, Any], time_left: TimeLeft) -> int:
+        """A retry message received (`is_retry`): the webhook's head sent when it is still due that attempt."""
         webhook_id = str(message["webhook_id"])
         head = self._store.head(webhook_id)
         if head is None or head.id != message.get("delivery_id") or len(head.attempts) != message.get("attempts"):
@@ -140,8 +136,6 @@ class WebhookDelivery:
             self._schedule(head)  # early: wait again
             return 0
         return self.send_heads(webhook_id, time_left)
-
-    # ---- one webhook ----------------------------------------------------------------------------------------
 
     def send_heads(self, webhook_id: str, time_left: TimeLeft) -> int:
         """Send the webhook's due deliveries in sequence order, each after the one before it is final, until its
@@ -175,8 +169,6 @@ class WebhookDelivery:
             self._retries.send(retry_message(delivery), delay_seconds=math.ceil(max(wait, 0.0)))
         except Exception:  # the schedule sends it anyway: a retry message only makes it sooner
             log.warning("could not schedule the retry of delivery %s", delivery.id, exc_info=True)
-
-    # ---- the schedule ---------------------------------------------------------------------------------------
 
     def sweep(self, time_left: TimeLeft) -> SweepResult:
         """Drain the outboxes to the topic, then send every due head while there is time."""
