@@ -35,7 +35,7 @@ from mnemo.adapters.dynamodb.items import OUTBOX_PK
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.api.app import create_app
-from mnemo.composition.aws import build_aws_webhook_delivery
+from mnemo.composition.aws_functions import build_aws_webhook_delivery
 from mnemo.composition.container import Container, build_container
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
 from mnemo.domain.webhooks import OutboundEvent

@@ -12,8 +12,8 @@
 - **The schedule** (an EventBridge rule, every minute): drain the outboxes to the topic (what a process killed
   between its commit and its publish left), then send every due delivery (`WebhookDelivery.sweep`).
 
-Nothing is read at import: the composition (mnemo.composition.aws.build_aws_webhook_delivery, no provider, index
-or secret) is built at the first invocation and kept. `functions/webhook_delivery/app.py` is one call of
+Nothing is read at import: the composition (mnemo.composition.aws_functions.build_aws_webhook_delivery, no provider,
+index or secret) is built at the first invocation and kept. `functions/webhook_delivery/app.py` is one call of
 `webhooks_entry`.
 """
 
@@ -31,7 +31,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from mnemo.adapters.aws.publisher import delivered_event, outbound_event
-from mnemo.composition.aws import WebhookDeliveryRuntime, build_aws_webhook_delivery
+from mnemo.composition.aws_functions import WebhookDeliveryRuntime, build_aws_webhook_delivery
 from mnemo.entrypoints.lazy_runtime import LazyRuntime
 from mnemo.services.platform.webhooks.queue_delivery import TimeLeft, WebhookDelivery, is_retry
 

@@ -9,13 +9,13 @@ it queues takes those claims over (`renew`, mnemo.services.platform.dream.runs):
 interval, and never reflected on by two runs at once (a tick while the run still waits in the queue finds the user
 held). A run left waiting past the lease loses the user to the next tick's claim and skips them.
 
-It runs locally in a thread of `mnemo serve` (DreamTimer, every MNEMO_DREAM_SCHEDULE_SECONDS), and on AWS in the
-Dream scheduler function, which an EventBridge Scheduler schedule invokes (template.yaml `DreamSchedule`)."""
+It runs locally in a worker of `mnemo serve` (DreamTimer, dream/timer.py, every MNEMO_DREAM_SCHEDULE_SECONDS), and
+on AWS in the Dream scheduler function, which an EventBridge Scheduler schedule invokes (template.yaml
+`DreamSchedule`)."""
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
@@ -109,32 +109,3 @@ class DreamScheduler:
             for user in claimed:
                 self._reflections.release(project_id, user, at, ran=False)
             raise
-
-
-class DreamTimer:
-    """The local schedule: a thread of `mnemo serve` that ticks the scheduler every `every_seconds` (the first
-    tick one period after start)."""
-
-    def __init__(self, scheduler: DreamScheduler, every_seconds: float) -> None:
-        self._scheduler = scheduler
-        self._every = every_seconds
-        self._stopped = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._stopped.clear()
-        self._thread = threading.Thread(target=self._run, name="mnemo-dream-schedule", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stopped.wait(self._every):
-            try:
-                self._scheduler.tick()
-            except Exception:
-                log.exception("a dream schedule tick failed")
-
-    def stop(self) -> None:
-        self._stopped.set()
-        if self._thread is not None:
-            self._thread.join(timeout=30)
-            self._thread = None

@@ -76,6 +76,7 @@ class DreamService:
         entitlements: Entitlements,
         reflections: ReflectionStore,
         project_memory: ProjectMemoryService,
+        jobs: DreamJobs,
         *,
         llm_available: Callable[[], bool] = lambda: False,
         clock: Callable[[], datetime] = now,
@@ -86,7 +87,7 @@ class DreamService:
         self._project_memory = project_memory
         self._llm_available = llm_available
         self._clock = clock
-        self.jobs: DreamJobs | None = None  # the runs, once the composition root wires them
+        self.jobs = jobs
 
     def config(self, org_id: str, project_id: str, user: PlatformUser) -> DreamConfig:
         project = self._tenancy.authorized_project(org_id, project_id, user, Role.READER)
@@ -126,8 +127,6 @@ class DreamService:
             raise ValidationError(f"No Dream run: {unavailable}")
         if not project.reflection_enabled:
             raise ValidationError(SYNTHESIS_OFF)
-        if self.jobs is None:
-            raise ValidationError("This deployment does not run Dream runs.")
         return self.jobs.submit(project, REQUEST, users)
 
     def sources(

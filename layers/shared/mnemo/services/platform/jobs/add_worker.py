@@ -1,5 +1,5 @@
-"""The local worker of asynchronous platform adds: a thread that runs queued add events one at a time, in the
-order they were queued (on AWS the ingest worker function does this, from SQS)."""
+"""The local worker of asynchronous platform jobs: a Worker (services/workers.py) that runs queued events one at a
+time through the JobRouter, in the order they were queued (on AWS the ingest worker function does this, from SQS)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from mnemo.domain.memory import now
 from mnemo.ports.tenancy_store import EventStore
 from mnemo.services.platform.jobs.queueing import Enqueue, RetryLaterError
 from mnemo.services.platform.jobs.router import JobRouter
+from mnemo.services.workers import Worker
 
 
 class _Received(Protocol):
@@ -40,10 +41,12 @@ def local_enqueuer(queue: LocalQueue) -> Enqueue:
 LOCAL_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0)  # seconds before each new attempt after an error that passes
 
 
-class AddWorker:
+class AddWorker(Worker):
     """Runs queued add events; an add that fails for a reason that passes is tried again after each of
-    `retry_delays`, before the next one. At start every PENDING or RUNNING event is queued again, so a job
-    survives a restart."""
+    `retry_delays`, before the next one. At start every PENDING or RUNNING event is queued again (by the leader
+    only, when several processes serve the data dir), so a job survives a restart."""
+
+    name = "platform-worker"
 
     def __init__(
         self,
@@ -53,29 +56,25 @@ class AddWorker:
         retry_delays: Sequence[float] = LOCAL_RETRY_DELAYS,
     ) -> None:
         """`queue`: where the jobs' `local_enqueuer` puts them."""
+        super().__init__()
         self._router = router
         self._events = events
         self._queue = queue
         self._enqueue = local_enqueuer(queue)
         self._retry_delays = tuple(retry_delays)
-        self._stopped = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def enqueue(self, project_id: str, event_id: str, owner: str = "") -> None:
         self._enqueue(project_id, event_id, owner)
 
-    def start(self, *, requeue: bool = True) -> None:
-        """The worker's thread; with `requeue`, first every event a stop left unfinished queued again (by one process
-        only, when several serve the data dir)."""
-        for event in self._events.unfinished_events() if requeue else ():
+    def prepare(self, leader: bool) -> None:
+        """The leader queues again every event a stop left unfinished."""
+        for event in self._events.unfinished_events() if leader else ():
             self.enqueue(event.project_id, event.id)
-        self._thread = threading.Thread(target=self._run, name="mnemo-platform-worker", daemon=True)
-        self._thread.start()
 
-    def _run(self) -> None:
-        while not self._stopped.is_set():
+    def run(self, stopping: threading.Event) -> None:
+        while not stopping.is_set():
             for message in self._queue.receive(max_messages=10, wait_seconds=0.2):
-                if self._stopped.is_set():
+                if stopping.is_set():
                     return
                 self._process(message.body["project_id"], message.body["event_id"])
 
@@ -88,16 +87,11 @@ class AddWorker:
                 self._router.process(project_id, event_id, max_attempts=attempts)
                 return
             except RetryLaterError:
-                if self._stopped.wait(delay):
+                if self.stopping.wait(delay):
                     return  # stopping: the event is PENDING, and queued again at the next start
 
     def drain(self, timeout: float = 30.0) -> None:
         """Wait until the queue is empty (tests and shutdown)."""
         deadline = now().timestamp() + timeout
         while len(self._queue) and now().timestamp() < deadline:
-            self._stopped.wait(0.05)
-
-    def stop(self) -> None:
-        self._stopped.set()
-        if self._thread is not None:
-            self._thread.join(timeout=30)
+            self.stopping.wait(0.05)

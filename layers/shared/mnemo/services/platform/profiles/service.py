@@ -1,4 +1,4 @@
-"""Per-user profiles of a platform project (issue 14): the project's profile settings, each user's profile, and
+"""Per-user profiles of a platform project: the project's profile settings, each user's profile, and
 the profile jobs that (re)generate them.
 
 A profile is generated from the user's memories (newest first) by a ProfileGenerator
@@ -131,16 +131,19 @@ class ProfileService:
         generator: Callable[[], ProfileGenerator | None],
         clock: Callable[[], datetime] = now,
         *,
+        tasks: ProfileTaskQueue | None = None,
         debounce: float = 2.0,
         max_wait: float = 30.0,
     ) -> None:
+        """`tasks`: where generations and jobs wait (the local worker's queue, the profile SQS queue); without one
+        each task runs as it is dispatched."""
         self._store = store
         self._namespaces = namespaces
         self._entities = entities
         self.generator = generator
         self._clock = clock
         self.max_wait = max_wait
-        self.tasks: ProfileTaskQueue = RunAtOnce(self.run_task)
+        self.tasks: ProfileTaskQueue = tasks or RunAtOnce(self.run_task)
         self.changes = ProfileChanges(store, self._dispatch, debounce, clock)
 
     @property
@@ -149,7 +152,7 @@ class ProfileService:
         return self._store
 
     def _dispatch(self, task: ProfileTask, delay: float) -> None:
-        self.tasks.dispatch(task, delay)  # the queue of now: a worker's start replaces it
+        self.tasks.dispatch(task, delay)
 
     # ---- settings ----
 

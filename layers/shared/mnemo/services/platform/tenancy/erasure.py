@@ -1,4 +1,4 @@
-"""What a delete erases beside a project's memories (issue 16, part 4: a delete erases).
+"""What a delete erases beside a project's memories (README "Deletes erase").
 
 The memory store erases a deleted memory's texts from what it keeps (the memory, its history, its siblings'
 sources, its unpublished webhook events: mnemo.ports.memory_store `remove`). Other records of the project quote
@@ -36,11 +36,11 @@ class ProjectErasure:
         events: EventStore,
         records: ProjectRecordStore,
         webhooks: WebhookStore | None = None,
-        profiles: Callable[[], ProfileStore | None] = lambda: None,
+        profiles: ProfileStore | None = None,
         purge: Callable[[], object] | None = None,
     ) -> None:
-        """`profiles`: the profile store when profiles are wired (it may be wired after this is made); `purge`:
-        what makes the rewritten records unrecoverable from their files (the main SQLite file's checkpoint)."""
+        """`profiles`: the profile store, on a backend with profiles; `purge`: what makes the rewritten records
+        unrecoverable from their files (the main SQLite file's checkpoint)."""
         self._events = events
         self._records = records
         self._webhooks = webhooks
@@ -60,7 +60,7 @@ class ProjectErasure:
             self.purge()
 
     def _erase_from_profiles(self, project_id: str, erasure: Erasure, records: Sequence[MemoryRecord]) -> None:
-        store = self._profiles()
+        store = self._profiles
         if store is None:
             return
         for user_id in sorted({r.scope.user_id for r in records if r.scope.user_id}):

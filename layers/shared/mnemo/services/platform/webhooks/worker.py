@@ -1,7 +1,7 @@
-"""The local webhook worker: a thread of `mnemo serve` that drains the outboxes into deliveries and sends the due
-ones, woken at once when a store writes an outbox row (`wake`), and otherwise when the next retry is due (at
-least every `idle_seconds`, which also picks up what a crash left behind). On AWS the delivery function does the
-same from SQS."""
+"""The local webhook worker: a Worker of `mnemo serve` (the leader's) that drains the outboxes into deliveries and
+sends the due ones, woken at once when a store writes an outbox row (`woken`), and otherwise when the next retry is
+due (at least every `idle_seconds`, which also picks up what a crash left behind). On AWS the delivery function does
+the same from SQS."""
 
 from __future__ import annotations
 
@@ -13,46 +13,47 @@ from datetime import datetime
 from mnemo.domain.memory import now
 from mnemo.services.platform.webhooks.dispatcher import WebhookDispatcher
 from mnemo.services.platform.webhooks.relay import WebhookRelay
+from mnemo.services.workers import Worker
 
 log = logging.getLogger("mnemo.webhooks")
 
 
-class WebhookWorker:
+class WebhookWorker(Worker):
+    name = "webhook-worker"
+    leader_only = True  # it relays every process's outbox events
+
     def __init__(
         self,
         relay: WebhookRelay,
         dispatcher: WebhookDispatcher,
         idle_seconds: float = 1.0,
         clock: Callable[[], datetime] = now,
+        *,
+        woken: threading.Event | None = None,
     ) -> None:
+        """`woken`: the event the stores set after each outbox write (`wake` sets it too)."""
+        super().__init__()
         self._relay = relay
         self._dispatcher = dispatcher
         self._idle = idle_seconds
         self._clock = clock
-        self._woken = threading.Event()
-        self._stopped = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._woken = woken or threading.Event()
 
     def wake(self) -> None:
         """Something was written to an outbox (called by the stores, after their commit)."""
         self._woken.set()
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="mnemo-webhook-worker", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stopped.set()
+    def interrupt(self) -> None:
         self._woken.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+
+    def finish(self) -> None:
         self._dispatcher.close()
 
     def run_once(self) -> int:
         """Drain the outboxes, then send what is due until nothing is; returns how many attempts were made."""
         self._relay.drain()
         attempted = 0
-        while not self._stopped.is_set():
+        while not self.stopping.is_set():
             sent = self._dispatcher.run_due()
             if not sent:
                 break
@@ -60,8 +61,8 @@ class WebhookWorker:
             self._relay.drain()  # what was written meanwhile goes in order behind
         return attempted
 
-    def _run(self) -> None:
-        while not self._stopped.is_set():
+    def run(self, stopping: threading.Event) -> None:
+        while not stopping.is_set():
             self._woken.clear()  # before the round: a wake during it makes the next round start at once
             try:
                 self.run_once()

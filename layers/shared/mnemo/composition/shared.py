@@ -1,21 +1,22 @@
-"""What both backends wire the same way: the services over the stores each backend chose."""
+"""What both backends wire the same way: the settings' values the services take, and the core services over the
+stores each backend chose."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from mnemo.composition.auth import AccountStores, build_auth
-from mnemo.composition.container import Container
 from mnemo.ports.reranker import Reranker
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.decay import DecaySettings
 from mnemo.services.entities import EntityService
 from mnemo.services.memory_service import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.features import PlatformServices
 from mnemo.services.ranking import RankingWeights
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
+from mnemo.services.service_set import Services
 from mnemo.settings import Settings
 
 if TYPE_CHECKING:
@@ -52,23 +53,18 @@ def decay_settings(settings: Settings) -> DecaySettings:
     )
 
 
-def assemble(
+def core_services(
     settings: Settings,
     memory_service: MemoryService,
     configuration: ConfigurationService,
     stores: AccountStores,
     request_log: RequestLogService,
-    platform: PlatformServices | None,
     *,
     serves_http: bool = True,
-) -> Container:
-    """The container; a change of embedder (POST /configure) re-embeds the self-hosted memories and every
-    platform project's."""
+) -> Services:
+    """The core services over the stores a backend chose."""
     auth = build_auth(settings, stores, warn=serves_http)
-    namespaces = platform.namespaces if platform is not None else None
-    configuration.on_embedder_change = lambda: reembed_everything(memory_service, namespaces)
-    return Container(
-        settings=settings,
+    return Services(
         memory_service=memory_service,
         configuration=configuration,
         accounts=auth.accounts,
@@ -85,12 +81,14 @@ def assemble(
                 "refresh": settings.rate_limit_refresh,
             }
         ),
-        platform=platform,
     )
 
 
-def reembed_everything(memory_service: MemoryService, namespaces: NamespaceMemoryServices | None) -> int:
-    count = memory_service.reembed_all()
-    if namespaces is not None:
-        count += namespaces.reembed_all()
-    return count
+def reembed_everything(memory_service: MemoryService, namespaces: NamespaceMemoryServices) -> Callable[[], int]:
+    """What a change of embedder (POST /configure) does: re-embed the self-hosted memories and every platform
+    project's. ConfigurationService is told it once the namespaces exist (it makes the providers they use)."""
+
+    def reembed() -> int:
+        return memory_service.reembed_all() + namespaces.reembed_all()
+
+    return reembed
