@@ -2,8 +2,8 @@
 composition root's ServedServices in its state (create_app); a route never sees more than the services it names.
 
 Each `...Dep` resolves in the event loop (`in_loop`): FastAPI runs a synchronous dependency in its thread pool, and
-on two cores under load each such trip cost about 0.1 ms of CPU (the hand-off and the wake-up of a worker thread,
-under the GIL) for what is an attribute read."""
+under load each such trip costs CPU (the hand-off and the wake-up of a worker thread, under the GIL) for what is an
+attribute read."""
 
 from __future__ import annotations
 

@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         help="Which API the key opens (default: self-hosted for an m0sk_ key, the platform for any other key).",
     )
     mcp.set_defaults(run=_mcp)
-    # ---- platform (issue 6): start a tenant ----
+    # ---- platform: start a tenant ----
     platform = commands.add_parser("platform", help="Platform tenancy: organizations, projects, API keys.")
     platform_commands = platform.add_subparsers(dest="platform_command", required=True)
     start = platform_commands.add_parser(
@@ -142,7 +142,7 @@ def local_jwt_secret(path: Path) -> str:
 
 async def limit_request_threads(threads: int) -> None:
     """At most `threads` synchronous endpoints run at once (anyio's default is 40). Each runs in a thread that
-    competes for the GIL: on two cores, 16 concurrent searches spent ~15% more CPU each in 16 threads than in 4."""
+    competes for the GIL: on few cores, many more threads than cores cost each request more CPU, not less time."""
     import anyio.to_thread
 
     anyio.to_thread.current_default_thread_limiter().total_tokens = threads

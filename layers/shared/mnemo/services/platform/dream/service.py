@@ -1,4 +1,4 @@
-"""Dream's configuration of a platform project (issue 15): whether Synthesis (reflection) is on, since when, and in
+"""Dream's configuration of a platform project: whether Synthesis (reflection) is on, since when, and in
 which mode, beside the deployment's entitlements (its plan, the reflection interval, the features it offers); and
 the project's on-demand runs and the sources of its synthesized memories.
 
