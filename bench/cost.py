@@ -824,7 +824,7 @@ class Harness:
         from tests.support.lambda_aws import BedrockAsLocalCatalog, create_stack, environment
         from tests.support.webhook_aws import create_webhook_queues
 
-        from mnemo.composition.aws import build_aws_webhook_delivery
+        from mnemo.composition.aws_functions import build_aws_webhook_delivery
         from mnemo.composition.container import build_container
 
         llm = self.llm

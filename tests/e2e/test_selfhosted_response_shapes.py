@@ -312,7 +312,7 @@ def test_every_self_hosted_route_declares_a_described_response_model(client: Tes
                 if status != "422" and status[0] in "45":
                     assert "$ref" in response["content"]["application/json"]["schema"], (method, path, status)
             checked += 1
-    assert checked == 30  # with the dashboard's /generate-instructions and /auth/onboarding-complete
+    assert checked == 31  # with the dashboard's /generate-instructions and /auth/onboarding-complete, and /health
     # keys sent only when set are optional and never promise a null
     listed = components["ListedMemory"]
     assert listed["required"] == ["id", "memory", "hash", "metadata", "created_at", "updated_at"]

@@ -20,14 +20,14 @@ from moto import mock_aws
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
-from mnemo.composition.aws import build_aws_dream_scheduler
+from mnemo.composition.aws_functions import build_aws_dream_scheduler
 from mnemo.composition.container import Container, build_container
 from mnemo.domain.memory import Scope
 from mnemo.domain.tenancy import EventStatus
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.services.commands import AddCommand, Message
-from mnemo.services.platform.services import PlatformServices
-from mnemo.services.platform.tenancy import Bootstrapped
+from mnemo.services.platform.features import PlatformFeatures
+from mnemo.services.platform.tenancy.callers import Bootstrapped
 from tests.support import moto_aws
 from tests.support.lambda_aws import (
     BedrockAsLocalCatalog,
@@ -53,7 +53,7 @@ class Deployed:
     early: str = ""  # the project the first test turned on
 
     @property
-    def platform(self) -> PlatformServices:
+    def platform(self) -> PlatformFeatures:
         assert self.container.platform is not None
         return self.container.platform
 

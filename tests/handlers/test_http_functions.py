@@ -355,3 +355,8 @@ def test_the_admin_function_serves_the_explorer_of_the_whole_api(deployed: Deplo
     paths = set(description.body["paths"])
     assert {"/memories", "/search", "/configure", "/auth/login", "/api-keys", "/users", "/requests"} <= paths
     assert "/entities/{entity_type}/{entity_id}" in paths
+
+
+def test_the_admin_function_answers_health_without_credentials_and_runs_no_worker(deployed: Deployed) -> None:
+    health = deployed.call("admin/health")
+    assert (health.status, health.body) == (200, {"status": "ok", "workers": []})

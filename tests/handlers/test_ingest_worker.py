@@ -24,8 +24,8 @@ from mnemo.domain.memory import Scope
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.services.commands import AddCommand, Message
-from mnemo.services.platform.services import PlatformServices
-from mnemo.services.platform.tenancy import Bootstrapped
+from mnemo.services.platform.features import PlatformFeatures
+from mnemo.services.platform.tenancy.callers import Bootstrapped
 from tests.support import moto_aws
 from tests.support.lambda_aws import (
     BedrockAsLocalCatalog,
@@ -46,7 +46,7 @@ class Deployed:
     tenant: Bootstrapped
 
     @property
-    def platform(self) -> PlatformServices:
+    def platform(self) -> PlatformFeatures:
         assert self.api.platform is not None
         return self.api.platform
 

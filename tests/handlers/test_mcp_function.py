@@ -23,7 +23,7 @@ from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.composition.container import build_container
 from mnemo.ports.memory_index import MemoryIndex
-from mnemo.services.platform.tenancy import Bootstrapped
+from mnemo.services.platform.tenancy.callers import Bootstrapped
 from tests.support.lambda_aws import (
     ROOT,
     BedrockAsLocalCatalog,

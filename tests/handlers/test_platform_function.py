@@ -32,8 +32,8 @@ from mnemo.domain import filters as f
 from mnemo.entrypoints import lambda_http
 from mnemo.errors import ProviderError
 from mnemo.ports.memory_index import MemoryIndex
-from mnemo.services.platform.services import PlatformServices
-from mnemo.services.platform.tenancy import Bootstrapped
+from mnemo.services.platform.features import PlatformFeatures
+from mnemo.services.platform.tenancy.callers import Bootstrapped
 from tests.support import moto_aws
 from tests.support.lambda_aws import (
     EVENTS,
@@ -62,7 +62,7 @@ class Deployed:
         raw = self.platform_function.handler(loaded, FakeLambdaContext(function_name="platform"))
         return HttpResponse.of(raw)
 
-    def platform(self) -> PlatformServices:
+    def platform(self) -> PlatformFeatures:
         container: Container = self.platform_function.entry.function.container.get()
         assert container.platform is not None
         return container.platform

@@ -31,16 +31,16 @@ from moto import mock_aws
 from standardwebhooks import Webhook as StandardWebhook
 
 from mnemo.adapters.aws.publisher import PublishError, SnsPublisher, delivered_event, outbound_event, topic_event
-from mnemo.adapters.aws.webhook_delivery import RETRY_KIND
 from mnemo.adapters.dynamodb.items import OUTBOX_PK
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.api.app import create_app
-from mnemo.composition.aws import build_aws_webhook_delivery
+from mnemo.composition.aws_functions import build_aws_webhook_delivery
 from mnemo.composition.container import Container, build_container
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
 from mnemo.domain.webhooks import OutboundEvent
-from mnemo.services.platform.tenancy import Bootstrapped
+from mnemo.services.platform.tenancy.callers import Bootstrapped
+from mnemo.services.platform.webhooks.queue_delivery import RETRY_KIND
 from tests.handlers.test_template import RESOURCES
 from tests.support import moto_aws
 from tests.support.aws_backend import InProcessIndexes, one_aws_call_at_a_time

@@ -29,10 +29,15 @@ from mnemo.ports.embedder import Embedder
 from mnemo.ports.llm import ChatMessage, Completion
 from mnemo.services.commands import AddCommand, ConsolidateCommand, Merge, Message, Supersede, Synthesis
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.add_jobs import AddJobs, RetryLaterError
-from mnemo.services.platform.dream_runs import DREAM_OWNER, SCHEDULE, DreamJobs, DreamPolicy
-from mnemo.services.platform.dream_schedule import DreamScheduler
-from mnemo.services.platform.jobs import AddJob, JobService, requeue_unfinished
+from mnemo.services.platform.dream.runs import DREAM_OWNER, SCHEDULE, DreamJobs, DreamPolicy
+from mnemo.services.platform.dream.schedule import DreamScheduler
+from mnemo.services.platform.jobs.adds import AddJobs
+from mnemo.services.platform.jobs.queue_consumer import JobService
+from mnemo.services.platform.jobs.queue_messages import AddJob
+from mnemo.services.platform.jobs.queueing import RetryLaterError
+from mnemo.services.platform.jobs.requeue import requeue_unfinished
+from mnemo.services.platform.jobs.router import JobRouter
+from mnemo.services.platform.tenancy.events import ADD, DREAM
 from mnemo.services.providers import ActiveProviders, ProviderSet
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
@@ -71,7 +76,7 @@ class Setup:
     reflections: SqliteReflectionStore
     project: Project
     namespaces: NamespaceMemoryServices
-    adds: AddJobs
+    router: JobRouter
     dreams: DreamJobs
     llm: ScriptedLLM
     clock: Clock
@@ -88,7 +93,7 @@ class Setup:
         return found
 
     def run(self, event: PlatformEvent, max_attempts: int = 1) -> PlatformEvent:
-        self.adds.process(self.project.id, event.id, max_attempts=max_attempts)
+        self.router.process(self.project.id, event.id, max_attempts=max_attempts)
         return self.event(event.id)
 
 
@@ -109,14 +114,14 @@ def setup(tmp_path: Path, embedder: Embedder) -> Iterator[Setup]:
         SqliteMemoryNamespaces(tmp_path / "namespaces"), ActiveProviders(ProviderSet(embedder=embedder))
     )
     queued: list[tuple[str, str, str]] = []
-    adds = AddJobs(namespaces, store, store, store, lambda p, e, o: queued.append((p, e, o)))
+    enqueue = lambda p, e, o: queued.append((p, e, o))  # noqa: E731
     llm = ScriptedLLM()
     clock = Clock()
     dreams = DreamJobs(
-        namespaces, store, reflections, lambda: llm, adds.enqueue_job, policy=DreamPolicy(min_memories=3), clock=clock
+        namespaces, store, reflections, lambda: llm, enqueue, policy=DreamPolicy(min_memories=3), clock=clock
     )
-    adds.dreams = dreams
-    yield Setup(store, reflections, project, namespaces, adds, dreams, llm, clock, queued)
+    router = JobRouter(store, store, {ADD: AddJobs(namespaces, store, store, store, enqueue), DREAM: dreams})
+    yield Setup(store, reflections, project, namespaces, router, dreams, llm, clock, queued)
     namespaces.close()
     database.close()
 
@@ -157,7 +162,7 @@ def test_a_long_run_goes_on_in_parts(setup: Setup) -> None:
     assert setup.queued[-1] == (setup.project.id, f"{event.id}~1", DREAM_OWNER)
 
     setup.dreams._timer = lambda: 0.0
-    setup.adds.process(setup.project.id, f"{event.id}~1")
+    setup.router.process(setup.project.id, f"{event.id}~1")
     ended = setup.event(event.id)
     assert ended.status is EventStatus.SUCCEEDED and [r["user_id"] for r in ended.results] == ["ann", "bea", "cid"]
 
@@ -263,7 +268,7 @@ def test_a_run_never_merges_supersedes_or_rewords_an_immutable_memory(setup: Set
 def test_the_queue_summary_and_resume_know_dream_runs(setup: Setup) -> None:
     setup.add("ann", 3)
     event = setup.dreams.submit(setup.project, "request")
-    summary = JobService(setup.adds).run(AddJob(setup.project.id, event.id).to_json())
+    summary = JobService(setup.router).run(AddJob(setup.project.id, event.id).to_json())
     assert summary["status"] == "SUCCEEDED" and summary["results"] == [{"user_id": "ann", "status": "DONE"}]
 
     stale = setup.dreams.submit(setup.project, "request")

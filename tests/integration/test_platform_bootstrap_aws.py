@@ -16,7 +16,7 @@ from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore, create_ten
 from mnemo.domain.memory import new_id, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
 from mnemo.entrypoints import cli
-from mnemo.services.platform.tenancy import TenancyService
+from mnemo.services.platform.tenancy.service import TenancyService
 from tests.support import moto_aws
 
 TABLE = "mnemo-test-accounts"

@@ -24,10 +24,15 @@ from mnemo.ports.embedder import Embedder, Vectors
 from mnemo.services.commands import AddCommand, Message
 from mnemo.services.memory_service import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.add_jobs import AddJobs, RetryLaterError
-from mnemo.services.platform.events import EventService
-from mnemo.services.platform.imports import parse_import
-from mnemo.services.platform.jobs import AddJob, JobService, requeue_unfinished
+from mnemo.services.platform.jobs.adds import AddJobs
+from mnemo.services.platform.jobs.import_request import parse_import
+from mnemo.services.platform.jobs.imports import ImportJobs
+from mnemo.services.platform.jobs.queue_consumer import JobService
+from mnemo.services.platform.jobs.queue_messages import AddJob
+from mnemo.services.platform.jobs.queueing import RetryLaterError
+from mnemo.services.platform.jobs.requeue import requeue_unfinished
+from mnemo.services.platform.jobs.router import JobRouter
+from mnemo.services.platform.tenancy.events import ADD, IMPORT, EventService
 from mnemo.services.providers import ActiveProviders, ProviderSet
 
 THROTTLED = ProviderError("Provider rate limit hit. Retry shortly.", "provider_rate_limited")
@@ -67,6 +72,8 @@ class Setup:
     embedder: ScriptedEmbedder
     namespaces: NamespaceMemoryServices
     adds: AddJobs
+    imports: ImportJobs
+    router: JobRouter
     queued: list[tuple[str, str, str]] = field(default_factory=list)
 
     def service(self) -> MemoryService:
@@ -95,7 +102,9 @@ def setup(tmp_path: Path, embedder: Embedder) -> Iterator[Setup]:
     namespaces = NamespaceMemoryServices(SqliteMemoryNamespaces(tmp_path / "namespaces"), providers)
     queued: list[tuple[str, str, str]] = []
     adds = AddJobs(namespaces, store, store, store, lambda p, e, o: queued.append((p, e, o)))
-    yield Setup(store, project, scripted, namespaces, adds, queued)
+    imports = ImportJobs(namespaces, store, store, store, lambda p, e, o: queued.append((p, e, o)))
+    router = JobRouter(store, store, {ADD: adds, IMPORT: imports})
+    yield Setup(store, project, scripted, namespaces, adds, imports, router, queued)
     namespaces.close()
     database.close()
 
@@ -105,7 +114,7 @@ def facts(count: int, user: str = "alice") -> list[dict[str, Any]]:
 
 
 def submit(setup: Setup, items: Any, **ids: str) -> PlatformEvent:
-    event = setup.adds.imports.submit(setup.project, parse_import(items, "auto", ids))
+    event = setup.imports.submit(setup.project, parse_import(items, "auto", ids))
     assert setup.queued[-1] == (setup.project.id, event.id, f"import:{event.id}")
     return event
 
@@ -119,7 +128,7 @@ def test_an_import_interrupted_and_run_again_adds_nothing_twice(setup: Setup) ->
 
     setup.embedder.before = crash_at_the_31st_item
     with pytest.raises(Crash):
-        setup.adds.process(setup.project.id, event.id)
+        setup.router.process(setup.project.id, event.id)
     interrupted = setup.event(event.id)
     assert interrupted.status is EventStatus.RUNNING and interrupted.attempts == 1
     recorded = len(interrupted.results)
@@ -127,7 +136,7 @@ def test_an_import_interrupted_and_run_again_adds_nothing_twice(setup: Setup) ->
     assert len(setup.memories()) == 30
 
     setup.embedder.before = None
-    ended = setup.adds.process(setup.project.id, event.id)  # the rerun: a restart, a redelivered message
+    ended = setup.router.process(setup.project.id, event.id)  # the rerun: a restart, a redelivered message
 
     assert ended is not None and ended.status is EventStatus.SUCCEEDED and ended.attempts == 1
     assert [r["index"] for r in ended.results] == list(range(50))
@@ -142,12 +151,12 @@ def test_an_import_interrupted_and_run_again_adds_nothing_twice(setup: Setup) ->
 
 def test_a_long_import_runs_in_parts_each_a_message_of_its_own(setup: Setup) -> None:
     event = submit(setup, facts(4))
-    setup.adds.imports.part_seconds = 0.0  # one item per part
+    setup.imports.part_seconds = 0.0  # one item per part
 
     while setup.queued:
         project_id, ref, owner = setup.queued.pop(0)
         assert owner == f"import:{event.id}"
-        part = setup.adds.process(project_id, ref)
+        part = setup.router.process(project_id, ref)
         assert part is not None
 
     assert [r["index"] for r in setup.event(event.id).results] == [0, 1, 2, 3]
@@ -158,8 +167,8 @@ def test_a_long_import_runs_in_parts_each_a_message_of_its_own(setup: Setup) -> 
 
 def test_the_queue_messages_of_the_parts_are_jobs_of_their_own(setup: Setup) -> None:
     event = submit(setup, facts(3))
-    setup.adds.imports.part_seconds = 0.0
-    jobs = JobService(setup.adds)
+    setup.imports.part_seconds = 0.0
+    jobs = JobService(setup.router)
     setup.queued.clear()
 
     first = jobs.run(AddJob(setup.project.id, event.id).to_json())
@@ -185,11 +194,11 @@ def test_an_error_that_passes_is_retried_from_where_it_stopped(setup: Setup) -> 
 
     setup.embedder.before = throttled_at_the_4th
     with pytest.raises(RetryLaterError):
-        setup.adds.process(setup.project.id, event.id, max_attempts=2)
+        setup.router.process(setup.project.id, event.id, max_attempts=2)
     waiting = setup.event(event.id)
     assert waiting.status is EventStatus.PENDING and [r["index"] for r in waiting.results] == [0, 1, 2]
 
-    ended = setup.adds.process(setup.project.id, event.id, max_attempts=2)
+    ended = setup.router.process(setup.project.id, event.id, max_attempts=2)
 
     assert ended is not None and ended.status is EventStatus.SUCCEEDED and ended.attempts == 2
     assert setup.embedder.calls == 4 + 3  # the three items done were not run again
@@ -204,7 +213,7 @@ def test_on_the_last_attempt_an_error_that_passes_fails_its_item_only(setup: Set
             raise THROTTLED
 
     setup.embedder.before = throttled_at_the_2nd
-    ended = setup.adds.process(setup.project.id, event.id, max_attempts=1)
+    ended = setup.router.process(setup.project.id, event.id, max_attempts=1)
 
     assert ended is not None and ended.status is EventStatus.PARTIALLY_COMPLETED
     assert [(r["index"], r["status"]) for r in ended.results] == [(0, "ADDED"), (1, "FAILED"), (2, "ADDED")]
@@ -221,7 +230,7 @@ def test_an_import_cancelled_while_it_runs_stops_before_its_next_item(setup: Set
             assert events.cancel(setup.project.id, event.id).status is EventStatus.CANCELLED
 
     setup.embedder.before = cancel_during_the_3rd
-    ended = setup.adds.process(setup.project.id, event.id)
+    ended = setup.router.process(setup.project.id, event.id)
 
     assert ended is not None and ended.status is EventStatus.CANCELLED
     assert [(r["index"], r["status"]) for r in ended.results] == [(0, "ADDED"), (1, "ADDED"), (2, "ADDED")]
@@ -229,7 +238,7 @@ def test_an_import_cancelled_while_it_runs_stops_before_its_next_item(setup: Set
         "Cancelled while running: 3 of 10 items had been imported, and are kept; the results say which."
     )
     assert setup.event(event.id) == ended and len(setup.memories()) == 3
-    assert setup.adds.process(setup.project.id, event.id) == ended  # a redelivered message runs nothing
+    assert setup.router.process(setup.project.id, event.id) == ended  # a redelivered message runs nothing
 
 
 def test_a_job_cancelled_before_it_runs_never_runs(setup: Setup) -> None:
@@ -242,7 +251,7 @@ def test_a_job_cancelled_before_it_runs_never_runs(setup: Setup) -> None:
             EventStatus.CANCELLED,
             "Cancelled before it ran: nothing was added.",
         )
-        assert setup.adds.process(setup.project.id, event.id) == cancelled
+        assert setup.router.process(setup.project.id, event.id) == cancelled
     assert setup.memories() == [] and setup.embedder.calls == 0
     assert setup.store.unfinished_events() == []
 
@@ -262,7 +271,7 @@ def test_an_add_cancelled_while_it_runs_stays_cancelled_with_what_it_stored(setu
             raise THROTTLED
 
     setup.embedder.before = cancel_meanwhile
-    ended = setup.adds.process(setup.project.id, added.id, max_attempts=3)  # no RetryLaterError: it was cancelled
+    ended = setup.router.process(setup.project.id, added.id, max_attempts=3)  # no RetryLaterError: it was cancelled
 
     assert ended is not None and ended.status is EventStatus.CANCELLED and setup.event(added.id) == ended
     if transient:
@@ -293,6 +302,6 @@ def test_an_import_whose_project_is_deleted_while_it_runs_writes_nothing_back(se
             setup.store.delete_project(setup.project.id)
 
     setup.embedder.before = delete_the_project
-    assert setup.adds.process(setup.project.id, event.id) is None
+    assert setup.router.process(setup.project.id, event.id) is None
     assert setup.store.get_event(setup.project.id, event.id) is None
     assert setup.namespaces.stored_namespaces() == []  # what it added went with the project

@@ -21,9 +21,11 @@ from mnemo.errors import ProviderError, UnavailableError, ValidationError
 from mnemo.ports.embedder import Embedder, Vectors
 from mnemo.services.commands import AddCommand, Message
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.platform.add_jobs import AddJobs, Enqueue
-from mnemo.services.platform.add_worker import AddWorker
-from mnemo.services.platform.events import ADD, new_event
+from mnemo.services.platform.jobs.add_worker import AddWorker, local_enqueuer
+from mnemo.services.platform.jobs.adds import AddJobs
+from mnemo.services.platform.jobs.queueing import Enqueue
+from mnemo.services.platform.jobs.router import JobRouter
+from mnemo.services.platform.tenancy.events import ADD, new_event
 from mnemo.services.providers import ActiveProviders, ProviderSet
 
 
@@ -88,8 +90,10 @@ DOWN = ProviderError("Provider is unreachable or returned a server error.", "pro
 
 def run_one(setup: Setup, embedder: Embedder, failures: list[Exception]) -> tuple[EventStatus, str | None, int]:
     scripted = ScriptedEmbedder(embedder, failures)
-    adds, namespaces = setup.adds(scripted)
-    worker = AddWorker(adds, setup.store, InProcessQueue(), retry_delays=(0.0, 0.0))  # three attempts in all
+    queue = InProcessQueue()
+    adds, namespaces = setup.adds(scripted, local_enqueuer(queue))
+    router = JobRouter(setup.store, setup.store, {ADD: adds})
+    worker = AddWorker(router, setup.store, queue, retry_delays=(0.0, 0.0))  # three attempts in all
     worker.start()
     try:
         event = adds.submit(setup.project, BEES)
@@ -153,7 +157,9 @@ def test_an_add_whose_project_is_deleted_while_it_runs_writes_nothing_back(
     )
     event = adds.submit(project, BEES)
 
-    adds.process(project.id, event.id, max_attempts=3)  # no retry either: there is nothing to try again
+    JobRouter(setup.store, setup.store, {ADD: adds}).process(
+        project.id, event.id, max_attempts=3
+    )  # no retry either: there is nothing to try again
 
     assert (
         setup.store.get_event(project.id, event.id) is None and setup.store.events_of_project(project.id, 10, 0) == []
@@ -170,7 +176,7 @@ def test_an_event_whose_payload_is_not_an_add_ends_failed_saying_why(setup: Setu
     event = new_event(setup.project.id, ADD, {"messages": "not a list"}, now())
     setup.store.save_event(event)
 
-    ended = adds.process(setup.project.id, event.id, max_attempts=3)
+    ended = JobRouter(setup.store, setup.store, {ADD: adds}).process(setup.project.id, event.id, max_attempts=3)
 
     assert ended is not None and ended.status is EventStatus.FAILED
     assert (ended.error or "").startswith("Not an add: messages")

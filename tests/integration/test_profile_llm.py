@@ -16,8 +16,8 @@ import pytest
 from mnemo.adapters.llms.openai import OpenAILLM, OpenAILLMConfig
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.errors import ProviderError
-from mnemo.services.platform.profile_generation import ProfileDraft, profile_generator
-from mnemo.services.platform.profile_llm import LlmProfileGenerator
+from mnemo.services.platform.profiles.generation import ProfileDraft, profile_generator
+from mnemo.services.platform.profiles.llm_generator import LlmProfileGenerator
 from tests.support.openai_server import OpenAIServer, RecordedRequest
 
 SCHEMA: dict[str, Any] = {

@@ -33,7 +33,7 @@ from mnemo.domain.filters import MAX_FILTER_DEPTH, MAX_FILTER_LIST, MAX_FILTER_V
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.errors import PayloadTooLargeError
 from mnemo.services.commands import MAX_ADD_BYTES, json_size
-from mnemo.services.platform.reports import MAX_EXPORT_BYTES, shape
+from mnemo.services.platform.tenancy.reports import MAX_EXPORT_BYTES, shape
 from tests.reliability.live_server import ADMIN, Tenant, bootstrap, memory_status, serving
 
 # ---- budgets ----------------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ from fastapi.testclient import TestClient
 
 from mnemo.api.app import create_app
 from mnemo.composition.container import Container, build_container
-from mnemo.services.platform.tenancy import CreatedKey, TenancyService
+from mnemo.services.platform.tenancy.callers import CreatedKey
+from mnemo.services.platform.tenancy.service import TenancyService
 from tests.conftest import CachedModelRegistry
 from tests.e2e.auth.conftest import ADMIN_KEY, auth_settings
 from tests.reliability.openapi_routes import Values

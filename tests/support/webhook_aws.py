@@ -21,7 +21,7 @@ from typing import Any
 
 from moto import mock_aws
 
-from mnemo.composition.aws import build_aws_webhook_delivery
+from mnemo.composition.aws_functions import build_aws_webhook_delivery
 from mnemo.composition.container import Container, build_container
 from mnemo.domain.webhooks import EVENT_TYPES
 from mnemo.ports.embedder import Embedder

@@ -13,14 +13,8 @@ from mnemo.domain.tenancy import EventStatus, PlatformEvent
 from mnemo.domain.webhooks import job_event
 from mnemo.errors import ValidationError
 from mnemo.services.commands import AddCommand
-from mnemo.services.platform.imports import (
-    import_payload,
-    items_of,
-    merged,
-    outcome,
-    parse_import,
-    progress,
-)
+from mnemo.services.platform.jobs.import_request import import_payload, items_of, parse_import
+from mnemo.services.platform.jobs.import_results import merged, outcome, progress
 
 T0 = datetime(2025, 3, 12, 19, 3, 58, tzinfo=UTC)
 

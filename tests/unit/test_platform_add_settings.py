@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from mnemo.domain.memory import Scope
 from mnemo.domain.tenancy import Project
 from mnemo.services.commands import AddCommand, Message
-from mnemo.services.platform.add_jobs import with_project_settings
+from mnemo.services.platform.jobs.project_settings import with_project_settings
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PROJECT = Project(

@@ -9,7 +9,7 @@ import pytest
 
 from mnemo.domain import filters as f
 from mnemo.errors import ValidationError
-from mnemo.services.platform import filters as pf
+from mnemo.services.platform.memories import filters as pf
 
 DOC: dict[str, Any] = {
     "id": "m1",

@@ -13,7 +13,7 @@ import pytest
 
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
-from mnemo.services.platform.tenancy import TenancyService
+from mnemo.services.platform.tenancy.service import TenancyService
 
 
 class CountingStore:

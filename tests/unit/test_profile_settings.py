@@ -1,4 +1,4 @@
-"""What makes a profile schema (mnemo.services.platform.profile_settings.schema_problem), the job request hash, and
+"""What makes a profile schema (mnemo.services.platform.profiles.settings.schema_problem), the job request hash, and
 a profile task as a queue message."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mnemo.domain.profiles import ProfileTask, default_user_schema, request_hash
-from mnemo.services.platform.profile_settings import schema_problem
+from mnemo.services.platform.profiles.settings import schema_problem
 
 
 def described(**properties: dict[str, Any]) -> dict[str, Any]:

@@ -12,8 +12,12 @@ import pytest
 
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.ports.embedder import Embedder
-from mnemo.services.platform.profile_generation import ProfileDraft, profile_generator
-from mnemo.services.platform.profile_similarity import DEFAULT_THRESHOLD, SimilarityProfileGenerator, _property_text
+from mnemo.services.platform.profiles.generation import ProfileDraft, profile_generator
+from mnemo.services.platform.profiles.similarity_generator import (
+    DEFAULT_THRESHOLD,
+    SimilarityProfileGenerator,
+    _property_text,
+)
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -15,7 +15,7 @@ from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import ChatMessage, Completion
 from mnemo.services.commands import Merge, Supersede, Synthesis
-from mnemo.services.platform.reflection import MAX_TEXT, ReflectionRejectedError, Reflector
+from mnemo.services.platform.dream.reflection import MAX_TEXT, ReflectionRejectedError, Reflector
 
 T0 = datetime(2025, 6, 1, tzinfo=UTC)
 ALICE = Scope(user_id="alice")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
-from mnemo.services.platform.retrieval_counts import RetrievalCounts
+from mnemo.services.platform.memories.retrieval_counts import RetrievalCounts
 
 
 class Store:

@@ -17,7 +17,8 @@ from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.domain.memory import new_id
 from mnemo.domain.webhooks import DeliveryState, OutboundEvent, Webhook, new_secret
 from mnemo.ports.webhook_sender import SendResult
-from mnemo.services.platform.webhook_delivery import WebhookDispatcher, WebhookRelay, fan_out
+from mnemo.services.platform.webhooks.dispatcher import WebhookDispatcher
+from mnemo.services.platform.webhooks.relay import WebhookRelay, fan_out
 from mnemo.settings import Settings
 
 SCHEDULE = (5.0, 300.0, 1800.0)

@@ -14,7 +14,7 @@ from standardwebhooks.webhooks import WebhookVerificationError
 
 from mnemo.domain.memory import now
 from mnemo.domain.webhooks import new_secret
-from mnemo.services.platform.webhook_signing import encode_body, secret_key, signed_headers
+from mnemo.services.platform.webhooks.signing import encode_body, secret_key, signed_headers
 
 BODY = {"event_type": "memory_add", "event_details": {"id": "m1", "data": {"memory": "Aimée aime le thé ☕"}}}
 

@@ -8,7 +8,7 @@ import time
 from datetime import datetime
 from typing import Any, cast
 
-from mnemo.services.platform.webhook_worker import WebhookWorker
+from mnemo.services.platform.webhooks.worker import WebhookWorker
 
 
 class CountingRelay:

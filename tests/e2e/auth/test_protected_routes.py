@@ -17,6 +17,7 @@ OPEN = {
     ("post", "/auth/register"),
     ("post", "/auth/login"),
     ("post", "/auth/refresh"),
+    ("get", "/health"),  # the workers' state, for a load balancer: nothing of the data
 }
 ADMIN_ONLY = {
     ("post", "/configure"),

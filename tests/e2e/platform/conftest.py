@@ -29,7 +29,7 @@ from pydantic import SecretStr
 from mnemo.api.app import create_app
 from mnemo.composition.container import Container, build_container
 from mnemo.domain.tenancy import EventStatus
-from mnemo.services.platform.services import PlatformServices
+from mnemo.services.platform.features import PlatformFeatures
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.support.aws_backend import aws_backend
@@ -43,7 +43,7 @@ class Server:
     backend: str = "local"
 
     @property
-    def platform(self) -> PlatformServices:
+    def platform(self) -> PlatformFeatures:
         assert self.container.platform is not None
         return self.container.platform
 

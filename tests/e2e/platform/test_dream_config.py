@@ -11,8 +11,8 @@ import httpx
 import pytest
 from mem0 import MemoryClient
 
-from mnemo.services.platform.dream import NOT_ON_PLAN, Entitlements
-from mnemo.services.platform.dream_runs import NO_LLM
+from mnemo.services.platform.dream.runs import NO_LLM
+from mnemo.services.platform.dream.service import NOT_ON_PLAN, Entitlements
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant
 from tests.support.openai_server import OpenAIServer
 

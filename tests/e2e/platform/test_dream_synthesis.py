@@ -14,7 +14,7 @@ import httpx
 import pytest
 from mem0 import MemoryClient
 
-from mnemo.services.platform.dream_runs import NO_LLM, SYNTHESIS_OFF
+from mnemo.services.platform.dream.runs import NO_LLM, SYNTHESIS_OFF
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
 from tests.support.openai_server import OpenAIServer
 

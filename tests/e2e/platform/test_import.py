@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mnemo.services.platform.imports import PART_SECONDS, ImportJobs
+from mnemo.services.platform.jobs.imports import PART_SECONDS, ImportJobs
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
 
 FIELDS = ("id", "memory", "user_id", "agent_id", "app_id", "run_id", "metadata", "categories", "created_at")
@@ -298,10 +298,10 @@ def worker_imports(server: Server) -> ImportJobs:
     """The imports of whoever runs the queued jobs: the server's own worker thread, or the ingest worker function
     (AWS: its own container, in this process)."""
     if server.backend == "local":
-        return server.platform.adds.imports
+        return server.platform.imports
     platform = importlib.import_module("functions.ingest_worker.app").entry.container.get().platform
     assert platform is not None
-    imports: ImportJobs = platform.adds.imports
+    imports: ImportJobs = platform.imports
     return imports
 
 

@@ -24,9 +24,8 @@ from pydantic import SecretStr
 
 from mnemo.composition.container import Container, build_container
 from mnemo.domain.memory import MemoryRecord
-from mnemo.domain.profiles import ProfileTask
-from mnemo.services.platform.profile_generation import ProfileDraft
-from mnemo.services.platform.profiles import ProfileService
+from mnemo.services.platform.profiles.generation import ProfileDraft
+from mnemo.services.platform.profiles.service import ProfileService
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, serving
@@ -74,13 +73,6 @@ class Scripted:
         return ProfileDraft("succeeded", profile, sources)
 
 
-class Dropped:
-    """A task queue that loses every task (a process stopped before its worker ran them)."""
-
-    def dispatch(self, task: ProfileTask, delay: float = 0.0) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def server(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     root: Path = tmp_path_factory.mktemp("profiles")
@@ -89,9 +81,9 @@ def server(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         CachedModelRegistry(embedder),
     )
     try:
-        platform = container.platform
-        assert platform is not None and platform.profiles is not None
-        platform.profiles.debounce = 0.3
+        profiles = container.platform.profiles
+        assert isinstance(profiles, ProfileService)
+        profiles.debounce = 0.3
         with serving(container) as url:
             yield Server(url, container)
     finally:
@@ -123,16 +115,15 @@ def generating(server: Server) -> ProfileService:
     if server.backend != "aws":
         return service(server)
     worker = importlib.import_module("functions.ingest_worker.app")
-    platform = worker.entry.container.get().platform
-    assert platform is not None and platform.profiles is not None
-    profiles: ProfileService = platform.profiles
+    profiles = worker.entry.container.get().platform.profiles
+    assert isinstance(profiles, ProfileService)
     return profiles
 
 
 def service(server: Server) -> ProfileService:
-    platform = server.container.platform
-    assert platform is not None and platform.profiles is not None
-    return platform.profiles
+    profiles = server.container.platform.profiles
+    assert isinstance(profiles, ProfileService)
+    return profiles
 
 
 def http(server: Server, tenant: Tenant) -> httpx.Client:
@@ -542,9 +533,8 @@ def test_a_job_a_stop_left_queued_runs_at_the_next_start(server: Server, tenant:
     add(server, tenant, "Alice")
     enable(server, tenant)
     assert settled(server, tenant)["status"] == "succeeded"
-    platform = server.container.platform
-    assert platform is not None and platform.profile_worker is not None
-    service(server).tasks = Dropped()  # the stop came before the worker ran it
+    worker = server.container.workers.worker("profile-worker")
+    worker.stop()  # the stop came before the worker ran it: the job's task is dropped
     made = job(server, tenant, {"operation": "trigger", "entity_type": "user", "entity_id": "alice"}).json()
 
     def read() -> dict[str, Any]:
@@ -552,8 +542,7 @@ def test_a_job_a_stop_left_queued_runs_at_the_next_start(server: Server, tenant:
         return answer
 
     assert read()["status"] == "queued"
-    platform.profile_worker.stop()
-    platform.profile_worker.start()
+    worker.start()
     done = until(read, lambda j: j["status"] == "succeeded")
     assert done["completed"] == done["succeeded"] == done["total"] == 1
 

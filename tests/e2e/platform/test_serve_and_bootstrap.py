@@ -65,9 +65,8 @@ def test_bootstrap_then_serve_both_surfaces_on_one_port(tmp_path: Path) -> None:
 def test_a_queued_add_survives_a_restart(tmp_path: Path, registry: CachedModelRegistry) -> None:
     settings = Settings(data_dir=tmp_path / "data", auth_disabled=True)
     first = build_container(settings, registry)
-    assert first.platform is not None and first.platform.worker is not None
     made = first.platform.tenancy.bootstrap("ops@example.com", "Acme")
-    first.platform.worker.stop()  # the process dies before its worker runs the job
+    first.workers.worker("platform-worker").stop()  # the process dies before its worker runs the job
     command = AddCommand([Message("user", "I ride a red bicycle to work.")], Scope(user_id="alice"))
     event = first.platform.project_memory.add(made.project, command)
     assert event.status is EventStatus.PENDING

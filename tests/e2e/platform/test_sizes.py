@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mnemo.services.platform import reports
+from mnemo.services.platform.tenancy import reports
 from tests.e2e.platform.conftest import Server, Tenant, wait_for_event
 
 HUGE = "word " * 20_001  # 100,005 bytes: over the 100,000 bytes of messages and metadata one add may carry

@@ -13,7 +13,7 @@ from fastapi.responses import RedirectResponse
 from fastapi.routing import APIRoute
 
 import mnemo
-from mnemo.api import explorer
+from mnemo.api import explorer, health
 from mnemo.api.body_guard import BodyGuardMiddleware
 from mnemo.api.cors import AllowedOriginsCors
 from mnemo.api.dependencies import SERVICES_STATE
@@ -24,14 +24,15 @@ from mnemo.api.platform import PLATFORM_ROUTERS
 from mnemo.api.request_id import RequestIdMiddleware
 from mnemo.api.request_log_middleware import RequestLogMiddleware
 from mnemo.api.selfhosted import api_keys, auth, configure, entities, memories, request_log, users
-from mnemo.services.service_set import Services
+from mnemo.services.platform.served import ServedServices
 
 # The route groups, each served by one Lambda function (template.yaml routes their paths to it).
 ROUTE_GROUPS: dict[str, tuple[APIRouter, ...]] = {
     "memories": (memories.router,),  # /memories*, /search, /reset
     "configure": (configure.router,),  # /configure*
     "auth": (auth.router, api_keys.router, users.router),  # /auth/*, /api-keys*, /users*
-    "admin": (request_log.router, entities.router, explorer.router),  # /requests, /entities*, and the explorer
+    # /requests, /entities*, /health, and the explorer
+    "admin": (request_log.router, entities.router, health.router, explorer.router),
     "platform": PLATFORM_ROUTERS,  # surface A: /v1/*, /v2/*, /v3/*, /api/v1/orgs/* (Authorization: Token)
     "mcp": (mcp_route.router,),  # /mcp: the MCP tools, calling the routes above in process
 }
@@ -40,7 +41,7 @@ DESCRIPTION = "Long-term memory for AI agents: the self-hosted REST API."
 
 
 def create_app(
-    services: Services,
+    services: ServedServices,
     groups: Iterable[str] | None = None,
     *,
     cors_origins: Sequence[str] = (),

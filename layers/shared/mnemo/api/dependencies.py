@@ -1,9 +1,9 @@
 """The services a route uses, as FastAPI dependencies: each typed by the service it gives. The app keeps the
-composition root's Services in its state (create_app); a route never sees more than the services it names.
+composition root's ServedServices in its state (create_app); a route never sees more than the services it names.
 
 Each `...Dep` resolves in the event loop (`in_loop`): FastAPI runs a synchronous dependency in its thread pool, and
-on two cores under load each such trip cost about 0.1 ms of CPU (the hand-off and the wake-up of a worker thread,
-under the GIL) for what is an attribute read."""
+under load each such trip costs CPU (the hand-off and the wake-up of a worker thread, under the GIL) for what is an
+attribute read."""
 
 from __future__ import annotations
 
@@ -12,27 +12,29 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 
-from mnemo.errors import ServerMisconfiguredError, UnavailableError
+from mnemo.errors import UnavailableError
 from mnemo.services.accounts import AccountService
 from mnemo.services.api_keys import ApiKeyService
 from mnemo.services.authentication import Authenticator
 from mnemo.services.configuration import ConfigurationService
-from mnemo.services.entities import EntityService
 from mnemo.services.memory_service import MemoryService
-from mnemo.services.platform.dream import DreamService
-from mnemo.services.platform.entities import ProjectEntityService
-from mnemo.services.platform.events import EventService
-from mnemo.services.platform.profiles import ProfileService
-from mnemo.services.platform.project_memory import ProjectMemoryService
-from mnemo.services.platform.reports import ReportService
-from mnemo.services.platform.services import PlatformServices
-from mnemo.services.platform.tenancy import TenancyService
-from mnemo.services.platform.webhooks import WebhookService
+from mnemo.services.platform.dream.service import DreamService
+from mnemo.services.platform.features import PlatformFeatures
+from mnemo.services.platform.memories.project_memory import ProjectMemoryService
+from mnemo.services.platform.profiles.service import ProfileService
+from mnemo.services.platform.served import ServedServices
+from mnemo.services.platform.tenancy.events import EventService
+from mnemo.services.platform.tenancy.project_entities import ProjectEntityService
+from mnemo.services.platform.tenancy.reports import ReportService
+from mnemo.services.platform.tenancy.service import TenancyService
+from mnemo.services.platform.unavailable import Unavailable
+from mnemo.services.platform.webhooks.service import WebhookService
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
-from mnemo.services.service_set import Services
+from mnemo.services.selfhosted_entities import EntityService
 from mnemo.services.sessions import SessionService
 from mnemo.services.tokens import TokenService
+from mnemo.services.workers import Supervisor
 
 SERVICES_STATE = "services"
 
@@ -50,8 +52,8 @@ def in_loop(accessor: Callable[[Request], T]) -> Callable[[Request], Coroutine[A
     return resolve
 
 
-def services_of(request: Request) -> Services:
-    services: Services = getattr(request.app.state, SERVICES_STATE)
+def services_of(request: Request) -> ServedServices:
+    services: ServedServices = getattr(request.app.state, SERVICES_STATE)
     return services
 
 
@@ -95,11 +97,12 @@ def rate_limiter(request: Request) -> RateLimiter:
     return services_of(request).rate_limiter
 
 
-def platform_services(request: Request) -> PlatformServices:
-    platform = services_of(request).platform
-    if platform is None:
-        raise ServerMisconfiguredError("The platform API is not available on this backend.")
-    return platform
+def workers(request: Request) -> Supervisor:
+    return services_of(request).workers
+
+
+def platform_services(request: Request) -> PlatformFeatures:
+    return services_of(request).platform
 
 
 def tenancy_service(request: Request) -> TenancyService:
@@ -124,8 +127,8 @@ def report_service(request: Request) -> ReportService:
 
 def webhook_service(request: Request) -> WebhookService:
     webhooks = platform_services(request).webhooks
-    if webhooks is None:
-        raise UnavailableError("Webhooks are not available on this backend.")
+    if isinstance(webhooks, Unavailable):
+        raise UnavailableError(webhooks.reason)
     return webhooks
 
 
@@ -135,8 +138,8 @@ def dream_service(request: Request) -> DreamService:
 
 def profile_service(request: Request) -> ProfileService:
     profiles = platform_services(request).profiles
-    if profiles is None:
-        raise UnavailableError("Profiles are not available on this backend.")
+    if isinstance(profiles, Unavailable):
+        raise UnavailableError(profiles.reason)
     return profiles
 
 
@@ -156,3 +159,4 @@ ReportServiceDep = Annotated[ReportService, Depends(in_loop(report_service))]
 WebhookServiceDep = Annotated[WebhookService, Depends(in_loop(webhook_service))]
 ProfileServiceDep = Annotated[ProfileService, Depends(in_loop(profile_service))]
 DreamServiceDep = Annotated[DreamService, Depends(in_loop(dream_service))]
+WorkersDep = Annotated[Supervisor, Depends(in_loop(workers))]

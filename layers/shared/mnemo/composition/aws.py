@@ -1,41 +1,67 @@
 """The AWS backend: DynamoDB records, the OpenSearch index, SQS, SNS, secrets from SSM. Nothing is read at start-up
 but the secrets and the provider settings: no index load (OpenSearch keeps it), no pruning (the tables' TTL does
-it), and the request log is written as each request ends (no background thread: Lambda freezes between calls).
+it), the request log is written as each request ends, and no worker runs (Lambda freezes between calls: the ingest,
+webhook delivery and Dream scheduler functions do that work). Everything is built here through its constructor,
+stores first. The webhook delivery and Dream scheduler functions have their own, smaller compositions
+(aws_functions.py).
 
-`build_aws_webhook_delivery` is the webhook delivery function's own, smaller composition: the webhook store, the
-sender, the outboxes and the topic, no provider, index or secret. `build_aws_dream_scheduler` is the Dream scheduler
-function's: the tenancy and reflection stores, the memories table's entity counts, and the ingest queue."""
+The platform: tenancy records in the accounts table, each project's memories under its key prefix in the memories
+table and in its own OpenSearch index; an asynchronous add, import or Dream run is queued to SQS (MNEMO_QUEUE_URL)
+for the ingest worker, or runs as it is submitted without a queue.
+
+Webhooks, with a publisher (MNEMO_TOPIC_ARN): every project's memory store puts the events of its changes in the
+memories table's outbox and the tenancy store the ends of ingest jobs in the accounts table's, each in the
+transaction of the change; right after each such write (post-commit) the writing process drains that outbox to the
+SNS topic, whose subscription brings each event to the webhook delivery function (the sweep of that function drains
+what a process killed in between left). Without a publisher, no outbox is written and the webhook routes answer 503.
+
+Profiles, with a profile queue (MNEMO_PROFILE_QUEUE_URL): settings, profiles and jobs in the accounts table;
+generations and jobs are messages of that queue, which the ingest worker runs; the delivery function tells the
+profiles of memory changes. Without it, the profile routes answer 503."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from mnemo.adapters.registry import ProviderRegistry
 from mnemo.composition.auth import AccountStores
-from mnemo.composition.container import Container
-from mnemo.composition.platform import aws_webhooks, build_aws_platform, dream_policy
-from mnemo.composition.services import assemble, ranking_weights, reranker
-from mnemo.domain.entities import EntityCount
+from mnemo.composition.container_type import Container
+from mnemo.composition.platform import (
+    NO_WEBHOOKS,
+    PlatformQueues,
+    PlatformStores,
+    build_platform,
+    webhook_sender,
+)
+from mnemo.composition.shared import core_services, ranking_weights, reembed_everything, reranker
+from mnemo.domain.webhooks import OutboundEvent
+from mnemo.errors import ConfigurationError
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import NamespaceStorage
+from mnemo.ports.profile_store import ProfileStore
+from mnemo.ports.profile_tasks import ProfileTaskQueue
 from mnemo.ports.providers import ProviderCatalog
-from mnemo.services.configuration import ConfigurationService, names_an_llm
+from mnemo.services.configuration import ConfigurationService
 from mnemo.services.namespace_memory import open_memory_service
-from mnemo.services.platform.dream_runs import submit_run
-from mnemo.services.platform.dream_schedule import DreamScheduler
-from mnemo.services.platform.jobs import queue_enqueuer
-from mnemo.services.platform.profile_changes import ProfileChanges
+from mnemo.services.platform.features import PlatformFeatures
+from mnemo.services.platform.jobs.queue_messages import queue_enqueuer
+from mnemo.services.platform.webhooks.dispatcher import WebhookDispatcher
+from mnemo.services.platform.webhooks.relay import WebhookRelay
+from mnemo.services.platform.webhooks.service import WebhookService
+from mnemo.services.providers import ActiveProviders
 from mnemo.services.request_log import RequestLogService
+from mnemo.services.workers import Supervisor
 from mnemo.settings import Settings
 
 if TYPE_CHECKING:
-    from mnemo.adapters.aws.webhook_delivery import WebhookDelivery
-
-MARGIN_SECONDS = 5.0  # beyond an attempt's timeout, what an invocation keeps in hand before it stops attempting
+    from mnemo.adapters.aws.publisher import SnsPublisher
+    from mnemo.adapters.dynamodb.webhook_store import DynamoWebhookStore
+    from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
+    from mnemo.composition.aws_adapters import AwsAdapters
 
 
 def build_aws(
@@ -72,144 +98,111 @@ def build_aws(
     )
     retention = timedelta(days=settings.request_log_retention_days)
     log_store = DynamoRequestLogStore(dynamodb, settings.request_log_table, retention=retention)
-    request_log = RequestLogService(log_store, settings.request_log_retention_days, background=False)
+    request_log = RequestLogService(log_store, settings.request_log_retention_days)  # no writer: written at once
     index_for = namespace_index or aws.namespace_index
-    platform = (
-        build_aws_platform(
-            settings,
-            dynamodb,
-            index_for,
-            configuration.providers,
-            aws.queue,
-            publisher=aws.publisher,
-            profile_queue=aws.profile_queue,
-        )
-        if index_for is not None
-        else None
-    )
-    container = assemble(
-        settings, memory_service, configuration, stores, request_log, platform, serves_http=serves_http
-    )
+    if index_for is None:
+        raise ConfigurationError("The AWS backend needs the platform projects' OpenSearch indexes.")
+    platform = aws_platform(settings, dynamodb, aws, index_for, configuration.providers)
+    configuration.on_embedder_change = reembed_everything(memory_service, platform.namespaces)
+    core = core_services(settings, memory_service, configuration, stores, request_log, serves_http=serves_http)
+    container = Container(**vars(core), platform=platform, workers=Supervisor(), settings=settings)
     container.closers.append(aws.close)
     return container
 
 
-@dataclass
-class WebhookDeliveryRuntime:
-    """What the webhook delivery function runs with (built on its first invocation, kept for the next ones)."""
-
-    delivery: WebhookDelivery
-    settings: Settings
-    closers: list[Callable[[], None]] = field(default_factory=list)
-
-    def close(self) -> None:
-        for close in reversed(self.closers):
-            close()
-
-
-def profile_changes(settings: Settings, dynamodb: Any, sqs: Any) -> ProfileChanges:
-    """The staleness of profiles, as the delivery function notes it: the profile store in the accounts table, and
-    the profile queue (`settings.profile_queue_url`) for the generations."""
-    from mnemo.adapters.aws.profile_tasks import SqsProfileTasks
-    from mnemo.adapters.aws.queue import SqsQueue
-    from mnemo.adapters.dynamodb.profile_store import DynamoProfileStore
-
-    assert settings.profile_queue_url is not None
-    tasks = SqsProfileTasks(SqsQueue(sqs, settings.profile_queue_url))
-    store = DynamoProfileStore(dynamodb, settings.accounts_table)
-    return ProfileChanges(store, tasks.dispatch, settings.profile_debounce_seconds)
-
-
-def build_aws_webhook_delivery(
-    settings: Settings | None = None, *, session: Any | None = None
-) -> WebhookDeliveryRuntime:
-    """The webhook store and sender, the outboxes of both tables drained to the SNS topic, and the delivery queue
-    for retries (MNEMO_WEBHOOK_QUEUE_URL; without it the schedule alone retries). With the profile queue
-    (MNEMO_PROFILE_QUEUE_URL), every memory change received claims a debounced generation of its user's profile."""
-    import boto3
-    from botocore.config import Config
-
-    from mnemo.adapters.aws.publisher import SnsPublisher
-    from mnemo.adapters.aws.queue import SqsQueue
-    from mnemo.adapters.aws.webhook_delivery import WebhookDelivery
+def aws_platform(
+    settings: Settings,
+    dynamodb: Any,
+    aws: AwsAdapters,
+    index_for: Callable[[str], MemoryIndex],
+    providers: ActiveProviders,
+) -> PlatformFeatures:
+    """The outboxes and their relays to the topic first (with a publisher), then the stores that drain them after
+    each commit, then the features."""
+    from mnemo.adapters.aws.namespaces import AwsMemoryNamespaces
     from mnemo.adapters.dynamodb.outbox import memories_outbox
-    from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
-    from mnemo.errors import ConfigurationError
-
-    settings = settings or Settings()
-    if not settings.topic_arn:
-        raise ConfigurationError("The webhook delivery function needs MNEMO_TOPIC_ARN (the events topic).")
-    session = session or boto3.Session(region_name=settings.aws_region)
-    config = Config(
-        region_name=settings.aws_region or session.region_name, retries={"mode": "standard", "max_attempts": 5}
-    )
-    dynamodb = session.client("dynamodb", config=config)
-    webhooks = aws_webhooks(settings, dynamodb, SnsPublisher(session.client("sns", config=config), settings.topic_arn))
-    outboxes: list[ChangeOutbox] = [
-        memories_outbox(dynamodb, settings.dynamodb_table),
-        DynamoTenancyStore(dynamodb, settings.accounts_table, outbox=True),
-    ]
-    retries = (
-        SqsQueue(session.client("sqs", config=config), settings.webhook_queue_url)
-        if settings.webhook_queue_url
-        else None
-    )
-    delivery = WebhookDelivery(
-        webhooks.store,
-        webhooks.dispatcher,
-        webhooks.relay(lambda: outboxes),
-        retries,
-        margin_seconds=settings.webhook_timeout + MARGIN_SECONDS,
-        listeners=[profile_changes(settings, dynamodb, session.client("sqs", config=config)).note]
-        if settings.profile_queue_url
-        else [],
-    )
-    return WebhookDeliveryRuntime(delivery, settings, [webhooks.close, delivery.close])
-
-
-@dataclass
-class DreamSchedulerRuntime:
-    """What the Dream scheduler function runs with (built on its first invocation, kept for the next ones)."""
-
-    scheduler: DreamScheduler
-    settings: Settings
-
-    def close(self) -> None:
-        """Nothing to close: its clients are the SDK's."""
-
-
-def build_aws_dream_scheduler(settings: Settings | None = None, *, session: Any | None = None) -> DreamSchedulerRuntime:
-    """The schedule of Dream's Synthesis on AWS: the projects with Synthesis on and their users' runs (accounts
-    table), each project's entity counts (the memories table's aggregates, never a scan), and the ingest queue the
-    runs go to (MNEMO_QUEUE_URL: the ingest worker runs them). No provider is built: whether an LLM is configured is
-    read from the configuration in effect (MNEMO_LLM_PROVIDER, or what POST /configure stored)."""
-    import boto3
-
-    from mnemo.adapters.aws.queue import SqsQueue
-    from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
     from mnemo.adapters.dynamodb.reflection_store import DynamoReflectionStore
     from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
-    from mnemo.errors import ConfigurationError
 
-    settings = settings or Settings()
-    if not settings.queue_url:
-        raise ConfigurationError("The Dream scheduler needs MNEMO_QUEUE_URL (the ingest queue its runs go to).")
-    session = session or boto3.Session(region_name=settings.aws_region)
-    dynamodb = session.client("dynamodb")
-    tenancy = DynamoTenancyStore(dynamodb, settings.accounts_table)
-    enqueue = queue_enqueuer(SqsQueue(session.client("sqs"), settings.queue_url))
-    configuration = DynamoMemoryStore(dynamodb, settings.dynamodb_table)
-    defaults = settings.default_provider_config()
-
-    def user_counts(project_id: str) -> list[EntityCount]:
-        return DynamoMemoryStore(dynamodb, settings.dynamodb_table, namespace=project_id).count_by_entity()
-
-    scheduler = DreamScheduler(
-        tenancy,
-        DynamoReflectionStore(dynamodb, settings.accounts_table),
-        user_counts,
-        lambda project, trigger, users, at: submit_run(tenancy, enqueue, project, trigger, users, at),
-        policy=dream_policy(settings),
-        available=lambda: settings.dream_synthesis and names_an_llm(configuration, defaults),
+    webhooks = aws_webhooks(settings, dynamodb, aws.publisher) if aws.publisher is not None else None
+    on = webhooks is not None
+    tenancy_outbox = DynamoTenancyStore(dynamodb, settings.accounts_table, outbox=True)
+    tenancy_relay = webhooks.relay([tenancy_outbox]) if webhooks is not None else None
+    memories_relay = webhooks.relay([memories_outbox(dynamodb, settings.dynamodb_table)]) if webhooks else None
+    store = DynamoTenancyStore(dynamodb, settings.accounts_table, outbox=on, on_outbox=after_commit(tenancy_relay))
+    storage = AwsMemoryNamespaces(
+        dynamodb, settings.dynamodb_table, index_for, outbox=on, on_outbox=after_commit(memories_relay)
     )
-    return DreamSchedulerRuntime(scheduler, settings)
+    profile_store, profile_tasks = aws_profiles(settings, dynamodb, aws)
+    stores = PlatformStores(
+        store,
+        storage,
+        DynamoReflectionStore(dynamodb, settings.accounts_table),
+        webhooks.store if webhooks is not None else None,
+        profile_store,
+    )
+    queues = PlatformQueues(queue_enqueuer(aws.queue) if aws.queue is not None else None, profile_tasks)
+    service = webhooks.service() if webhooks is not None else NO_WEBHOOKS
+    platform = build_platform(settings, stores, queues, providers, service)
+    if webhooks is not None:
+        platform.closers.append(webhooks.close)
+    return platform
+
+
+def after_commit(relay: WebhookRelay | None) -> Callable[[], None] | None:
+    """What a store calls after each write that put events in its outbox: the relay drains it to the topic."""
+    if relay is None:
+        return None
+
+    def drain() -> None:
+        relay.drain()
+
+    return drain
+
+
+def aws_profiles(
+    settings: Settings, dynamodb: Any, aws: AwsAdapters
+) -> tuple[ProfileStore | None, ProfileTaskQueue | None]:
+    """The profile store and task queue, with a profile queue (else none: no profiles)."""
+    if aws.profile_queue is None:
+        return None, None
+    from mnemo.adapters.aws.profile_tasks import SqsProfileTasks
+    from mnemo.adapters.dynamodb.profile_store import DynamoProfileStore
+
+    return DynamoProfileStore(dynamodb, settings.accounts_table), SqsProfileTasks(aws.profile_queue)
+
+
+@dataclass
+class AwsWebhooks:
+    """The webhooks of the AWS backend: the store in the accounts table, the sender and dispatcher, and `publish`,
+    which puts outbox events on the SNS events topic (each as a TopicEvent of its id, type, namespace, payload and
+    time: mnemo.adapters.aws.publisher.topic_event)."""
+
+    store: DynamoWebhookStore
+    sender: HttpWebhookSender
+    dispatcher: WebhookDispatcher
+    publish: Callable[[Sequence[OutboundEvent]], None]
+
+    def relay(self, outboxes: Sequence[ChangeOutbox]) -> WebhookRelay:
+        """A relay of these outboxes to the topic (each event published, then forgotten by its outbox)."""
+        listed = list(outboxes)
+        return WebhookRelay(self.store, lambda: listed, publish=self.publish)
+
+    def service(self) -> WebhookService:
+        return WebhookService(self.store, self.sender, self.dispatcher.attempt)
+
+    def close(self) -> None:
+        self.dispatcher.close()
+        self.sender.close()
+
+
+def aws_webhooks(settings: Settings, dynamodb: Any, publisher: SnsPublisher) -> AwsWebhooks:
+    from mnemo.adapters.aws.publisher import topic_event
+    from mnemo.adapters.dynamodb.webhook_store import DynamoWebhookStore
+
+    def publish(events: Sequence[OutboundEvent]) -> None:
+        publisher.publish_all([topic_event(e) for e in events])
+
+    store = DynamoWebhookStore(dynamodb, settings.accounts_table)
+    sender = webhook_sender(settings)
+    return AwsWebhooks(store, sender, WebhookDispatcher(store, sender, settings.webhook_retry_schedule), publish)

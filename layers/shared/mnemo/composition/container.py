@@ -1,29 +1,17 @@
-"""The container: every service (mnemo.services.service_set.Services), the settings they were built from, and
-what to close at the end. `build_container` builds it for the configured backend."""
+"""`build_container` builds the container (composition/container_type.py) for the configured backend, importing
+that backend's composition only (local.py, aws.py); `LazyContainer` builds it on a Lambda function's first call."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
+from mnemo.composition.container_type import Container
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.providers import ProviderCatalog
-from mnemo.services.service_set import Services
 from mnemo.settings import Settings
 
-
-@dataclass(kw_only=True)
-class Container(Services):
-    settings: Settings
-    closers: list[Callable[[], None]] = field(default_factory=list)  # last opened, first closed
-
-    def close(self) -> None:
-        if self.platform is not None:
-            self.platform.close()
-        self.request_log.close()
-        for close in reversed(self.closers):
-            close()
+__all__ = ["Container", "LazyContainer", "build_container"]
 
 
 def build_container(

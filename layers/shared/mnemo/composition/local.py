@@ -1,26 +1,50 @@
-"""The embedded backend: one SQLite file (memories, settings, accounts, request log, tenancy) in the data dir,
-one more per platform project, the local embedder, and the in-process add worker."""
+"""The embedded backend: one SQLite file (memories, settings, accounts, request log, tenancy, webhooks, profiles,
+Dream's state) in the data dir, one more per platform project under `<data dir>/namespaces/`, the local embedder,
+and the background threads of `mnemo serve`. Everything is built here through its constructor, stores first.
+
+Webhooks: every project's memory store and the tenancy store write their outboxes and wake the webhook worker,
+which drains them into deliveries and sends them. Profiles: the relay tells the profile service of each memory
+change it drains (which claims a debounced regeneration), and the profile worker runs the generations and jobs."""
 
 from __future__ import annotations
 
+import threading
+
+from mnemo.adapters.inprocess.queue import InProcessQueue
 from mnemo.adapters.registry import EmbedBatching, ProviderRegistry
 from mnemo.adapters.sqlite.api_key_store import SqliteApiKeyStore
 from mnemo.adapters.sqlite.change_log import SettingWatch
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.lease import Lease
+from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
 from mnemo.adapters.sqlite.page_cache import prewarm_in_background
+from mnemo.adapters.sqlite.profile_store import SqliteProfileStore
+from mnemo.adapters.sqlite.reflection_store import SqliteReflectionStore
 from mnemo.adapters.sqlite.refresh_token_store import SqliteRefreshTokenStore
 from mnemo.adapters.sqlite.request_log_store import SqliteRequestLogStore
 from mnemo.adapters.sqlite.storage import open_storage
+from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.adapters.sqlite.user_store import SqliteUserStore
+from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.composition.auth import AccountStores
-from mnemo.composition.container import Container
-from mnemo.composition.platform import build_local_platform
-from mnemo.composition.services import assemble, index_tuning, ranking_weights, reranker
+from mnemo.composition.container_type import Container
+from mnemo.composition.platform import PlatformQueues, PlatformStores, build_platform, webhook_sender
+from mnemo.composition.shared import core_services, index_tuning, ranking_weights, reembed_everything, reranker
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import SETTINGS_KEY, ConfigurationService
 from mnemo.services.namespace_memory import open_memory_service
+from mnemo.services.platform.dream.timer import DreamTimer
+from mnemo.services.platform.features import PlatformFeatures
+from mnemo.services.platform.jobs.add_worker import AddWorker, local_enqueuer
+from mnemo.services.platform.profiles.service import ProfileService
+from mnemo.services.platform.profiles.worker import LocalProfileTasks, ProfileWorker
+from mnemo.services.platform.webhooks.dispatcher import WebhookDispatcher
+from mnemo.services.platform.webhooks.relay import WebhookRelay
+from mnemo.services.platform.webhooks.service import WebhookService
+from mnemo.services.platform.webhooks.worker import WebhookWorker
+from mnemo.services.providers import ActiveProviders
 from mnemo.services.request_log import RequestLogService
+from mnemo.services.workers import Supervisor, Worker
 from mnemo.settings import Settings
 
 
@@ -46,11 +70,13 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
     )
     stores = AccountStores(SqliteUserStore(database), SqliteApiKeyStore(database), SqliteRefreshTokenStore(database))
     request_log = RequestLogService(SqliteRequestLogStore(database), settings.request_log_retention_days)
-    platform = build_local_platform(settings, database, configuration.providers, start_worker=False)
+    platform, platform_workers = local_platform(settings, database, configuration.providers)
+    configuration.on_embedder_change = reembed_everything(memory_service, platform.namespaces)
     lease = Lease.taken(settings.data_dir / "background.lock") if shared else None
-    container = assemble(
-        settings, memory_service, configuration, stores, request_log, platform, serves_http=serves_http
-    )
+    core = core_services(settings, memory_service, configuration, stores, request_log, serves_http=serves_http)
+    # The workers in the order they start (they stop in the reverse order): the writers first, Dream's schedule last.
+    workers = Supervisor([request_log, platform.namespaces.access_buffer, platform.retrieval_counts, *platform_workers])
+    container = Container(**vars(core), platform=platform, workers=workers, settings=settings)
     container.closers.append(database.close)
     if storage.close is not None:
         container.closers.append(storage.close)  # closers run last first: the index's snapshot, then the file
@@ -62,6 +88,42 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
     if serves_http and leader and settings.prewarm_page_cache:
         prewarm_in_background(settings.data_dir)  # the page cache is the machine's: one process of several asks
     # Last: nothing after it can fail and leave a thread running. One process of several is the leader (it holds the
-    # lease): mnemo.services.platform.services.PlatformServices.start_workers.
-    platform.start_workers(leader=leader)
+    # lease): it alone runs the leader-only workers, and queues again what a stop left unfinished.
+    workers.start(leader=leader)
     return container
+
+
+def local_platform(
+    settings: Settings, database: Database, providers: ActiveProviders
+) -> tuple[PlatformFeatures, list[Worker]]:
+    """The platform's stores in the main file and the namespaces' files, its features, and the workers of its jobs,
+    webhooks, profiles and Dream's schedule."""
+    woken = threading.Event()
+    store = SqliteTenancyStore(database, on_outbox=woken.set)
+    storage = SqliteMemoryNamespaces(
+        settings.data_dir / "namespaces", outbox=True, on_outbox=woken.set, tuning=index_tuning(settings)
+    )
+    storage.shared = settings.http_workers > 1  # the relay reads the events other processes write
+    webhook_store = SqliteWebhookStore(database)
+    profile_store = SqliteProfileStore(database)
+    stores = PlatformStores(
+        store, storage, SqliteReflectionStore(database), webhook_store, profile_store, purge=database.checkpoint
+    )
+    jobs_queue = InProcessQueue()
+    profile_tasks = LocalProfileTasks()
+    sender = webhook_sender(settings)
+    dispatcher = WebhookDispatcher(webhook_store, sender, settings.webhook_retry_schedule)
+    webhooks = WebhookService(webhook_store, sender, dispatcher.attempt)
+    platform = build_platform(
+        settings, stores, PlatformQueues(local_enqueuer(jobs_queue), profile_tasks), providers, webhooks
+    )
+    platform.closers.append(sender.close)
+    profiles = platform.profiles
+    assert isinstance(profiles, ProfileService)  # the embedded backend always has them
+    relay = WebhookRelay(webhook_store, lambda: [*storage.outboxes(), store], listeners=[profiles.note_changes])
+    return platform, [
+        AddWorker(platform.router, store, jobs_queue),
+        WebhookWorker(relay, dispatcher, woken=woken),
+        ProfileWorker(profiles, profile_tasks),
+        DreamTimer(platform.dream_scheduler, settings.dream_schedule_seconds),
+    ]

@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         help="Which API the key opens (default: self-hosted for an m0sk_ key, the platform for any other key).",
     )
     mcp.set_defaults(run=_mcp)
-    # ---- platform (issue 6): start a tenant ----
+    # ---- platform: start a tenant ----
     platform = commands.add_parser("platform", help="Platform tenancy: organizations, projects, API keys.")
     platform_commands = platform.add_subparsers(dest="platform_command", required=True)
     start = platform_commands.add_parser(
@@ -142,7 +142,7 @@ def local_jwt_secret(path: Path) -> str:
 
 async def limit_request_threads(threads: int) -> None:
     """At most `threads` synchronous endpoints run at once (anyio's default is 40). Each runs in a thread that
-    competes for the GIL: on two cores, 16 concurrent searches spent ~15% more CPU each in 16 threads than in 4."""
+    competes for the GIL: on few cores, many more threads than cores cost each request more CPU, not less time."""
     import anyio.to_thread
 
     anyio.to_thread.current_default_thread_limiter().total_tokens = threads
@@ -246,7 +246,7 @@ def _platform_bootstrap(args: argparse.Namespace, session: Any | None = None) ->
 
     from mnemo.composition.platform import open_tenancy_store
     from mnemo.errors import MnemoError
-    from mnemo.services.platform.tenancy import TenancyService
+    from mnemo.services.platform.tenancy.service import TenancyService
 
     settings = Settings(**({"data_dir": args.data_dir} if args.data_dir is not None else {}))
     try:
@@ -274,7 +274,8 @@ def _platform_resume(args: argparse.Namespace, session: Any | None = None) -> in
 
     from mnemo.adapters.aws.queue import SqsQueue
     from mnemo.composition.platform import open_tenancy_store
-    from mnemo.services.platform.jobs import queue_enqueuer, requeue_unfinished
+    from mnemo.services.platform.jobs.queue_messages import queue_enqueuer
+    from mnemo.services.platform.jobs.requeue import requeue_unfinished
 
     settings = Settings()
     if settings.backend != "aws" or not settings.queue_url:

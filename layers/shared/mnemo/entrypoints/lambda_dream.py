@@ -1,11 +1,11 @@
 """The Dream scheduler as a Lambda function: an EventBridge Scheduler schedule (template.yaml `DreamSchedule`)
-invokes it; it submits one Synthesis run per project with users due (mnemo.services.platform.dream_schedule) to the
+invokes it; it submits one Synthesis run per project with users due (mnemo.services.platform.dream.schedule) to the
 ingest queue, where the ingest worker runs them. Whatever the event holds, an invocation is one tick: a tick that
 finds nobody due does nothing, and two ticks close together submit each user's run once (the run claims the user).
 
-Nothing is read at import: the composition (mnemo.composition.aws.build_aws_dream_scheduler: stores and the queue,
-no provider, index or secret) is built at the first invocation and kept. `functions/dream_scheduler/app.py` is one
-call of `dream_schedule_entry`.
+Nothing is read at import: the composition (mnemo.composition.aws_functions.build_aws_dream_scheduler: stores and
+the queue, no provider, index or secret) is built at the first invocation and kept.
+`functions/dream_scheduler/app.py` is one call of `dream_schedule_entry`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from mnemo.composition.aws import DreamSchedulerRuntime, build_aws_dream_scheduler
+from mnemo.composition.aws_functions import DreamSchedulerRuntime, build_aws_dream_scheduler
 from mnemo.entrypoints.lazy_runtime import LazyRuntime
 
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]

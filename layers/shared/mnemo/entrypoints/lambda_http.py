@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,8 +92,7 @@ class HttpFunction:
         """The retrievals earlier invocations recorded (memory decay's reinforcements), written by a thread while
         this invocation runs and waited for before it returns: a search never waits for its own, and no thread is
         frozen mid-write between invocations (mnemo.services.access_buffer)."""
-        platform = self.container.get().platform
-        return platform.namespaces.access_buffer.writing_behind() if platform is not None else nullcontext()
+        return self.container.get().platform.namespaces.access_buffer.writing_behind()
 
 
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]

@@ -2,8 +2,9 @@
 
 - **SQS** (the delivery queue, subscribed to the SNS events topic with raw message delivery; a wrapped SNS
   notification is read as well): each record is a topic event (an outbound webhook event the relay published) or
-  a retry of a delivery; mnemo.adapters.aws.webhook_delivery.WebhookDelivery.handle makes the event's deliveries
-  (`fan_out`) and sends the affected webhooks' due ones in order, signed. Records go through Powertools' batch
+  a retry of a delivery: `handle_record` reads it (the topic event's envelope, mnemo.adapters.aws.publisher), and
+  mnemo.services.platform.webhooks.queue_delivery.WebhookDelivery makes the event's deliveries (`fan_out`) and
+  sends the affected webhooks' due ones in order, signed. Records go through Powertools' batch
   processing: a record whose handling raises is reported alone (a partial batch response), SQS brings it back,
   and after the queue's maxReceiveCount it moves to the dead-letter queue. A receiver that fails is not an error:
   the attempt is recorded, and its retry is a message to this same queue delayed until it is due (up to 15
@@ -11,13 +12,14 @@
 - **The schedule** (an EventBridge rule, every minute): drain the outboxes to the topic (what a process killed
   between its commit and its publish left), then send every due delivery (`WebhookDelivery.sweep`).
 
-Nothing is read at import: the composition (mnemo.composition.aws.build_aws_webhook_delivery, no provider, index
-or secret) is built at the first invocation and kept. `functions/webhook_delivery/app.py` is one call of
+Nothing is read at import: the composition (mnemo.composition.aws_functions.build_aws_webhook_delivery, no provider,
+index or secret) is built at the first invocation and kept. `functions/webhook_delivery/app.py` is one call of
 `webhooks_entry`.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,8 +30,10 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from mnemo.composition.aws import WebhookDeliveryRuntime, build_aws_webhook_delivery
+from mnemo.adapters.aws.publisher import delivered_event, outbound_event
+from mnemo.composition.aws_functions import WebhookDeliveryRuntime, build_aws_webhook_delivery
 from mnemo.entrypoints.lazy_runtime import LazyRuntime
+from mnemo.services.platform.webhooks.queue_delivery import TimeLeft, WebhookDelivery, is_retry
 
 SWEEP_SECONDS = 50.0  # a sweep stops starting attempts after this long: the next one starts a minute after it began
 
@@ -50,6 +54,15 @@ def is_schedule(event: Mapping[str, Any]) -> bool:
     return event.get("source") == "aws.events" or event.get("detail-type") == "Scheduled Event"
 
 
+def handle_record(delivery: WebhookDelivery, body: str, time_left: TimeLeft) -> int:
+    """One SQS record of the delivery queue (a topic event, raw or in its SNS envelope, or a retry); the attempts
+    made. Raises when the record is neither, or a store fails (the record is then reported failed)."""
+    message: Any = json.loads(body)
+    if is_retry(message):
+        return delivery.retry(message, time_left)
+    return delivery.deliver(outbound_event(delivered_event(message)), time_left)
+
+
 def webhooks_entry() -> WebhooksEntry:
     logger = Logger()
     tracer = Tracer(patch_modules=["botocore", "httpx"])
@@ -63,7 +76,7 @@ def webhooks_entry() -> WebhooksEntry:
 
     @tracer.capture_method(capture_response=False)
     def record_handler(record: SQSRecord) -> int:
-        attempted = runtime.get().delivery.handle(record.body, time_left)
+        attempted = handle_record(runtime.get().delivery, record.body, time_left)
         if attempted:
             metrics.add_metric(name="WebhookAttempts", unit=MetricUnit.Count, value=attempted)
         return attempted

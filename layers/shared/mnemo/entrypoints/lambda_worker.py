@@ -45,8 +45,9 @@ from mnemo.adapters.aws.queue import FailedMessage, retry_soon
 from mnemo.composition.container import Container, LazyContainer, build_container
 from mnemo.domain.profiles import PROFILE_TASK_KIND, ProfileTask
 from mnemo.errors import ServerMisconfiguredError
-from mnemo.services.platform.profiles import ProfileService
-from mnemo.services.platform.services import PlatformServices
+from mnemo.services.platform.features import PlatformFeatures
+from mnemo.services.platform.profiles.service import ProfileService
+from mnemo.services.platform.unavailable import Unavailable
 from mnemo.settings import Settings
 
 JOB_RECORD_DAYS = 7  # how long a finished job's result is kept (the jobs table's TTL)
@@ -153,14 +154,12 @@ def _retry_seconds(container: LazyContainer) -> float:
     return default
 
 
-def _platform(container: Container) -> PlatformServices:
-    if container.platform is None:
-        raise ServerMisconfiguredError("A platform add job reached a worker without the platform services.")
+def _platform(container: Container) -> PlatformFeatures:
     return container.platform
 
 
 def _profiles(container: Container) -> ProfileService:
-    platform = _platform(container)
-    if platform.profiles is None:
+    profiles = container.platform.profiles
+    if isinstance(profiles, Unavailable):
         raise ServerMisconfiguredError("A profile task reached a worker without the profile queue configured.")
-    return platform.profiles
+    return profiles

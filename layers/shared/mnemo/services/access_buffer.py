@@ -5,10 +5,10 @@ written to their namespace's AccessLog in batches, off the request path.
 the log and adds what still waits (so a process always sees its own retrievals at once), `forget` and `clear` drop
 what waits too. What waits is written by:
 
-- `start()`: a background thread (the embedded backend's `mnemo serve`), woken by each record and writing
-  everything that waits about FLUSH_DELAY seconds later, one batch per namespace;
+- its writer (`start()`: the buffer is a Worker of the embedded backend's `mnemo serve`), woken by each record and
+  writing everything that waits about FLUSH_DELAY seconds later, one batch per namespace;
 - `writing_behind()`: on Lambda, where a process is frozen between invocations and may be retired while frozen,
-  around each invocation: what earlier invocations recorded is written by a thread while this one runs, and the
+  around each invocation: what earlier invocations recorded is written by a worker while this one runs, and the
   invocation waits for that write before it returns (a frozen thread would hold a half-made request). A search
   never waits for its own reinforcement; an invocation waits only for what its own work did not cover (one
   batched write of the previous invocation's accesses). An environment retired before its next invocation loses
@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from datetime import datetime
 
 from mnemo.ports.memory_access import AccessLog, merged
+from mnemo.services.workers import Worker
 
 log = logging.getLogger("mnemo.access")
 
@@ -73,8 +74,11 @@ class BufferedAccessLog:
         self._buffer.drop(self, None)
 
 
-class AccessBuffer:
+class AccessBuffer(Worker):
+    name = "access-writer"
+
     def __init__(self, *, max_waiting: int = MAX_WAITING, delay: float = FLUSH_DELAY) -> None:
+        super().__init__()
         self._max_waiting = max_waiting
         self._delay = delay
         self._waiting: dict[BufferedAccessLog, Waiting] = {}
@@ -83,8 +87,6 @@ class AccessBuffer:
         self._dropped = 0  # accesses dropped since the last warning
         self._changed = threading.Condition()
         self._write_lock = threading.Lock()  # one write at a time: a later batch never lands before an earlier one
-        self._thread: threading.Thread | None = None
-        self._closing = False
 
     def buffered(self, log: AccessLog) -> BufferedAccessLog:
         return BufferedAccessLog(log, self)
@@ -150,49 +152,44 @@ class AccessBuffer:
 
     @contextmanager
     def writing_behind(self) -> Iterator[None]:
-        """Around one Lambda invocation: what waits is written by a thread while the invocation runs, and the
+        """Around one Lambda invocation: what waits is written by a worker while the invocation runs, and the
         invocation ends once that write has (WAIT_FOR_WRITE at most)."""
         if self.pending() == 0:
             yield
             return
-        writer = threading.Thread(target=self._flush_logged, name="mnemo-access-writer", daemon=True)
+        writer = WriteBehind(self)
         writer.start()
         try:
             yield
         finally:
-            writer.join(timeout=WAIT_FOR_WRITE)
-            if writer.is_alive():
+            if not writer.stop(WAIT_FOR_WRITE):
                 log.warning("writing the accesses took over %.0f s: the invocation ends without it", WAIT_FOR_WRITE)
 
-    def start(self) -> None:
-        """The background writer thread (a long-running process: `mnemo serve`)."""
-        if self._thread is None:
-            self._closing = False
-            self._thread = threading.Thread(target=self._run, name="mnemo-access-writer", daemon=True)
-            self._thread.start()
-
     def close(self) -> None:
-        """Stop the thread, and write what waits."""
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            with self._changed:
-                self._closing = True
-                self._changed.notify_all()
-            thread.join(timeout=30)
-        self._flush_logged()
+        """Stop the writer (if it runs), and write what waits."""
+        self.stop(30.0)
 
-    def _run(self) -> None:
+    def run(self, stopping: threading.Event) -> None:
+        """The writer of a long-running process (`mnemo serve`): woken by each record, it lets a burst gather for
+        `delay` seconds, then writes everything that waits."""
         while True:
             with self._changed:
-                self._changed.wait_for(lambda: self._count > 0 or self._closing)
-                if self._closing:
+                self._changed.wait_for(lambda: self._count > 0 or stopping.is_set())
+                if stopping.is_set():
                     return
-                self._changed.wait_for(lambda: self._closing, timeout=self._delay)  # let a burst gather
-                if self._closing:
-                    return  # close() writes what waits
-            self._flush_logged()
+                self._changed.wait_for(stopping.is_set, timeout=self._delay)  # let a burst gather
+                if stopping.is_set():
+                    return  # finish() writes what waits
+            self.flush_logged()
 
-    def _flush_logged(self) -> None:
+    def interrupt(self) -> None:
+        with self._changed:
+            self._changed.notify_all()
+
+    def finish(self) -> None:
+        self.flush_logged()
+
+    def flush_logged(self) -> None:
         try:
             self.flush()
         except Exception:  # the writes log their own failures; this is a guard for the thread
@@ -203,6 +200,19 @@ class AccessBuffer:
             dropped, self._dropped = self._dropped, 0
         if dropped:
             log.warning("%d accesses dropped: %d memories already wait to be written", dropped, self._max_waiting)
+
+
+class WriteBehind(Worker):
+    """One write of what waits in an AccessBuffer, beside a Lambda invocation (AccessBuffer.writing_behind)."""
+
+    name = "access-write-behind"
+
+    def __init__(self, buffer: AccessBuffer) -> None:
+        super().__init__()
+        self._buffer = buffer
+
+    def run(self, stopping: threading.Event) -> None:
+        self._buffer.flush_logged()
 
 
 def _taken(stored: Counter[datetime], moment: datetime) -> bool:

@@ -55,16 +55,17 @@ class NamespaceMemoryServices:
         weights: RankingWeights | None = None,
         access_buffer: AccessBuffer | None = None,
         reranker: Reranker | None = None,
+        on_erased: Callable[[str, Erasure, Sequence[MemoryRecord]], None] | None = None,
     ) -> None:
         """`access_buffer`: where the accesses a decayed search records wait to be written to their namespace's
-        access log (a new one, written only by `flush`, when none is given)."""
+        access log (a new one, written only by `flush`, when none is given). `on_erased` is told of each delete in
+        a namespace (the platform scrubs the project's records of what it erased)."""
         self._namespaces = namespaces
         self._providers = providers
         self._weights = weights
         self._reranker = reranker
         self.access_buffer = access_buffer or AccessBuffer()
-        # Told of each delete in a namespace (the platform scrubs the project's records of what it erased).
-        self.on_erased: Callable[[str, Erasure, Sequence[MemoryRecord]], None] | None = None
+        self.on_erased = on_erased
         self._services: dict[str, MemoryService] = {}
         self._lock = threading.Lock()
 

@@ -1,9 +1,9 @@
-"""The API call log: entries are queued by the HTTP layer and written in batches by one background thread,
-so a request never waits for the write; entries older than the retention period are pruned every hour. The
-thread lets a batch gather for up to LINGER_SECONDS (or BATCH entries) before it writes: one transaction per
-request cost ~0.2 ms of CPU per request under load; `flush` (a read of the log, closing) writes at once.
-Without the thread (`background=False`, as on Lambda, which freezes a process between calls) each entry is
-written as its request ends, and expiry is the store's (a TTL)."""
+"""The API call log: entries are queued by the HTTP layer and written in batches by the service's writer (a Worker
+of `mnemo serve`), so a request never waits for the write; entries older than the retention period are pruned every
+hour. The writer lets a batch gather for up to LINGER_SECONDS (or BATCH entries) before it writes, rather than one
+transaction per request; `flush` (a read of the log, closing) writes at once. Without the writer running (as on
+Lambda, which freezes a process between calls) each entry is written as its request ends, and expiry is the
+store's (a TTL)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from mnemo.domain.memory import now
 from mnemo.domain.request_log import RequestLogEntry
 from mnemo.ports.request_log_store import RequestLogStore
+from mnemo.services.workers import Worker
 
 log = logging.getLogger("mnemo.request_log")
 
@@ -25,15 +26,17 @@ BATCH = 500
 LINGER_SECONDS = 0.05
 
 
-class RequestLogService:
+class RequestLogService(Worker):
+    name = "request-log"
+
     def __init__(
         self,
         store: RequestLogStore,
         retention_days: int,
         *,
-        background: bool = True,
         clock: Callable[[], datetime] = now,
     ) -> None:
+        super().__init__()
         self.store = store
         self.retention = timedelta(days=retention_days)
         self._clock = clock
@@ -44,14 +47,11 @@ class RequestLogService:
         self._closing = False
         self._flushing = 0  # callers of flush() waiting: the writer does not linger for them
         self._last_prune = time.monotonic()
-        self._thread: threading.Thread | None = None
-        if background:
-            self._thread = threading.Thread(target=self._run, name="mnemo-request-log", daemon=True)
-            self._thread.start()
+        self._deferred = False  # whether entries wait for the writer (it runs)
 
     def submit(self, entry: RequestLogEntry) -> None:
-        """Queue an entry; it is written shortly after (at once when there is no background thread)."""
-        if self._thread is None:  # written now, as the request ends (on Lambda: before the invocation returns)
+        """Queue an entry; it is written shortly after (at once when the writer does not run)."""
+        if not self._deferred:  # written now, as the request ends (on Lambda: before the invocation returns)
             try:
                 self.store.append([entry])
             except Exception:  # a log write must never fail the request it records
@@ -76,7 +76,7 @@ class RequestLogService:
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every entry submitted so far is written (or dropped after a failed write)."""
-        if self._thread is None:
+        if not self._deferred:
             return True
         with self._changed:
             target = self._submitted
@@ -88,17 +88,36 @@ class RequestLogService:
                 self._flushing -= 1
 
     def close(self) -> None:
-        if self._thread is None:
-            return
+        """Stop the writer (if it runs), once it has written what waits."""
+        self.stop(10.0)
+
+    def prepare(self, leader: bool) -> None:
+        with self._changed:
+            self._closing = False
+            self._deferred = True
+
+    def interrupt(self) -> None:
         with self._changed:
             self._closing = True
             self._changed.notify_all()
-        self._thread.join(timeout=10)
+
+    def finish(self) -> None:
+        with self._changed:
+            self._deferred = False
+            left = list(self._pending)
+            self._pending.clear()
+        if left:  # a writer stopped before its last batch (or past its deadline): written now
+            self._append(left)
+        with self._changed:
+            self._settled += len(left)
+            self._changed.notify_all()
 
     def _batch_due(self) -> bool:
         return len(self._pending) >= BATCH or self._closing or self._flushing > 0
 
-    def _run(self) -> None:
+    def run(self, stopping: threading.Event) -> None:
+        """The writer: a batch as soon as one is due (a full one, a flush waiting, closing) or LINGER_SECONDS after
+        its first entry; the log pruned every PRUNE_EVERY_SECONDS; its last batch written before it returns."""
         while True:
             with self._changed:
                 self._changed.wait_for(lambda: bool(self._pending) or self._closing, timeout=PRUNE_EVERY_SECONDS)
@@ -107,10 +126,7 @@ class RequestLogService:
                 batch = [self._pending.popleft() for _ in range(min(BATCH, len(self._pending)))]
                 closing = self._closing and not self._pending
             if batch:
-                try:
-                    self.store.append(batch)
-                except Exception:  # a log write must never take the service down; the entries are dropped
-                    log.exception("could not write %d request log entries", len(batch))
+                self._append(batch)
                 with self._changed:
                     self._settled += len(batch)
                     self._changed.notify_all()
@@ -122,3 +138,9 @@ class RequestLogService:
                     log.exception("could not prune the request log")
             if closing:
                 return
+
+    def _append(self, batch: list[RequestLogEntry]) -> None:
+        try:
+            self.store.append(batch)
+        except Exception:  # a log write must never take the service down; the entries are dropped
+            log.exception("could not write %d request log entries", len(batch))

@@ -1,5 +1,6 @@
-"""Every service the entry points call, as one value the composition root builds (mnemo.composition) and the HTTP
-routers receive through their dependencies (mnemo.api.dependencies)."""
+"""The core services: the self-hosted surface's memories, configuration, accounts, keys and request log, as one
+value. The platform's features come on top of them (mnemo.services.platform.served), never inside: the core
+knows nothing of the platform."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ from mnemo.services.accounts import AccountService
 from mnemo.services.api_keys import ApiKeyService
 from mnemo.services.authentication import Authenticator
 from mnemo.services.configuration import ConfigurationService
-from mnemo.services.entities import EntityService
 from mnemo.services.memory_service import MemoryService
-from mnemo.services.platform.services import PlatformServices
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
+from mnemo.services.selfhosted_entities import EntityService
 from mnemo.services.sessions import SessionService
 from mnemo.services.tokens import TokenService
 
@@ -30,4 +30,3 @@ class Services:
     entities: EntityService
     request_log: RequestLogService
     rate_limiter: RateLimiter
-    platform: PlatformServices | None = None  # the platform surface (/v1, /v2, /v3, /api/v1/orgs)

@@ -53,7 +53,8 @@ def open_storage(
 
 
 def snapshot_path(database: Database) -> Path:
-    """Where the index of this file keeps its snapshot between runs (mnemo.adapters.sqlite.memory_index.snapshot_files)."""
+    """Where the index of this file keeps its snapshot between runs
+    (mnemo.adapters.sqlite.memory_index.snapshot_files)."""
     return Path(f"{database.path}.index")
 
 

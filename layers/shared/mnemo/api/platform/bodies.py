@@ -31,9 +31,9 @@ from mnemo.domain.memory import LifecycleState, Scope
 from mnemo.errors import ValidationError
 from mnemo.services.categories import parse_categories
 from mnemo.services.commands import AddCommand, Category, Message, check_topics
-from mnemo.services.platform import filters as pf
-from mnemo.services.platform import imports
-from mnemo.services.platform.imports import MAX_IMPORT_ITEMS
+from mnemo.services.messages import messages_of as parsed_messages
+from mnemo.services.platform.jobs.import_request import MAX_IMPORT_ITEMS
+from mnemo.services.platform.memories import filters as pf
 
 TOP_LEVEL_IDS = "Top-level entity parameters (user_id, agent_id, app_id, run_id) are not supported here; pass them in filters, for example filters={'user_id': 'alice'}."  # noqa: E501
 
@@ -236,7 +236,7 @@ def reject_top_level_ids(body: BaseModel) -> None:
 def messages_of(raw: list[Any] | str | dict[str, Any]) -> list[Message]:
     """An add's messages: a list of {role, content, name?}, one message object, or a string (a user message); an
     import's conversations are read alike."""
-    return imports.messages_of(raw)
+    return parsed_messages(raw)
 
 
 def categories_of(raw: list[Any] | None) -> tuple[Category, ...]:

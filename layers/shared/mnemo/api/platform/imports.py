@@ -13,13 +13,14 @@ from mnemo.api.platform.responses.imports import ImportQueuedOut
 from mnemo.api.platform.security import Owner
 from mnemo.api.responses import errors
 from mnemo.api.routing import TypedRoute
-from mnemo.services.platform.imports import ImportJobs, parse_import
+from mnemo.services.platform.jobs.import_request import parse_import
+from mnemo.services.platform.jobs.imports import ImportJobs
 
 router = APIRouter(route_class=TypedRoute, tags=["platform: memories"])
 
 
 def import_jobs(request: Request) -> ImportJobs:
-    return platform_services(request).adds.imports
+    return platform_services(request).imports
 
 
 ImportJobsDep = Annotated[ImportJobs, Depends(in_loop(import_jobs))]

@@ -54,10 +54,10 @@ from mnemo.domain import filters as f
 from mnemo.domain.tenancy import EventStatus
 from mnemo.errors import ValidationError
 from mnemo.services.commands import UNSET, SearchCommand, UpdateCommand
-from mnemo.services.platform import filters as pf
-from mnemo.services.platform.add_jobs import project_categories
-from mnemo.services.platform.project_memory import ProjectMemoryService
-from mnemo.services.platform.tenancy import PlatformCaller
+from mnemo.services.platform.jobs.project_settings import project_categories
+from mnemo.services.platform.memories import filters as pf
+from mnemo.services.platform.memories.project_memory import ProjectMemoryService
+from mnemo.services.platform.tenancy.callers import PlatformCaller
 
 router = APIRouter(route_class=TypedRoute, tags=["platform: memories"])
 

@@ -34,8 +34,8 @@ from mnemo.api.responses import ErrorAlsoUnderErrorOut, errors
 from mnemo.api.routing import TypedRoute
 from mnemo.domain.entity_ids import checked_entity_id
 from mnemo.errors import ValidationError
-from mnemo.services.platform.entities import ENTITY_TYPES, ProjectEntityService, entity_field
-from mnemo.services.platform.tenancy import PlatformCaller
+from mnemo.services.platform.tenancy.callers import PlatformCaller
+from mnemo.services.platform.tenancy.project_entities import ENTITY_TYPES, ProjectEntityService, entity_field
 
 router = APIRouter(route_class=TypedRoute, tags=["platform: project data"])
 EntityType = Annotated[str, entity_types(*ENTITY_TYPES)]

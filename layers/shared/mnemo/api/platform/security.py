@@ -13,7 +13,8 @@ from starlette.concurrency import run_in_threadpool
 from mnemo.api.dependencies import tenancy_service
 from mnemo.domain.tenancy import Role
 from mnemo.errors import AuthenticationError
-from mnemo.services.platform.tenancy import INVALID_KEY, PlatformCaller
+from mnemo.services.platform.tenancy.callers import PlatformCaller
+from mnemo.services.platform.tenancy.service import INVALID_KEY
 
 CALLER_STATE = "platform_caller"
 

@@ -25,7 +25,7 @@ from mnemo.api.responses import MessageErrorOut, errors
 from mnemo.api.routing import FieldErrorsRoute
 from mnemo.domain.webhooks import EVENT_TYPES, MAX_URL, DeliveryState
 from mnemo.errors import FieldsError
-from mnemo.services.platform.webhooks import MAX_NAME, WebhookSpec
+from mnemo.services.platform.webhooks.service import MAX_NAME, WebhookSpec
 
 router = APIRouter(
     route_class=FieldErrorsRoute,

@@ -1,1 +1,3 @@
-"""The platform surface's use cases: tenancy and keys, project memories and events, reports."""
+"""The platform surface's use cases, one package per feature: tenancy (organizations, projects, keys, events,
+reports), memories (a project's memories and filters), jobs (adds, imports and their queue), webhooks, profiles
+and dream; `features.py` is the set of them the composition root builds."""

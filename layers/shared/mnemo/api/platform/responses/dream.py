@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from mnemo.api.platform.responses.memories import MemoryOut
 from mnemo.domain.memory import MemoryRecord
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
-from mnemo.services.platform.dream import DreamConfig
+from mnemo.services.platform.dream.service import DreamConfig
 
 
 class DreamSettingsOut(BaseModel):

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
-from mnemo.services.platform.imports import ImportRequest
+from mnemo.services.platform.jobs.import_request import ImportRequest
 
 
 class ImportRefusedOut(BaseModel):

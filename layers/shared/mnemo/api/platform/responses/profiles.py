@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from mnemo.domain.profiles import Profile, ProfileJob, ProfileSettings, ProfileStatus
-from mnemo.services.platform.profiles import CAPABILITIES
+from mnemo.services.platform.profiles.service import CAPABILITIES
 
 _ID = "5c1e6b0e-8a57-4e8f-9d1a-3b2f4c6d7e8f"
 

@@ -12,10 +12,10 @@ from starlette.requests import Request
 from mnemo.api.platform.responses.common import Omitted, Page
 from mnemo.api.responses import LLMUsageOut, Timestamp
 from mnemo.domain.tenancy import EventStatus, Feedback, MemoryExport, PlatformEvent, ProjectEntity
-from mnemo.services.platform.entities import ENTITY_TYPES, EntityView, FilterValues, entity_field
-from mnemo.services.platform.filters import ALLOWED_KEYS
-from mnemo.services.platform.imports import progress
-from mnemo.services.platform.tenancy import PlatformCaller
+from mnemo.services.platform.jobs.import_results import progress
+from mnemo.services.platform.memories.filters import ALLOWED_KEYS
+from mnemo.services.platform.tenancy.callers import PlatformCaller
+from mnemo.services.platform.tenancy.project_entities import ENTITY_TYPES, EntityView, FilterValues, entity_field
 
 EVENT_TYPES = ("ADD", "UPDATE", "DELETE", "SEARCH", "GET_ALL", "GET", "DELETE_ALL", "DELETE_USER")
 EXPORT_RECEIVED: Final = "Memory export request received. The export will be ready in a few seconds."

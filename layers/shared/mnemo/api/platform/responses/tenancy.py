@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from mnemo.api.platform.responses.common import Omitted
 from mnemo.api.responses import MessageOut, Timestamp
 from mnemo.domain.tenancy import Member, Role
-from mnemo.services.platform.tenancy import CreatedKey, KeyDetails, OrgDetails, ProjectDetails
+from mnemo.services.platform.tenancy.callers import CreatedKey, KeyDetails, OrgDetails, ProjectDetails
 
 ORG_ID = "org_6f1c2a9e0b3d4c5e6f7a"
 PROJECT_ID = "proj_0a1b2c3d4e5f6a7b8c9d"

@@ -1,0 +1,94 @@
+"""What both backends wire the same way: the settings' values the services take, and the core services over the
+stores each backend chose."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from mnemo.composition.auth import AccountStores, build_auth
+from mnemo.ports.reranker import Reranker
+from mnemo.services.configuration import ConfigurationService
+from mnemo.services.decay import DecaySettings
+from mnemo.services.memory_service import MemoryService
+from mnemo.services.namespace_memory import NamespaceMemoryServices
+from mnemo.services.ranking import RankingWeights
+from mnemo.services.rate_limiter import RateLimiter
+from mnemo.services.request_log import RequestLogService
+from mnemo.services.selfhosted_entities import EntityService
+from mnemo.services.service_set import Services
+from mnemo.settings import Settings
+
+if TYPE_CHECKING:
+    from mnemo.adapters.sqlite.memory_index import IndexTuning
+
+
+def index_tuning(settings: Settings) -> IndexTuning:
+    """When the embedded index searches approximately (the local backend only)."""
+    from mnemo.adapters.sqlite.memory_index import IndexTuning
+
+    return IndexTuning(
+        ann_min_rows=settings.index_ann_min_rows,
+        ann_nprobe=settings.index_ann_nprobe,
+        keyword_term_cap=settings.index_keyword_term_cap,
+    )
+
+
+def ranking_weights(settings: Settings) -> RankingWeights:
+    return RankingWeights(semantic=settings.semantic_weight, keyword=settings.keyword_weight)
+
+
+def reranker(settings: Settings) -> Reranker:
+    """What `rerank=true` re-scores a search's candidates with: the learned fusion (NumPy: every backend has it)."""
+    from mnemo.adapters.rerankers.learned_fusion import LearnedFusionReranker
+
+    return LearnedFusionReranker()
+
+
+def decay_settings(settings: Settings) -> DecaySettings:
+    return DecaySettings(
+        half_life_days=settings.decay_half_life_days,
+        access_boost=settings.decay_access_boost,
+        access_half_life_days=settings.decay_access_half_life_days,
+    )
+
+
+def core_services(
+    settings: Settings,
+    memory_service: MemoryService,
+    configuration: ConfigurationService,
+    stores: AccountStores,
+    request_log: RequestLogService,
+    *,
+    serves_http: bool = True,
+) -> Services:
+    """The core services over the stores a backend chose."""
+    auth = build_auth(settings, stores, warn=serves_http)
+    return Services(
+        memory_service=memory_service,
+        configuration=configuration,
+        accounts=auth.accounts,
+        tokens=auth.tokens,
+        sessions=auth.sessions,
+        api_keys=auth.api_keys,
+        authenticator=auth.authenticator,
+        entities=EntityService(memory_service),
+        request_log=request_log,
+        rate_limiter=RateLimiter(
+            {
+                "register": settings.rate_limit_register,
+                "login": settings.rate_limit_login,
+                "refresh": settings.rate_limit_refresh,
+            }
+        ),
+    )
+
+
+def reembed_everything(memory_service: MemoryService, namespaces: NamespaceMemoryServices) -> Callable[[], int]:
+    """What a change of embedder (POST /configure) does: re-embed the self-hosted memories and every platform
+    project's. ConfigurationService is told it once the namespaces exist (it makes the providers they use)."""
+
+    def reembed() -> int:
+        return memory_service.reembed_all() + namespaces.reembed_all()
+
+    return reembed
