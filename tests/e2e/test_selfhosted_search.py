@@ -177,7 +177,7 @@ def test_deprecated_top_level_ids_still_work(client: TestClient) -> None:
     assert ids({"user_id": "bob", "filters": {"user_id": "alice"}}) == [bob]
     assert ids({"user_id": "bob", "filters": {"agent_id": "nobody"}}) == []
     assert search_error(client, {"query": "tea", "user_id": "bob smith"}) == (
-        "user_id must be a non-empty string without whitespace."
+        "user_id must not contain whitespace (nothing is stripped)."
     )
 
 
