@@ -362,7 +362,8 @@ def llm_cost_rows(data: dict[str, Any]) -> list[str]:
         f"{'yes' if s['mnemo-platform_vs_mem0']['target_met_every_conversation'] else 'NO'} (platform). The usage "
         f"mnemo reported equals the server's count: {checks}. Recorded {m['date']} at commit {m['commit']}.",
         "",
-        "<details><summary>Every conversation</summary>",
+        '<details markdown="1">',
+        "<summary>Every conversation</summary>",
         "",
         table(f),
         "",

@@ -109,10 +109,10 @@ def default_text(field: FieldInfo) -> str:
 
 
 def cell(text: str) -> str:
-    """Text fit for a Markdown table cell: one line, pipes escaped, and `<` outside code spans written as an entity
-    (`<data dir>` would otherwise be read as an HTML tag and vanish)."""
-    parts = " ".join(text.split()).replace("|", "\\|").split("`")
-    return "`".join(part if i % 2 else part.replace("<", "&lt;") for i, part in enumerate(parts))
+    """Text fit for a Markdown table cell: one line; outside code spans, pipes escaped and `<` written as an entity
+    (`<data dir>` would otherwise be read as an HTML tag and vanish). Inside a code span a pipe separates nothing."""
+    parts = " ".join(text.split()).split("`")
+    return "`".join(part if i % 2 else part.replace("|", "\\|").replace("<", "&lt;") for i, part in enumerate(parts))
 
 
 def row(name: str, field: FieldInfo) -> str:

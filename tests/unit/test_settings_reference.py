@@ -34,18 +34,21 @@ def test_every_setting_is_one_row_with_its_variable_type_default_and_meaning() -
     assert len(rows) == len(Settings.model_fields)
     assert "| `MNEMO_PORT` | `int` | `8000` | The port `mnemo serve` listens on. |" in rows
     # the Mem0 server's name beside ours, a bound, and defaults that are not plain values
-    assert "| `MNEMO_JWT_SECRET`, `JWT_SECRET` | `SecretStr \\| None` | unset |" in text
+    assert "| `MNEMO_JWT_SECRET`, `JWT_SECRET` | `SecretStr | None` | unset |" in text
     assert "| `MNEMO_HTTP_WORKERS` | `int` (≥ 1, ≤ 32) | `1` |" in text
     assert (
         "| `MNEMO_WEBHOOK_RETRY_SCHEDULE` | `tuple[float, ...]` | `5,300,1800,7200,18000,36000,36000,36000` |" in text
     )
     assert "| `MNEMO_DATA_DIR` | `Path` | `./data` |" in text
-    assert '| `MNEMO_PIN_WORKERS` | `"auto" \\| "true" \\| "false"` | `auto` |' in text
+    assert '| `MNEMO_PIN_WORKERS` | `"auto" | "true" | "false"` | `auto` |' in text
 
 
 def test_a_description_is_one_safe_table_cell() -> None:
     """`<data dir>` must not be read as an HTML tag, nor a pipe end the cell; code spans stay as written."""
-    assert settings_reference.cell("kept in <data dir>/x, `a<b` | c\n  d") == "kept in &lt;data dir>/x, `a<b` \\| c d"
+    assert (
+        settings_reference.cell("kept in <data dir>/x, `a<b | c` | c\n  d")
+        == "kept in &lt;data dir>/x, `a<b | c` \\| c d"
+    )
 
 
 def test_a_setting_without_a_description_is_refused() -> None:
