@@ -14,7 +14,7 @@ SAM_CLI_VERSION ?= 1.170.0
 SAM_ENV := SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} PATH=$(CURDIR)/$(BIN):$$PATH
 
 .PHONY: run test lint typecheck unit install install-runtime clean bench bench-quick sam sam-validate sam-build \
-	openapi-snapshot fuzz llm-local
+	openapi-snapshot fuzz llm-local docs docs-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,7 +59,20 @@ unit: $(DEV_STAMP)
 openapi-snapshot: $(DEV_STAMP)
 	MNEMO_UPDATE_OPENAPI_SNAPSHOT=1 $(BIN)/pytest -q tests/e2e/test_openapi_snapshot.py
 
-test: lint typecheck unit sam
+test: lint typecheck unit sam docs-check
+
+# The documentation site (mkdocs.yml, docs/), built offline into site/; --strict turns every warning (a broken link or
+# anchor, a page missing from the nav, an unknown generated part) into a failure. The configuration reference and the
+# route tables are written at each build (docs/gen/hooks.py). NO_MKDOCS_2_WARNING quiets the theme's notice about
+# its own future, which is no warning about this site.
+DOCS_BUILD := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+docs: $(DEV_STAMP)
+	$(DOCS_BUILD) --site-dir site
+
+# What `make test` checks: the same build, into a temporary directory removed after it. (Not --quiet: it drops the
+# warnings before --strict counts them.)
+docs-check: $(DEV_STAMP)
+	@tmp=$$(mktemp -d); $(DOCS_BUILD) --site-dir "$$tmp"; status=$$?; rm -rf "$$tmp"; exit $$status
 
 # AWS SAM CLI in its own virtual environment (its pinned dependencies stay out of .venv); cfn-lint comes with it.
 $(SAM_STAMP): | $(BIN)/python

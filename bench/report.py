@@ -1,389 +1,129 @@
-"""Turn bench/results/*.json into the table in bench/README.md and the search-latency plot."""
+"""Write the benchmark results page of the site, docs/benchmarks/results.md, from bench/results/*.json, and redraw
+its plots where matplotlib is installed (`make bench` installs it): `python -m bench.report`.
+
+The page is generated, never edited: one section per benchmark, each with its method in two sentences, the machine,
+date and commit it was recorded on, the machine's floor measured in the same run (the model's speed alone: a slower
+floor is a slower hour, not slower code), its table and its plot. The plots are committed PNGs beside the page; the
+page's text depends only on the results and on which PNGs exist, so tests/unit/test_bench_report.py can write it
+again and compare it with the committed one. The tables themselves are in bench/report_tables.py and
+bench/report_accuracy.py."""
 
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench import report_accuracy as accuracy
+from bench import report_tables as tables
+from bench.report_tables import http_rows, http_split_rows, model_batching_rows
+
+__all__ = ["BENCHMARKS", "PAGE", "http_rows", "http_split_rows", "main", "model_batching_rows", "render"]
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-README = ROOT / "bench" / "README.md"
-START, END = "<!-- results:start -->", "<!-- results:end -->"
+PAGE = ROOT / "docs" / "benchmarks" / "results.md"
+PLOTS = PAGE.parent / "plots"
+SEARCH_LATENCY = "search_latency.png"
+REFRESH = "python -m bench.report"
+
+Rows = Callable[[dict[str, Any]], list[str]]
 
 
-def load(name: str) -> dict[str, Any] | None:
-    path = RESULTS / f"{name}.json"
+@dataclass(frozen=True)
+class Benchmark:
+    """One section of the page: the results file it reads (bench/results/<name>.json), its title, its method in two
+    sentences, the function that writes its table, and the plot drawn beside it (a PNG under docs/benchmarks/plots)."""
+
+    name: str
+    title: str
+    method: str
+    rows: Rows
+    plot: str | None = None
+
+
+def load(name: str, results: Path = RESULTS) -> dict[str, Any] | None:
+    path = results / f"{name}.json"
     return json.loads(path.read_text()) if path.exists() else None
 
 
-def ratio(ours: float | None, theirs: float | None) -> str:
-    if not ours or not theirs:
-        return "–"
-    return f"{ours / theirs:.2f}"
-
-
-def engine_rows(data: dict[str, Any]) -> list[str]:
-    ours, peer = data["figures"]["mnemo"], data["figures"].get("mem0") or {}
-    added = ours.get("add_measured_at", ours["sizes"][0])
-    first = str(added)
-    peer_at = {str(c["size"]): c for c in peer.get("checkpoints", [])}
-    peer_first = peer_at.get(first, {})
-    sizes_before = [int(size) for size in peer_at if int(size) < int(first)]
-    segment = f"{max(sizes_before, default=0)} to {first}"
-    # mem0 has no batched path for infer=false: a list of 100 messages is embedded and inserted one by one.
-    peer_batch = (peer.get("batch_add") or {}).get("add_per_second")
-    rows = [
-        "| Engine | mnemo | mem0 2.2.1 | mnemo / mem0 |",
-        "|---|---|---|---|",
-        f"| embedder | {ours['embedder']} | huggingface all-MiniLM-L6-v2 (torch) | |",
-        f"| embed, texts/s | {ours['embed_per_second']} | | |",
-        f"| add infer=false, batched, memories/s (0 to {added}) | {ours['add_batched_per_second']} | "
-        f"{peer_batch or '–'} | {ratio(ours['add_batched_per_second'], peer_batch)} |",
-        f"| add infer=false, one per call, memories/s (mnemo: at {first}; mem0: {segment}) | "
-        f"{ours['add_single_per_second']} | "
-        f"{peer_first.get('add_per_second', '–')} | "
-        f"{ratio(ours['add_single_per_second'], peer_first.get('add_per_second'))} |",
-        f"| mnemo batched (0 to {first}) against mem0 one per call ({segment}) | {ours['add_batched_per_second']} | "
-        f"{peer_first.get('add_per_second', '–')} | "
-        f"{ratio(ours['add_batched_per_second'], peer_first.get('add_per_second'))} |",
-    ]
-    for size, by_shape in ours["search"].items():
-        for shape, label in (
-            ("scoped_one_user_of_many", f"one user of {ours['users']}"),
-            ("one_user_holds_all", "one user holds all"),
-            ("unscoped", "unscoped"),
-        ):
-            figures = by_shape[shape]
-            for kind, kind_label in (("without_embedding_ms", "no embedding"), ("with_embedding_ms", "with embedding")):
-                p = figures[kind]
-                theirs = ""
-                if shape == "scoped_one_user_of_many" and size in peer_at:
-                    peer_key = (
-                        "search_ms_without_embedding" if kind.startswith("without") else "search_ms_with_embedding"
-                    )
-                    theirs_p = peer_at[size].get(peer_key, {})
-                    if theirs_p:
-                        theirs = f"{theirs_p['p50']} / {theirs_p['p95']} / {theirs_p['p99']}"
-                rows.append(
-                    f"| search {size}, {label}, {kind_label}: p50 / p95 / p99 ms | "
-                    f"{p['p50']} / {p['p95']} / {p['p99']} | {theirs or '–'} | "
-                    f"{ratio(p['p50'], theirs_p['p50']) if theirs else '–'} |"
-                )
-    serving = ours.get("serving_footprint") or {}
-    if serving:
-        rows.append(
-            f"| peak RSS of a process serving the store, MB (mnemo: a fresh process, {serving['memories']} "
-            f"memories; mem0: its run to {first}) | {serving['peak_rss_mb']} | {peer.get('peak_rss_mb', '–')} | "
-            f"{ratio(serving['peak_rss_mb'], peer.get('peak_rss_mb'))} |"
-        )
-    rows.append(
-        f"| peak RSS of the benchmark process, MB (mnemo: two stores to {ours['sizes'][-1]} and every vector "
-        f"precomputed) | {ours['peak_rss_mb']} | | |"
+def machine_line(data: dict[str, Any]) -> str:
+    m = data.get("machine")
+    if not m:
+        return "Machine, date and commit: not recorded (the benchmark's own script wrote this result)."
+    return (
+        f"Recorded {m.get('date', '–')} at commit `{m.get('commit', '–')}` on {m.get('cores', '–')} cores "
+        f"({m.get('cpu') or 'CPU not named'}), {m.get('memory_gb', '–')} GB, Python {m.get('python', '–')}."
     )
-    return rows
 
 
-def http_rows(data: dict[str, Any]) -> list[str]:
-    f = data["figures"]
-    routes = "platform API (/v3/memories/…)" if f.get("surface") == "platform" else "self-hosted API"
-    rows = [
-        f"| HTTP {routes}, {f['clients']} clients, {f['preloaded']} memories preloaded, "
-        f"{f.get('workers', 1)} server process{'es' if f.get('workers', 1) > 1 else ''}"
-        + (f" of {f['threads_per_worker']} request threads" if "threads_per_worker" in f else "")
-        + " | requests/s | "
-        "p50 / p95 / p99 ms | errors | server CPU ms per request |",
-        "|---|---|---|---|---|",
-    ]
-    for kind in ("search", "add"):
-        r = f[kind]
-        p = r["latency_ms"]
-        rows.append(
-            f"| {kind} ({r['seconds']} s) | {r['per_second']} | {p['p50']} / {p['p95']} / {p['p99']} | {r['errors']} "
-            f"| {r.get('server_cpu_ms_per_request', '–')} |"
+def floor_line(data: dict[str, Any]) -> str | None:
+    """The machine's floor: the model's speed alone, measured in the same run (bench.run's `machine.floor`). An
+    HTTP result's own table already says it (`model_alone_ms`, before and after the load)."""
+    floor = (data.get("machine") or {}).get("floor")
+    if floor and "question_ms" in floor:
+        return (
+            "The machine's floor in this run (bench/model_speed.py, the model alone, CPU ms per text, one per run): "
+            f"a question {floor['question_ms']}, an add's text {floor['add_text_ms']}."
         )
-    if "load_average_before" in f:
-        before, after = (", ".join(f"{v:.1f}" for v in f[k]) for k in ("load_average_before", "load_average_after"))
-        m = data["machine"]
-        rows += [
-            "",
-            f"Recorded {m['date']} at commit {m['commit']}; load average (1, 5, 15 min) on {m['cores']} cores: "
-            f"{before} before the run, {after} after.",
-        ]
-    if "model_alone_ms" in f:
-        speed = {k: f["model_alone_ms"][k] for k in ("before", "after")}
-        rows.append(
-            "The model alone on this machine (bench/model_speed.py, CPU ms per text, one per run): a question "
-            f"{speed['before']['question_ms']} before the run and {speed['after']['question_ms']} after, an add's "
-            f"text {speed['before']['add_text_ms']} and {speed['after']['add_text_ms']}."
-        )
-    return rows
+    if floor:
+        return f"The machine's floor in this run: not measured ({floor.get('error', 'no figure')})."
+    if "model_alone_ms" in data.get("figures", {}):
+        return None
+    return "The machine's floor (the model's speed alone, measured in the same run): not recorded."
 
 
-def http_split_rows(data: dict[str, Any]) -> list[str]:
-    f = data["figures"]
-    columns = [(surface, kind) for surface in ("selfhosted", "platform") if surface in f for kind in ("search", "add")]
-    names = {"selfhosted": "self-hosted", "platform": "platform"}
-    split = {column: f[column[0]]["split"][column[1]] for column in columns}
-    lines: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
-        ("real server, per s (server CPU ms each)", lambda s: f"{s['per_second']} ({s['server_cpu_ms']})"),
-        (
-            "weightless server, per s (CPU ms each: the rest)",
-            lambda s: f"{s['weightless_per_second']} ({s['the_rest_ms']})",
-        ),
-        ("the model in the server / alone, ms", lambda s: f"{s['model_in_server_ms']} / {s['model_alone_ms']}"),
-        (
-            "server CPU per request at the target, ms",
-            lambda s: f"{s['server_cpu_ms_available_at_target']} (at {s['target_per_second']}/s)",
-        ),
-        ("left for the rest at the target, ms", lambda s: f"{s['left_for_the_rest_at_target_ms']}"),
-    ]
-    rows = [
-        "| The split (bench/http_split.py): the model's run and the rest | "
-        + " | ".join(f"{names[surface]} {kind}" for surface, kind in columns)
-        + " |",
-        "|---" * (len(columns) + 1) + "|",
-    ]
-    rows += [f"| {label} | " + " | ".join(cell(split[c]) for c in columns) + " |" for label, cell in lines]
-    m = data["machine"]
-    rows += ["", f"Recorded {m['date']} at commit {m['commit']}."]
-    return rows
+def _anchor(title: str) -> str:
+    """The id MkDocs gives a heading (Python-Markdown's `toc` slugify)."""
+    words = re.sub(r"[^\w\s-]", "", unicodedata.normalize("NFKD", title)).strip().lower()
+    return re.sub(r"[-\s]+", "-", words)
 
 
-def model_batching_rows(data: dict[str, Any]) -> list[str]:
-    f = data["figures"]
-    sizes = list(next(iter(f["builds"].values()))["question"]["cpu_ms_per_text_by_batch"])
-    rows = [
-        "| Shared model runs (bench/model_batching.py), CPU ms per text by batch of "
-        + ", ".join(sizes)
-        + " | batch of 8 against alone, least cosine | cosine to float32, mean (least) |",
-        "|---|---|---|",
-    ]
-    for build, kinds in f["builds"].items():
-        for kind, r in kinds.items():
-            costs = " / ".join(str(ms) for ms in r["cpu_ms_per_text_by_batch"].values())
-            cosine = r["cosine_to_fp32"]
-            rows.append(
-                f"| {build}, {kind.replace('_', ' ')}: {costs} | {r['batch_of_8_vs_alone_least_cosine']} | "
-                f"{cosine['mean']} ({cosine['least']}) |"
-            )
-    m = data["machine"]
-    rows += ["", f"{f['texts_each']} texts of each kind; recorded {m['date']} at commit {m['commit']}."]
-    return rows
+def section(benchmark: Benchmark, data: dict[str, Any]) -> list[str]:
+    lines = [f"## {benchmark.title}", "", benchmark.method, "", machine_line(data)]
+    floor = floor_line(data)
+    if floor:
+        lines.append(floor)
+    table = [line for line in benchmark.rows(data) if not line.startswith("![")]
+    lines += ["", *table, ""]
+    if benchmark.plot:
+        if (PLOTS / benchmark.plot).exists():
+            lines += [f"![{benchmark.title}](plots/{benchmark.plot})", ""]
+        else:
+            lines += [f"Plot not drawn: `make bench` installs matplotlib and draws `plots/{benchmark.plot}`.", ""]
+    return lines
 
 
-def http_floor_rows(data: dict[str, Any]) -> list[str]:
-    f = data["figures"]
-    labels = {
-        "http": "read the body, answer (uvicorn, httptools, loopback)",
-        "embed": "… and embed the query (int8 MiniLM, ONNX Runtime): a search's floor",
-        "embed_insert": "… embed the text and commit it to SQLite: an add's floor",
-    }
-    rows = [
-        f"| The floor: a bare ASGI app, {f['workers']} uvicorn workers, {f['clients']} clients; a request does only "
-        "| requests/s | p50 / p99 ms | errors | server CPU ms per request |",
-        "|---|---|---|---|---|",
-    ]
-    for mode, label in labels.items():
-        r = f[mode]
-        p = r["latency_ms"]
-        cpu = r["server_cpu_ms_per_request"]
-        rows.append(f"| {label} | {r['per_second']} | {p['p50']} / {p['p99']} | {r['errors']} | {cpu} |")
-    return rows
-
-
-def locomo_rows(data: dict[str, Any]) -> list[str]:
-    f = data["figures"]
-    rows = ["| LoCoMo dev, recall | @1 | @5 | @10 |", "|---|---|---|---|"]
-    for label, block in (
-        ("mnemo hybrid", f),
-        ("mnemo semantic only", f.get("semantic_only")),
-        ("mem0 2.2.1", f.get("mem0")),
-    ):
-        if block:
-            rows.append(f"| {label} | {block['recall@1']:.3f} | {block['recall@5']:.3f} | {block['recall@10']:.3f} |")
-    rows.append(f"\n{f.get('questions')} questions, {f.get('skipped')} skipped.")
-    return rows
-
-
-def locomo_rerank_rows(data: dict[str, Any]) -> list[str]:
-    """`mnemo bench locomo --rerank`: the reranked search beside the hybrid one, overall and temporal (category 3)."""
-    f = data["figures"]
-    rows = [
-        "| LoCoMo dev, recall @1 / @5 / @10 | all | temporal (category 3) | search p50 |",
-        "|---|---|---|---|",
-    ]
-    latency = f.get("latency_ms", {})
-    for label, block, p50 in (
-        ("mnemo hybrid", f.get("without_rerank"), latency.get("hybrid_p50")),
-        ("mnemo hybrid + rerank", f, latency.get("rerank_p50")),
-    ):
-        if block:
-            cat3 = block["per_category"].get("3", {})
-            rows.append(
-                f"| {label} | {_recalls(block)} | {_recalls(cat3) if cat3 else '–'} | "
-                f"{f'{p50:.1f} ms' if p50 is not None else '–'} |"
-            )
-    if "rerank_added_p50" in latency:
-        load_average = ", ".join(f"{v:.1f}" for v in f.get("load_average", []))
-        rows.append(
-            f"\nRerank adds {latency['rerank_added_p50']:.1f} ms per search (p50 of the per-question difference; "
-            f"the query embedding memoized; load average {load_average or 'not recorded'} on 2 cores)."
-        )
-    return rows
-
-
-def _recalls(block: dict[str, Any]) -> str:
-    return " / ".join(f"{block[f'recall@{k}']:.3f}" for k in (1, 5, 10))
-
-
-def _decay_label(name: str) -> str:
-    if name == "off":
-        return "decay off"
-    half_life, _, boost = name.removeprefix("half_life_").partition("_access_boost_")
-    return f"decay on, half-life {half_life} days" + (f", access boost {boost}" if boost else "")
-
-
-def decay_rows(data: dict[str, Any]) -> list[str]:
-    f = data["figures"]
-    facts = f["changing_facts"]
-    default = f["default"]["half_life_days"]
-    rows = [
-        f"| Memory decay, scripted changing facts ({facts['changed']} changed, {facts['retrieved']} retrieved on "
-        f"the way; {facts['subjects'] - facts['changed']} stable): the current fact first | changed | changed and "
-        "retrieved | stable | MRR@5, changed |",
-        "|---|---|---|---|---|",
-    ]
-    for name, block in facts["configurations"].items():
-        groups = ("changed", "changed_retrieved", "stable")
-        cells = [f"{block[k]['current_first']}/{block[k]['subjects']}" for k in groups]
-        marker = " (default)" if name == f"half_life_{default:g}" else ""
-        rows.append(f"| {_decay_label(name)}{marker} | {' | '.join(cells)} | {block['changed']['mrr@5']:.3f} |")
-    loco = f.get("locomo")
-    if loco:
-        off = loco["off"]
-        rows += ["", "| LoCoMo dev, recall, with decay (change) | @1 | @5 | @10 |", "|---|---|---|---|"]
-        rows.append(f"| decay off | {off['recall@1']:.3f} | {off['recall@5']:.3f} | {off['recall@10']:.3f} |")
-        for name, block in loco["configurations"].items():
-            cells = [f"{block[k]:.3f} ({block['change'][k]:+.3f})" for k in ("recall@1", "recall@5", "recall@10")]
-            marker = " (default)" if name == f"half_life_{default:g}" else ""
-            rows.append(f"| {_decay_label(name)}{marker} | {' | '.join(cells)} |")
-    m = data["machine"]
-    rows += [
+def render(results: Path = RESULTS) -> str:
+    """The whole page, from the results recorded under `results`."""
+    lines = [
+        "# Results",
         "",
-        f"Recorded {m['date']} at commit {m['commit']}. Access boost {f['default']['access_boost']:g} and access "
-        f"half-life {f['default']['access_half_life_days']:g} days unless the row says otherwise; the probes asked on "
-        f"{facts['now'][:10]}, each LoCoMo question at the end of its conversation.",
+        f"<!-- Generated by bench/report.py from bench/results/*.json: do not edit; `{REFRESH}` writes it again. -->",
+        "",
+        "Every benchmark's latest recorded result. [Benchmarks](index.md) says how each is run and how to read it; "
+        "the [performance log](log.md) what was tried on the way. Compare two results only at the same floor: the "
+        "machines these ran on differed by two times in the model's speed alone.",
+        "",
     ]
-    return rows
+    present = [(b, load(b.name, results)) for b in BENCHMARKS]
+    lines += [f"- [{b.title}](#{_anchor(b.title)})" for b, data in present if data]
+    lines.append("")
+    for benchmark, data in present:
+        if data:
+            lines += section(benchmark, data)
+    return "\n".join(lines).rstrip() + "\n"
 
 
-def lambda_rows(data: dict[str, Any]) -> list[str]:
-    f = data["figures"]
-    if not f.get("functions"):
-        return [f"Lambda cold start: {f.get('note', 'no functions')}."]
-    rows = ["| Function | ready, s (median) | imports torch | unzipped MB |", "|---|---|---|---|"]
-    for name, r in f["functions"].items():
-        rows.append(f"| {name} | {r['ready_seconds_median']} | {r['imports_torch']} | {r['unzipped_mb']} |")
-    return rows
-
-
-def webhook_rows(data: dict[str, Any]) -> list[str]:
-    f, m = data["figures"], data["machine"]
-    setup = f["setup"]
-    hooks = setup["webhooks"]
-    healthy = f["latency_ms_from_occurred_at"]["healthy_paced"]
-    burst = f["throughput"]["healthy_burst"]
-    outage = f["outage"]
-    logs = f["delivery_log"].values()
-    cpu = f["cpu_seconds"]
-    schedule = setup.get("retry_schedule_short", setup["retry_schedule"])
-    ordered = "yes" if not f["order_problems"] else "; ".join(f["order_problems"])
-    return [
-        f"| Webhooks: {f['events_added']:,} memory events to {hooks} webhooks ({f['deliveries_expected']:,} "
-        f"deliveries), receivers down {outage['down_for_seconds']:g} s mid-run | |",
-        "|---|---|",
-        f"| latency, healthy, {setup['pace_events_per_second']:g} events/s ({setup['messages_per_add']} per add): "
-        f"p50 / p95 / p99 / max ms, the event's `occurred_at` to the receiver | "
-        f"{healthy['p50']} / {healthy['p95']} / {healthy['p99']} / {healthy['max']} |",
-        f"| deliveries/s, healthy, adds back to back ({burst['deliveries']:,} deliveries, first add to last "
-        f"arrival) | {burst['deliveries_per_second']} |",
-        f"| outage: events made while down; received while down | {outage['events_during']:,}; "
-        f"{outage['received_while_down']} |",
-        f"| after the return: first delivery / backlog of {outage['backlog_deliveries_at_recovery']:,} drained / "
-        f"all delivered, s | {outage['first_arrival_after_recovery_s']} / {outage['backlog_drained_after_recovery_s']}"
-        f" / {outage['everything_delivered_after_recovery_s']} ({outage['drain_deliveries_per_second']} "
-        "deliveries/s draining) |",
-        f"| delivered | {f['delivered_percent']:g}% ({f['deliveries_unique']:,} of {f['deliveries_expected']:,}) |",
-        f"| repeats received (same `webhook-id`); duplicates after dropping them | {f['repeats_raw']}; "
-        f"{f['duplicates_after_dropping_repeats']} |",
-        f"| signatures valid (`standardwebhooks`, on arrival) | {f['signatures_verified'] - f['signatures_invalid']:,}"
-        f" of {f['signatures_verified']:,} |",
-        f"| each webhook in order (sequence increasing on arrival, memories in the order added) | {ordered} |",
-        f"| delivery log: dead; pending; attempts that failed | {sum(v['dead_count'] for v in logs)}; "
-        f"{sum(v['pending_count'] for v in logs)}; {sum(v['failed_attempts'] for v in logs)} |",
-        f"| server peak RSS, MB | {f['server_peak_rss_mb']} |",
-        "",
-        f"Recorded {m['date']} at commit {m['commit']}; retry schedule {schedule} s "
-        f"({setup['retry_jitter']}). CPU seconds over the {f['run_seconds']:g} s run: server {cpu['server']}, "
-        f"receivers {cpu['receivers']}, load generator {cpu['load_generator']}, other processes on the machine "
-        f"{cpu.get('other_processes', '–')} (of {cpu.get('machine_capacity', '–')} available).",
-    ]
-
-
-def memory_quality_rows(data: dict[str, Any]) -> list[str]:
-    from bench.memory_quality.report import markdown, splits_markdown
-
-    others = {split: load(f"memory_quality-{split}") for split in ("dev", "holdout", "blind", "tune")}
-    recorded = {"eval": data, **{split: other for split, other in others.items() if other}}
-    return [*markdown(data["figures"], data["machine"]), "", *splits_markdown(recorded)]
-
-
-def llm_cost_rows(data: dict[str, Any]) -> list[str]:
-    from bench.llm_cost import table
-
-    f, m = data["figures"], data["machine"]
-    s = f["summary"]
-    rows = [
-        f"**LLM cost per conversation** (`bench/llm_cost.py`): the {f['conversations']} conversations of "
-        f"{f['data']} ({f['messages']} messages, {f['people']} people, each person's in order), one add each with "
-        f"infer on, against one recording loopback OpenAI-compatible server answering scripted JSON; `{f['model']}`, "
-        f"tokens counted by the server with {f['tokenizer']}.",
-        "",
-        "| per conversation (mean) | LLM calls | input tokens | output tokens | input tokens / mem0's (mean, max) |",
-        "|---|--:|--:|--:|--:|",
-    ]
-    names = (("mnemo", "mnemo (self-hosted)"), ("mnemo-platform", "mnemo (platform project)"), ("mem0", "mem0 2.2.1"))
-    for system, label in names:
-        mean = s[system]["per_conversation_mean"]
-        versus = s.get(f"{system}_vs_mem0")
-        ratio = f"{versus['input_tokens_ratio_mean']:.2f}, {versus['input_tokens_ratio_max']:.2f}" if versus else "–"
-        rows.append(
-            f"| {label} | {mean['calls']:g} | {mean['input_tokens']:,.0f} | {mean['output_tokens']:,.0f} | {ratio} |"
-        )
-    checks = ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in f["reported_usage_matches_the_server"].items())
-    rows += [
-        "",
-        f"Target ({f['target']}) met in every conversation: "
-        f"{'yes' if s['mnemo_vs_mem0']['target_met_every_conversation'] else 'NO'} (self-hosted), "
-        f"{'yes' if s['mnemo-platform_vs_mem0']['target_met_every_conversation'] else 'NO'} (platform). The usage "
-        f"mnemo reported equals the server's count: {checks}. Recorded {m['date']} at commit {m['commit']}.",
-        "",
-        "<details><summary>Every conversation</summary>",
-        "",
-        table(f),
-        "",
-        "</details>",
-    ]
-    return rows
-
-
-def plot(data: dict[str, Any]) -> None:
+def plot_search_latency(data: dict[str, Any]) -> None:
     try:
         import matplotlib
     except ImportError:  # `make bench` installs it; without it the recorded plot stays as it is
-        print("matplotlib is not installed: bench/results/search_latency.png not redrawn")
+        print(f"matplotlib is not installed: {(PLOTS / SEARCH_LATENCY).relative_to(ROOT)} not redrawn")
         return
 
     matplotlib.use("Agg")
@@ -416,52 +156,205 @@ def plot(data: dict[str, Any]) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(RESULTS / "search_latency.png", dpi=110)
+    PLOTS.mkdir(parents=True, exist_ok=True)
+    fig.savefig(PLOTS / SEARCH_LATENCY, dpi=110)
 
 
-def main() -> None:
-    sections: list[str] = []
-    engine = load("engine")
+def draw_plots(results: Path = RESULTS) -> None:
+    engine = load("engine", results)
     if engine:
-        m = engine["machine"]
-        sections.append(
-            f"Recorded {m['date']} at commit {m['commit']} on {m['cores']} cores ({m['cpu']}), "
-            f"{m['memory_gb']} GB, Python {m['python']}.\n"
-        )
-        sections += [*engine_rows(engine), ""]
-        plot(engine)
-        sections.append("![search latency](results/search_latency.png)\n")
-    parts = (
-        ("http", http_rows),
-        ("http-platform", http_rows),
-        ("http-floor", http_floor_rows),
-        ("http-split", http_split_rows),
-        ("model-batching", model_batching_rows),
-        ("locomo", locomo_rows),
-        ("locomo-rerank", locomo_rerank_rows),
-        ("lambda", lambda_rows),
-        ("webhooks", webhook_rows),
-        ("decay", decay_rows),
-        ("memory_quality", memory_quality_rows),
-        ("llm_cost", llm_cost_rows),
-    )
-    for name, rows in parts:
-        data = load(name)
-        if data:
-            sections += [*rows(data), ""]
-    million = load("million")
+        plot_search_latency(engine)
+    million = load("million", results)
     if million:
         from bench import million_report
 
-        million_report.plot(million, RESULTS)
-        sections += [*million_report.rows(million), ""]
-    text = README.read_text()
-    block = START + "\n" + "\n".join(sections) + "\n" + END
-    if START in text:
-        text = text[: text.index(START)] + block + text[text.index(END) + len(END) :]
-    else:
-        text = text.rstrip() + "\n\n## Results\n\n" + block + "\n"
-    README.write_text(text)
+        million_report.plot(million, PLOTS)
+
+
+def main() -> None:
+    draw_plots()
+    PAGE.write_text(render())
+    print(f"wrote {PAGE.relative_to(ROOT)}")
+
+
+def _million_rows(data: dict[str, Any]) -> list[str]:
+    from bench import million_report
+
+    return million_report.rows(data)
+
+
+def _memory_quality_rows(data: dict[str, Any]) -> list[str]:
+    return tables.memory_quality_rows(data, load)
+
+
+BENCHMARKS: tuple[Benchmark, ...] = (
+    Benchmark(
+        "engine",
+        "Engine",
+        "A synthetic corpus of short first-person facts over 100 users is added and searched in process with the real "
+        "embedder, from 1k to 100k memories, and mem0 2.2.1's `Memory` runs the same corpus and questions in its own "
+        "interpreter to 10k. Searches are timed with and without the query embedding: scoped to one user, for one "
+        "user holding everything, and unscoped.",
+        tables.engine_rows,
+        SEARCH_LATENCY,
+    ),
+    Benchmark(
+        "http",
+        "HTTP, self-hosted API",
+        "The real `mnemo serve` on loopback, authentication on, 5,000 memories preloaded, answers 16 keep-alive "
+        "clients sending searches for 60 s, then adds for 60 s, each call with a per-user API key and written to the "
+        "request log. A minimal asyncio load generator shares the two cores with the server, whose CPU per request "
+        "is read from /proc.",
+        http_rows,
+    ),
+    Benchmark(
+        "http-platform",
+        "HTTP, platform API",
+        "The same load on the platform's routes (`POST /v3/memories/search/`, and `/v3/memories/add/` with "
+        "`infer=false`) with a project key. A platform add also writes its event, its counter and its webhook outbox "
+        "in the change's transaction.",
+        http_rows,
+    ),
+    Benchmark(
+        "http-floor",
+        "The floor",
+        "The same load generator drives a bare ASGI app under uvicorn with 2 workers whose request only reads the "
+        "body and answers, then also embeds the query, then also commits the text to SQLite. It is the least a "
+        "search or an add can cost on this machine.",
+        tables.http_floor_rows,
+    ),
+    Benchmark(
+        "http-split",
+        "The model's share and the rest",
+        "The HTTP benchmark runs twice per surface, the second time with the model's run replaced by a lookup of a "
+        "few microseconds. The difference of the two servers' CPU per request is the model as it runs in the server; "
+        "the weightless server's CPU is everything else.",
+        http_split_rows,
+    ),
+    Benchmark(
+        "model-batching",
+        "Shared model runs",
+        "Three builds of the model (the default int8, float32, an int8 with static activation scales) embed the HTTP "
+        "benchmark's questions and add texts in batches of 1 to 16 on one ONNX Runtime thread. The table gives the "
+        "CPU per text and whether a batched text's vector stays what it is alone.",
+        model_batching_rows,
+    ),
+    Benchmark(
+        "locomo",
+        "LoCoMo",
+        "Every turn of the LoCoMo dev conversations is stored verbatim and every question asked scoped to its "
+        "conversation; recall@k is the share of evidence turns found in the first k results. mem0 2.2.1 answers the "
+        "same questions with the same embedder.",
+        tables.locomo_rows,
+    ),
+    Benchmark(
+        "locomo-rerank",
+        "LoCoMo with rerank",
+        "The same questions asked again with `rerank=true`: the learned fusion reranker over a pool of about 160 "
+        "candidates. The latency is one search's, the query embedding memoized.",
+        tables.locomo_rerank_rows,
+    ),
+    Benchmark(
+        "rerank_fit",
+        "The reranker's fit",
+        "`bench/rerank_fit.py` fits the reranker's logistic model on the LoCoMo dev split, the only one here. Held "
+        "out, each conversation is ranked by a model fitted on the other four: what to expect on conversations it "
+        "never saw.",
+        accuracy.rerank_fit_rows,
+    ),
+    Benchmark(
+        "lambda",
+        "Lambda cold start",
+        "For each function under `functions/`, a fresh interpreter imports the handler and builds its container. The "
+        "size is what the function deploys with the layer, unzipped.",
+        tables.lambda_rows,
+    ),
+    Benchmark(
+        "webhooks",
+        "Webhooks",
+        "A real `mnemo serve` sends 10,000 memory events to three webhooks on loopback receivers, which are down for "
+        "five minutes in the middle of the run, with a compressed retry schedule. Every delivery's signature, order "
+        "and uniqueness is checked on arrival.",
+        tables.webhook_rows,
+    ),
+    Benchmark(
+        "categories",
+        "Categories without an LLM",
+        "The zero-shot categorizer files 240 labelled memories under the 15 default categories (165 to tune on, 75 "
+        "held out). The keyword matching it replaced is the baseline.",
+        accuracy.categories_rows,
+    ),
+    Benchmark(
+        "merge",
+        "Merging paraphrases without an LLM",
+        "`same_fact` judges 369 labelled pairs of memories (rewordings and hard non-paraphrases; 119 held out) with "
+        "the cosine alone, with the value guards and with every guard. The threshold is the one the service uses.",
+        accuracy.merge_rows,
+    ),
+    Benchmark(
+        "topics",
+        "Topics without an LLM",
+        "62 statements labelled with 12 topics (744 pairs) are judged about a topic or not, as an add's `includes` "
+        "and `excludes` are without an LLM. The thresholds were chosen on this set; it has no held-out part.",
+        accuracy.topics_rows,
+    ),
+    Benchmark(
+        "change_rule",
+        "The change rule",
+        "74 labelled pairs of an older and a newer statement decide whether the newer makes the older out of date, "
+        "as the deterministic extractor does. There is no held-out split: the set is small.",
+        accuracy.change_rule_rows,
+    ),
+    Benchmark(
+        "decay",
+        "Memory decay",
+        "52 scripted facts of 8 users, 40 of them changing over time, are added and searched through the real v3 "
+        "path with the decay clock set to each moment, and probed at the end. LoCoMo shows what decay costs where "
+        "questions are about the past.",
+        tables.decay_rows,
+    ),
+    Benchmark(
+        "memory_quality",
+        "Memory quality",
+        "42 conversations of 16 users written for it are added through both surfaces of the embedded default (no "
+        "LLM), then every gold fact, change and deletion is checked. The splits written apart from the rules stand "
+        "beside the fitted ones ([the evaluation](memory-quality.md)).",
+        _memory_quality_rows,
+    ),
+    Benchmark(
+        "llm_cost",
+        "LLM cost",
+        "72 conversations are added with infer on through mnemo and mem0 2.2.1, against one recording loopback "
+        "OpenAI-compatible server that answers scripted JSON and counts tokens with the real o200k_base tokenizer. "
+        "Both keep the same facts, so the tokens measure each side's prompts.",
+        tables.llm_cost_rows,
+    ),
+    Benchmark(
+        "cost",
+        "Cost on AWS",
+        "The real handlers run under moto: every boto3 call is counted in DynamoDB units, SQS requests and SNS "
+        "publishes, and an invocation's billed duration is its CPU time plus an assumed round trip per call. "
+        "OpenSearch Serverless is priced from its capacity, not measured ([cost on AWS](../operations/cost.md)).",
+        accuracy.cost_rows,
+    ),
+    Benchmark(
+        "erasure",
+        "Deletes erase",
+        "One SQLite file of 11,000 memories is loaded, then adds, deletes by id and the delete of a 1,000-memory user "
+        "are timed; before is the same script on the package from before deletes erased. The embedder is not "
+        "measured.",
+        accuracy.erasure_rows,
+    ),
+    Benchmark(
+        "million",
+        "A million memories",
+        "Two stores grow side by side from 1k to 1M memories, users of 100 and one user holding all, with real "
+        "embeddings plus noise; search, recall against exact search and a fresh serving process are measured at each "
+        "size. At 1M, batched adds with the real embedder.",
+        _million_rows,
+        "million.png",
+    ),
+)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Run the benchmarks and record them: `python -m bench.run [--quick] [--only engine,http,http-platform,http-floor,
 http-split,model-batching,locomo,locomo-rerank,lambda,webhooks,categories,merge,decay,memory_quality,llm_cost,cost,million]`.
 
-Writes bench/results/<name>.json (machine, date, commit, every figure) and bench/results/search_latency.png.
-bench/report.py turns the JSON into the table in bench/README.md.
+Writes bench/results/<name>.json: the machine, date and commit, the machine's floor measured in the same run (the
+model's speed alone, bench/model_speed.py: a result is only comparable with another taken at the same floor), and
+every figure. bench/report.py then writes the site's results page from them (docs/benchmarks/results.md).
 """
 
 from __future__ import annotations
@@ -48,11 +49,29 @@ def machine() -> dict[str, Any]:
     }
 
 
+FLOOR_TEXTS = 1_000  # texts of each kind the floor is measured on (a quick run: QUICK_FLOOR_TEXTS)
+QUICK_FLOOR_TEXTS = 100
+
+
+def floor(texts: int) -> dict[str, Any]:
+    """The machine's floor now: the default model's CPU ms per text alone, one text per run, on the HTTP benchmark's
+    questions and add texts. A floor that cannot be measured says why, and the result is recorded all the same."""
+    from bench import model_speed
+
+    try:
+        costs = model_speed.model_costs(texts)
+    except (ImportError, OSError, RuntimeError, ValueError) as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    return {**costs, "measured": "right after the benchmark, in the same run"}
+
+
 def record(name: str, figures: dict[str, Any]) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps({"machine": machine(), "figures": figures}, indent=2) + "\n")
-    print(f"wrote {path.relative_to(ROOT)}")
+    texts = QUICK_FLOOR_TEXTS if name.endswith("-quick") else FLOOR_TEXTS
+    document = {"machine": {**machine(), "floor": floor(texts)}, "figures": figures}
+    path.write_text(json.dumps(document, indent=2) + "\n")
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
     return path
 
 

@@ -17,7 +17,8 @@ class PlatformSettings(BaseSettings):
     # 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 10 h.
     webhook_retry_schedule: Annotated[tuple[float, ...], NoDecode] = Field(
         default=(5.0, 300.0, 1800.0, 7200.0, 18000.0, 36000.0, 36000.0, 36000.0),
-        description="MNEMO_WEBHOOK_RETRY_SCHEDULE: seconds between attempts, separated by commas.",
+        description="Seconds between the attempts of a failing webhook delivery, separated by commas (each with up to "
+        "20% jitter); after the last, the delivery is dead-lettered.",
     )
     webhook_allow_private_urls: bool = Field(
         default=False, description="Let webhooks point at loopback and private addresses: local development only."
@@ -115,7 +116,8 @@ class PlatformSettings(BaseSettings):
         default=30.0,
         ge=0,
         le=900,
-        description="...but no later than this after the first change of the burst (a stream that never pauses).",
+        description="A profile whose memories keep changing is regenerated no later than this after the first "
+        "change of the burst (a stream that never pauses still gets one).",
     )
     profile_queue_url: str | None = Field(
         default=None,

@@ -16,10 +16,20 @@ class ServerSettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="MNEMO_", extra="ignore", populate_by_name=True)
 
-    data_dir: Path = Field(default=Path("./data"), description="Where the SQLite file lives.")
-    host: str = "127.0.0.1"
-    port: int = 8000
-    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    data_dir: Path = Field(
+        default=Path("./data"),
+        description="The directory of the SQLite file mnemo.sqlite3, the platform projects' files and the generated "
+        "JWT secret.",
+    )
+    host: str = Field(
+        default="127.0.0.1",
+        description="The address `mnemo serve` binds. With authentication disabled it refuses any address but the "
+        "loopback interface.",
+    )
+    port: int = Field(default=8000, description="The port `mnemo serve` listens on.")
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        default="info", description="The least severe log level written."
+    )
 
     http_workers: int = Field(
         default=1,
@@ -55,7 +65,13 @@ class ServerSettings(BaseSettings):
         description="mnemo serve: how long an embedder call waits for concurrent ones to share its call (0: never).",
     )
     embed_batch_max_texts: int = Field(default=16, ge=1, description="Texts one shared embedder call takes at most.")
-    request_log_retention_days: int = Field(default=30, ge=1, validation_alias=mem0_name("REQUEST_LOG_RETENTION_DAYS"))
+    request_log_retention_days: int = Field(
+        default=30,
+        ge=1,
+        validation_alias=mem0_name("REQUEST_LOG_RETENTION_DAYS"),
+        description="Request log entries older than this many days are pruned (at start-up and hourly; on AWS they "
+        "expire by TTL).",
+    )
 
     # ---- CORS: the browser origins that may call the API (mnemo.api.app.create_app's cors_origins) ----
     dashboard_url: str = Field(
