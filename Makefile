@@ -45,8 +45,8 @@ run: $(RUNTIME_STAMP)
 	MNEMO_DATA_DIR=$(DATA_DIR) $(BIN)/mnemo serve
 
 lint: $(DEV_STAMP)
-	$(BIN)/ruff check layers tests bench functions
-	$(BIN)/ruff format --check layers tests bench functions
+	$(BIN)/ruff check layers tests bench functions docs/gen
+	$(BIN)/ruff format --check layers tests bench functions docs/gen
 	$(BIN)/lint-imports
 
 typecheck: $(DEV_STAMP)
