@@ -108,8 +108,8 @@ def test_an_item_that_cannot_be_added_is_refused_with_the_reason(item: Any, reas
         (["m"], "mnemo", {}, "format mnemo"),
         ({"memories": ["m"]}, "items", {}, "format items"),
         (["m"], "csv", {}, "format must be one of"),
-        (["m"], "auto", {"user_id": " "}, "the import's user_id must be"),
-        ({"memories": ["m"], "user_id": "a b"}, "auto", {}, "the export's user_id must be"),
+        (["m"], "auto", {"user_id": " "}, "the import's user_id must not contain whitespace"),
+        ({"memories": ["m"], "user_id": "a b"}, "auto", {}, "the export's user_id must not contain whitespace"),
     ],
 )
 def test_what_is_no_import_is_a_validation_error(raw: Any, fmt: str, ids: dict[str, Any], message: str) -> None:

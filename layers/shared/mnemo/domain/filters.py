@@ -183,7 +183,7 @@ def _checked_ids(condition: Condition, where: str) -> Condition:
     if condition.field in (*ENTITY_FIELDS, "app_id"):
         values = condition.value if isinstance(condition.value, tuple) else (condition.value,)
         for value in values:
-            if isinstance(value, str):
+            if isinstance(value, str) and value:  # "" matches what names no such id: no id to check
                 checked_entity_id(value, where)
     return condition
 
