@@ -27,15 +27,11 @@ from mnemo.adapters.dynamodb.codec import (
     text_or_none,
 )
 from mnemo.adapters.dynamodb.operations import Operations, projection
-from mnemo.adapters.dynamodb.tables import TTL_ATTRIBUTE, create_key_table
+from mnemo.adapters.dynamodb.tables import TTL_ATTRIBUTE
 from mnemo.domain.request_log import RequestLogEntry
 
 LOG_SHARDS = 8
 _OPTIONAL = ("user_id", "key_prefix", "request_id")
-
-
-# For tests and local tools: the table as template.yaml declares it (the adapters never create tables).
-create_request_log_table = create_key_table
 
 
 def shard_partition(shard: int) -> str:

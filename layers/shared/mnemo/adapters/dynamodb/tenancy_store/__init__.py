@@ -14,7 +14,6 @@ four. Keys are built in keys.py, items in items.py.
 
 from __future__ import annotations
 
-from mnemo.adapters.dynamodb.accounts_table import create_accounts_table
 from mnemo.adapters.dynamodb.tenancy_store.directory import DynamoDirectoryStore
 from mnemo.adapters.dynamodb.tenancy_store.entities import DynamoEntityStore
 from mnemo.adapters.dynamodb.tenancy_store.events import DynamoEventStore
@@ -34,15 +33,11 @@ __all__ = [
     "DynamoEventStore",
     "DynamoProjectRecordStore",
     "DynamoTenancyStore",
-    "create_tenancy_table",
     "event_count_key",
     "events_pk",
     "unfinished_marker",
     "unfinished_pk",
 ]
-
-# For tests and local tools: the accounts table, which holds these items.
-create_tenancy_table = create_accounts_table
 
 
 class DynamoTenancyStore(DynamoDirectoryStore, DynamoEventStore, DynamoProjectRecordStore, DynamoEntityStore):
