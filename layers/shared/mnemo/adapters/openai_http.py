@@ -18,10 +18,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC
 from email.utils import parsedate_to_datetime
-from typing import Annotated, Any
+from typing import Any
 
 import httpx
-from pydantic import AfterValidator, Field
 
 from mnemo.errors import ProviderError
 
@@ -34,23 +33,6 @@ RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
 RETRIED_TRANSPORT_ERRORS = (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError)
 RETRY_SHORTLY = "Retry shortly."
 _MIN_ATTEMPT_SECONDS = 0.001  # an attempt's timeout is never zero (httpx would read that as "no timeout")
-
-# The retry keys of both `openai` provider configs: how many retries at most (0: none), and the seconds the
-# whole call may take, retries included (None: twice the per-attempt `timeout`).
-MaxRetries = Annotated[int, Field(ge=0, le=10, strict=True)]
-TotalTimeout = Annotated[float, Field(gt=0, allow_inf_nan=False)] | None
-
-
-def header_safe(value: str) -> str:
-    """A value sent in an HTTP header (the API key, as `Authorization: Bearer …`): printable ASCII only."""
-    if not (value.isascii() and value.isprintable()):
-        raise ValueError("must be printable ASCII: it is sent in an HTTP header")
-    return value
-
-
-ApiKey = Annotated[str, Field(max_length=1_024), AfterValidator(header_safe)]
-ModelName = Annotated[str, Field(min_length=1, max_length=255)]
-BaseUrl = Annotated[str, Field(min_length=1, max_length=2_048, pattern=r"^https?://")]
 
 
 def full_jitter(ceiling: float) -> float:
