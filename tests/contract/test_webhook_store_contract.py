@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.webhook_store import DUE_SHARDS, DynamoWebhookStore
+from mnemo.adapters.dynamodb.webhook_items import DUE_SHARDS
+from mnemo.adapters.dynamodb.webhook_store import DynamoWebhookStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.domain.erasure import Erasure

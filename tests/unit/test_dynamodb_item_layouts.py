@@ -15,12 +15,12 @@ import pytest
 from mnemo.adapters.dynamodb import items as it
 from mnemo.adapters.dynamodb.api_key_store import api_key_item, api_key_of
 from mnemo.adapters.dynamodb.outbox import event_of, outbox_item
-from mnemo.adapters.dynamodb.profile_store import job_item, job_of, profile_item, profile_of
+from mnemo.adapters.dynamodb.profile_items import job_item, job_of, profile_item, profile_of
 from mnemo.adapters.dynamodb.refresh_token_store import token_item, token_of
 from mnemo.adapters.dynamodb.request_log_store import entry_item, entry_of
 from mnemo.adapters.dynamodb.tenancy_store import items as tenancy
 from mnemo.adapters.dynamodb.user_store import user_item, user_of
-from mnemo.adapters.dynamodb.webhook_store import delivery_item, delivery_of, new_queue_item, webhook_item, webhook_of
+from mnemo.adapters.dynamodb.webhook_items import delivery_item, delivery_of, new_queue_item, webhook_item, webhook_of
 from mnemo.domain.accounts import Role, User
 from mnemo.domain.api_keys import ApiKey
 from mnemo.domain.llm_usage import LLMUsage

@@ -8,8 +8,8 @@ email, a key's hash, a new organization or project with its owner, an event and 
 conditional or transactions.
 
 One store per kind of caller, each usable alone: DynamoDirectoryStore (directory.py), DynamoEventStore
-(events.py), DynamoProjectRecordStore (records.py) and DynamoEntityStore (entities.py); DynamoTenancyStore is all
-four. Keys are built in keys.py, items in items.py.
+(events.py), DynamoProjectRecordStore (records.py) and DynamoEntityStore (entities.py: the entities a project
+created explicitly); DynamoTenancyStore is all four. Keys are built in keys.py, items in items.py.
 """
 
 from __future__ import annotations
