@@ -15,7 +15,7 @@ from mnemo.adapters.dynamodb.tenancy_store.keys import OUTBOX
 
 
 class TenancyTable(TableStore):
-    """The base of each tenancy store (directory.py, events.py, records.py, entities.py): reads are
+    """The base of each tenancy store (directory.py, events.py, records.py, project_entities.py): reads are
     strongly consistent reads of the base table, and every Query follows LastEvaluatedKey (see Operations)."""
 
     def __init__(
