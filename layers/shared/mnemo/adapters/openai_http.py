@@ -110,9 +110,7 @@ class OpenAIHttp:
         """`headers`: more request headers (another API's authentication, e.g. Anthropic's `x-api-key`);
         `retried_statuses`: the 5xx statuses worth another attempt (a 429 always is); `params`: query parameters
         of every request (Azure's `api-version`); `not_found_advice`: what a 404 tells the caller to check."""
-        sent = {"Content-Type": "application/json"}
-        if api_key:
-            sent["Authorization"] = f"Bearer {api_key}"
+        sent = {"Content-Type": "application/json", **(self._credentials(api_key) if api_key else {})}
         sent.update(headers or {})
         self._retried_statuses = retried_statuses
         self._client = httpx.Client(
@@ -122,6 +120,10 @@ class OpenAIHttp:
         self._timeout = timeout
         self._retry = retry or RetryPolicy.for_timeout(timeout, DEFAULT_MAX_RETRIES, None)
         self._pace = pace or Pace()
+
+    def _credentials(self, api_key: str) -> dict[str, str]:
+        """The headers that carry an API key: `Authorization: Bearer <key>` (an API of its own says otherwise)."""
+        return {"Authorization": f"Bearer {api_key}"}
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         """The JSON object the endpoint answers, after retrying transient failures; else a ProviderError."""
