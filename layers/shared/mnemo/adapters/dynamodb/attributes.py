@@ -36,26 +36,73 @@ Item = dict[str, AttributeValue]
 
 def value(python: Any) -> AttributeValue:
     """The attribute value of a Python value (see the table above); a TypeError for any other type."""
+    encode = _BY_TYPE.get(type(python))
+    if encode is not None:
+        return encode(python)
     if isinstance(python, Enum):
-        python = python.value
+        return value(python.value)
     if python is None:
         return {"NULL": True}
-    for kind, encode in _ENCODERS:  # bool before int: a bool is an int
+    for kind, encode in _ENCODERS:  # a subclass of one of them: by its base (bool before int: a bool is an int)
         if isinstance(python, kind):
             return encode(python)
     raise TypeError(f"No DynamoDB attribute value for a {type(python).__name__}.")
 
 
+def _string(python: Any) -> AttributeValue:
+    return {"S": str(python)}
+
+
+def _moment(python: datetime) -> AttributeValue:
+    return {"S": iso(python)}
+
+
+def _binary(python: Any) -> AttributeValue:
+    return {"B": bytes(python)}
+
+
+def _map(python: Mapping[Any, Any]) -> AttributeValue:
+    return {"M": {str(name): value(inner) for name, inner in python.items()}}
+
+
+def _list(python: Any) -> AttributeValue:
+    return {"L": [value(inner) for inner in python]}
+
+
+def _flag(python: bool) -> AttributeValue:
+    return {"BOOL": python}
+
+
+def _whole(python: int) -> AttributeValue:
+    return {"N": str(python)}
+
+
+def _real(python: float) -> AttributeValue:
+    return {"N": repr(python)}
+
+
 _ENCODERS: tuple[tuple[type | tuple[type, ...], Callable[[Any], AttributeValue]], ...] = (
-    (bool, lambda python: {"BOOL": python}),
-    (int, lambda python: {"N": str(python)}),
-    (float, lambda python: {"N": repr(python)}),
-    (str, lambda python: {"S": str(python)}),
-    (datetime, lambda python: {"S": iso(python)}),
-    ((bytes, bytearray, memoryview), lambda python: {"B": bytes(python)}),
-    (Mapping, lambda python: {"M": {str(name): value(inner) for name, inner in python.items()}}),
-    ((list, tuple), lambda python: {"L": [value(inner) for inner in python]}),
+    (bool, _flag),
+    (int, _whole),
+    (float, _real),
+    (str, _string),
+    (datetime, _moment),
+    ((bytes, bytearray, memoryview), _binary),
+    (Mapping, _map),
+    ((list, tuple), _list),
 )
+# The encoder of each exact type, found without walking through _ENCODERS (which a subclass needs).
+_BY_TYPE: dict[type, Callable[[Any], AttributeValue]] = {
+    str: _string,
+    bool: _flag,
+    int: _whole,
+    float: _real,
+    datetime: _moment,
+    bytes: _binary,
+    dict: _map,
+    list: _list,
+    tuple: _list,
+}
 
 
 def attributes(**values: Any) -> Item:

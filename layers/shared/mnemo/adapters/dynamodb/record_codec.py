@@ -25,12 +25,12 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable, Collection
-from dataclasses import MISSING, fields
+from dataclasses import MISSING, dataclass, fields
 from datetime import datetime
 from enum import Enum
 from typing import Any, TypeVar
 
-from mnemo.adapters.dynamodb.attributes import Item, attributes, flag, integer, real, text
+from mnemo.adapters.dynamodb.attributes import Item, flag, integer, real, text, value
 from mnemo.domain.timefmt import from_iso
 
 Record = TypeVar("Record")
@@ -38,36 +38,59 @@ Record = TypeVar("Record")
 
 def as_attributes(record: Any, *, omit: Collection[str] = ()) -> Item:
     """Every field of a dataclass record but those in `omit`, as the attribute of its name; None left out."""
-    hints = _hints(type(record))
-    values = {f.name: getattr(record, f.name) for f in fields(record) if f.name not in omit}
-    return attributes(**{name: _written(hints[name], v) for name, v in values.items()})
+    item: Item = {}
+    for field in _plan(type(record)):
+        python = getattr(record, field.name)
+        if python is not None and field.name not in omit:
+            item[field.name] = value(float(python) if field.is_float else python)
+    return item
 
 
 def from_item(kind: type[Record], item: Item, **given: Any) -> Record:
     """The dataclass record an item holds: the fields `given` as given, every other read by its annotation."""
-    hints = _hints(kind)
     values = dict(given)
-    for field in fields(kind):  # type: ignore[arg-type]
-        name = field.name
-        if name in values:
+    for field in _plan(kind):
+        if field.name in values:
             continue
-        if name in item:
-            values[name] = _read(hints[name], item, name)
-        elif field.default is MISSING and field.default_factory is MISSING:
-            if not _optional(hints[name]):
-                raise KeyError(name)
-            values[name] = None
+        if field.name in item:
+            values[field.name] = field.read(item, field.name)
+        elif not field.defaulted:
+            if not field.optional:
+                raise KeyError(field.name)
+            values[field.name] = None
     return kind(**values)
 
 
-_HINTS: dict[type, dict[str, Any]] = {}  # the resolved annotations of each kind of record, made once
+@dataclass(frozen=True, slots=True)
+class _Field:
+    """How one field of a kind of record is read: worked out once per kind, from its annotation."""
+
+    name: str
+    read: Callable[[Item, str], Any]
+    optional: bool  # None is a value it may have
+    defaulted: bool  # the dataclass gives it a default
+    is_float: bool  # written as a float, also when given a whole number
 
 
-def _hints(kind: type) -> dict[str, Any]:
-    hints = _HINTS.get(kind)
-    if hints is None:
-        hints = _HINTS[kind] = typing.get_type_hints(kind)
-    return hints
+_PLANS: dict[type, tuple[_Field, ...]] = {}
+
+
+def _plan(kind: type) -> tuple[_Field, ...]:
+    plan = _PLANS.get(kind)
+    if plan is None:
+        hints = typing.get_type_hints(kind)
+        plan = tuple(
+            _Field(
+                f.name,
+                _reader(hints[f.name]),
+                _optional(hints[f.name]),
+                f.default is not MISSING or f.default_factory is not MISSING,
+                _base(hints[f.name]) is float,
+            )
+            for f in fields(kind)
+        )
+        _PLANS[kind] = plan
+    return plan
 
 
 def _optional(hint: Any) -> bool:
@@ -82,21 +105,25 @@ def _base(hint: Any) -> Any:
     return hint
 
 
-def _written(hint: Any, python: Any) -> Any:
-    return float(python) if python is not None and _base(hint) is float else python
-
-
-def _read(hint: Any, item: Item, name: str) -> Any:
+def _reader(hint: Any) -> Callable[[Item, str], Any]:
     base = _base(hint)
     if isinstance(base, type) and issubclass(base, Enum):
-        return base(text(item, name))
+        return lambda item, name: base(text(item, name))
     if base is datetime:
-        moment = text(item, name)
-        return None if not moment and _optional(hint) else from_iso(moment)
-    reader = _READERS.get(base)
-    if reader is None:
+        optional = _optional(hint)
+        return lambda item, name: _moment(text(item, name), optional)
+    return _READERS.get(base) or _unreadable(hint)
+
+
+def _moment(found: str, optional: bool) -> datetime | None:
+    return None if not found and optional else from_iso(found)
+
+
+def _unreadable(hint: Any) -> Callable[[Item, str], Any]:
+    def read(_item: Item, name: str) -> Any:
         raise TypeError(f"No reading of a {hint} field ({name!r}): the store must give it.")
-    return reader(item, name)
+
+    return read
 
 
 _READERS: dict[Any, Callable[[Item, str], Any]] = {str: text, int: integer, float: real, bool: flag}
