@@ -17,7 +17,6 @@ from moto import mock_aws
 
 from mnemo.adapters.dynamodb.access_log import DynamoAccessLog
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
-from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.adapters.sqlite.access_log import SqliteAccessLog
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
@@ -25,6 +24,7 @@ from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
 from mnemo.ports.memory_access import KEPT_ACCESSES, AccessLog
 from mnemo.ports.memory_store import MemoryStore
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_memory_table
 
 T0 = datetime(2025, 6, 1, 8, 0, tzinfo=UTC)
 TABLE = "mnemo-contract"

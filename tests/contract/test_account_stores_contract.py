@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.accounts_table import create_accounts_table
 from mnemo.adapters.dynamodb.api_key_store import DynamoApiKeyStore
 from mnemo.adapters.dynamodb.refresh_token_store import DynamoRefreshTokenStore
 from mnemo.adapters.dynamodb.user_store import DynamoUserStore
@@ -34,6 +33,7 @@ from mnemo.ports.api_key_store import ApiKeyStore
 from mnemo.ports.refresh_token_store import RefreshTokenStore
 from mnemo.ports.user_store import UserStore
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_accounts_table
 
 T0 = datetime(2025, 3, 1, 12, 0, 0, 123456, tzinfo=UTC)
 

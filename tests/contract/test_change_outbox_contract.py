@@ -26,8 +26,7 @@ from moto import mock_aws
 
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.dynamodb.outbox import memories_outbox
-from mnemo.adapters.dynamodb.schema import create_memory_table
-from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore, create_tenancy_table
+from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
 from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
@@ -40,6 +39,7 @@ from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_store import DuplicateMemoryError, MemoryStore
 from mnemo.ports.tenancy_store import TenancyStore
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_accounts_table, create_memory_table
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
 NAMESPACE = "proj_a"
@@ -105,7 +105,7 @@ def dynamodb_memory_store(
 def dynamodb_tenancy_store(_tmp_path: Path, on_outbox: Callable[[], None] | None) -> Iterator[OutboxTenancyStore]:
     with mock_aws():
         client = moto_aws.client("dynamodb")
-        create_tenancy_table(client, "outbox-accounts")
+        create_accounts_table(client, "outbox-accounts")
         yield DynamoTenancyStore(client, "outbox-accounts", outbox=True, on_outbox=on_outbox)
 
 
@@ -650,7 +650,7 @@ def test_on_dynamodb_the_deployments_outbox_is_one_partition_of_every_namespace(
 def test_on_dynamodb_the_same_job_end_makes_one_event_even_once_published() -> None:
     with mock_aws():
         client = moto_aws.client("dynamodb")
-        create_tenancy_table(client, "outbox-accounts")
+        create_accounts_table(client, "outbox-accounts")
         tenancy = DynamoTenancyStore(client, "outbox-accounts", outbox=True)
         started = running(job(tenancy))
         tenancy.update_event(started)

@@ -15,7 +15,6 @@ import pytest
 from moto import mock_aws
 
 from mnemo.adapters.aws.namespaces import AwsMemoryNamespaces
-from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
@@ -30,6 +29,7 @@ from mnemo.services.decay import Decay, DecaySettings
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.providers import ActiveProviders, ProviderSet
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_memory_table
 
 
 @contextmanager

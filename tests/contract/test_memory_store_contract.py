@@ -20,7 +20,6 @@ import pytest
 from moto import mock_aws
 
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
-from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
 from mnemo.domain.filters import parse
@@ -37,6 +36,7 @@ from mnemo.domain.memory import (
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.memory_store import MemoryStore
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_memory_table
 
 DIMENSION = 384
 T0 = datetime(2024, 5, 17, 9, 30, 15, 123456, tzinfo=UTC)

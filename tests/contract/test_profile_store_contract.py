@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.accounts_table import create_accounts_table
 from mnemo.adapters.dynamodb.profile_store import DynamoProfileStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.profile_store import SqliteProfileStore
 from mnemo.domain.profiles import JobStatus, Profile, ProfileJob, ProfileSettings, ProfileStatus
 from mnemo.ports.profile_store import ProfileStore
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_accounts_table
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
 S = timedelta(seconds=1)

@@ -1,5 +1,6 @@
-"""The EventPublisher contract: the in-process topic and SNS fanning out to SQS queues (under moto, with and
-without raw message delivery) pass one suite. Subscribers are queues, optionally filtered by event type."""
+"""The publisher contract: SNS fanning out to SQS queues (under moto, with and without raw message delivery) and
+the in-process topic of the tests (tests/support/inprocess_publisher.py) pass one suite. Subscribers are queues,
+optionally filtered by event type."""
 
 from __future__ import annotations
 
@@ -9,17 +10,21 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Protocol
 
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.aws.publisher import EVENT_TYPE_ATTRIBUTE, SnsPublisher, delivered_event
-from mnemo.adapters.inprocess.publisher import InProcessPublisher
+from mnemo.adapters.aws.publisher import EVENT_TYPE_ATTRIBUTE, SnsPublisher, TopicEvent, delivered_event
 from mnemo.adapters.inprocess.queue import InProcessQueue
-from mnemo.ports.publisher import EventPublisher, TopicEvent
 from tests.support import moto_aws
+from tests.support.inprocess_publisher import InProcessPublisher
 
 Inbox = Callable[[], list[TopicEvent]]
+
+
+class EventPublisher(Protocol):
+    def publish(self, event: TopicEvent) -> None: ...
 
 
 @dataclass

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.accounts_table import create_accounts_table
 from mnemo.adapters.dynamodb.reflection_store import DynamoReflectionStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.reflection_store import SqliteReflectionStore
 from mnemo.ports.reflection_store import ReflectionState, ReflectionStore
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_accounts_table
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
 HOUR = timedelta(hours=1)

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.request_log_store import DynamoRequestLogStore, create_request_log_table
+from mnemo.adapters.dynamodb.request_log_store import DynamoRequestLogStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.request_log_store import SqliteRequestLogStore
 from mnemo.domain.request_log import RequestLogEntry
 from mnemo.ports.request_log_store import RequestLogStore
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_request_log_table
 
 T0 = datetime(2025, 3, 1, 12, 0, 0, 654321, tzinfo=UTC)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore, create_tenancy_table
+from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.domain.erasure import Erasure
@@ -36,6 +36,7 @@ from mnemo.domain.tenancy import (
 )
 from mnemo.ports.tenancy_store import TenancyStore
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_accounts_table
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -54,7 +55,7 @@ def dynamodb_store(_tmp_path: Path) -> Iterator[TenancyStore]:
     """DynamoDB under moto; pages of 2 items, so that every query below runs over several pages."""
     with mock_aws():
         client = moto_aws.client("dynamodb")
-        create_tenancy_table(client, "tenancy")
+        create_accounts_table(client, "tenancy")
         yield DynamoTenancyStore(client, "tenancy", page_size=2)
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.accounts_table import create_accounts_table
-from mnemo.adapters.dynamodb.webhook_store import DUE_SHARDS, DynamoWebhookStore
+from mnemo.adapters.dynamodb.webhook_items import DUE_SHARDS
+from mnemo.adapters.dynamodb.webhook_store import DynamoWebhookStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.domain.erasure import Erasure
@@ -36,6 +36,7 @@ from mnemo.domain.webhooks import (
 )
 from mnemo.ports.webhook_store import WebhookStore
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_accounts_table
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
 

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
 from mnemo.composition.aws_adapters import build_aws_adapters
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.errors import ConfigurationError
 from mnemo.settings import Settings
+from tests.support.dynamodb_tables import create_memory_table
 from tests.support.moto_aws import REGION
 
 

@@ -15,7 +15,6 @@ from moto import mock_aws
 
 from mnemo.adapters.aws.namespaces import AwsMemoryNamespaces, namespace_index_name
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
-from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
 from mnemo.adapters.opensearch.transport import HttpTransport
 from mnemo.domain import filters as f
@@ -25,6 +24,7 @@ from mnemo.services.commands import AddCommand, Message, SearchCommand
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.providers import ActiveProviders, ProviderSet
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_memory_table
 from tests.unit.test_opensearch_index import FakeCluster, bulk_ok, msearch, ok, search_response
 
 TABLE = "memories"

@@ -17,7 +17,6 @@ from moto import mock_aws
 from mnemo.adapters.dynamodb import items
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.dynamodb.operations import UnprocessedError, item_size
-from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.domain.entities import EntityType
 from mnemo.domain.filters import parse
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage
@@ -25,6 +24,7 @@ from mnemo.errors import ConflictError, NotFoundError, PayloadTooLargeError
 from mnemo.ports.embedder import Vectors, unit_rows
 from mnemo.ports.memory_store import DuplicateMemoryError
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_memory_table
 
 TABLE = "mnemo-test"
 T0 = datetime(2024, 5, 17, 9, 30, 15, 123456, tzinfo=UTC)

@@ -12,10 +12,11 @@ import pytest
 from moto import mock_aws
 
 from mnemo.adapters.dynamodb.codec import key
-from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore, create_tenancy_table, unfinished_pk
+from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore, unfinished_pk
 from mnemo.domain.memory import new_id
 from mnemo.domain.tenancy import EventStatus, Organization, PlatformEvent, PlatformUser, Project, ProjectKey
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_accounts_table
 
 T0 = datetime(2026, 1, 2, tzinfo=UTC)
 
@@ -41,7 +42,7 @@ class FailingAfter:
 def client() -> Iterator[Any]:
     with mock_aws():
         made = moto_aws.client("dynamodb")
-        create_tenancy_table(made, "tenancy")
+        create_accounts_table(made, "tenancy")
         yield made
 
 

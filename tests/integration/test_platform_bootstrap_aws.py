@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 from moto import mock_aws
 
-from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore, create_tenancy_table
+from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
 from mnemo.domain.memory import new_id, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
 from mnemo.entrypoints import cli
 from mnemo.services.platform.tenancy.service import TenancyService
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_accounts_table
 
 TABLE = "mnemo-test-accounts"
 
@@ -27,7 +28,7 @@ def accounts(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     moto_aws.aws_cli_environment(monkeypatch, MNEMO_ACCOUNTS_TABLE=TABLE)
     with mock_aws():
         client = moto_aws.client("dynamodb")
-        create_tenancy_table(client, TABLE)
+        create_accounts_table(client, TABLE)
         yield client
 
 

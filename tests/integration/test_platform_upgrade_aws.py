@@ -14,13 +14,13 @@ import pytest
 from moto import mock_aws
 
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
-from mnemo.adapters.dynamodb.schema import create_memory_table
-from mnemo.adapters.dynamodb.tenancy_store import UNFINISHED, DynamoTenancyStore, create_tenancy_table
+from mnemo.adapters.dynamodb.tenancy_store import UNFINISHED, DynamoTenancyStore
 from mnemo.domain.entities import EntityType
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, new_id
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
 from mnemo.entrypoints import cli
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_accounts_table, create_memory_table
 
 MEMORIES, ACCOUNTS = "mnemo-test-memories", "mnemo-test-accounts"
 T0 = datetime(2026, 1, 2, tzinfo=UTC)
@@ -32,7 +32,7 @@ def tables(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     with mock_aws():
         client = moto_aws.client("dynamodb")
         create_memory_table(client, MEMORIES)
-        create_tenancy_table(client, ACCOUNTS)
+        create_accounts_table(client, ACCOUNTS)
         yield client
 
 

@@ -13,7 +13,6 @@ import pytest
 from moto import mock_aws
 
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
-from mnemo.adapters.dynamodb.schema import create_memory_table
 from mnemo.adapters.opensearch.transport import HttpTransport
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
@@ -26,6 +25,7 @@ from mnemo.ports.embedder import Vectors, unit_rows
 from mnemo.ports.memory_store import MemoryStore
 from mnemo.services.reindex import rebuild_index
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import create_memory_table
 
 T0 = datetime(2024, 5, 8, 14, 30, tzinfo=UTC)
 

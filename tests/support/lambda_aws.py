@@ -13,13 +13,15 @@ from typing import Any
 
 import pytest
 
-from mnemo.adapters.dynamodb.accounts_table import create_accounts_table
-from mnemo.adapters.dynamodb.request_log_store import create_request_log_table
-from mnemo.adapters.dynamodb.schema import create_memory_table
-from mnemo.adapters.dynamodb.tables import ensure_table
 from mnemo.adapters.registry import ProviderRegistry, validate
 from mnemo.ports.embedder import Embedder
 from tests.support import moto_aws
+from tests.support.dynamodb_tables import (
+    create_accounts_table,
+    create_memory_table,
+    create_request_log_table,
+    ensure_table,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EVENTS = ROOT / "events"

@@ -11,7 +11,8 @@ from typing import Annotated, Any, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from mnemo.adapters.openai_http import ApiKey, BaseUrl, OpenAIHttp, Pace, RetryPolicy, header_safe
+from mnemo.adapters.openai_http import OpenAIHttp, Pace
+from mnemo.adapters.provider_config import ApiKey, BaseUrl, CallLimits, header_safe
 
 DEFAULT_API_VERSION = "2024-10-21"
 
@@ -54,15 +55,18 @@ class AzureOpenAIAccess(BaseModel):
         return self
 
 
-def deployment_http(access: AzureOpenAIAccess, timeout: float, retry: RetryPolicy, pace: Pace | None) -> OpenAIHttp:
-    """A client for the deployment's operations (`chat/completions`, `embeddings`)."""
-    return OpenAIHttp(
-        f"{access.endpoint.rstrip('/')}/openai/deployments/{access.deployment}",
-        access.azure_ad_token,  # None when an api_key is given: then no Authorization header
-        timeout,
-        retry,
-        pace,
-        headers={"api-key": access.api_key} if access.api_key is not None else None,
-        params={"api-version": access.api_version},
-        not_found_advice="Check endpoint and deployment (Azure answers 404 for a deployment that does not exist).",
-    )
+class AzureOpenAIConfig(CallLimits, AzureOpenAIAccess):
+    """A deployment's place and credential, then the shared timeout and retry keys (provider_config.CallLimits)."""
+
+    def deployment_http(self, pace: Pace | None) -> OpenAIHttp:
+        """A client for the deployment's operations (`chat/completions`, `embeddings`)."""
+        return OpenAIHttp(
+            f"{self.endpoint.rstrip('/')}/openai/deployments/{self.deployment}",
+            self.azure_ad_token,  # None when an api_key is given: then no Authorization header
+            self.timeout,
+            self.retry_policy(),
+            pace,
+            headers={"api-key": self.api_key} if self.api_key is not None else None,
+            params={"api-version": self.api_version},
+            not_found_advice="Check endpoint and deployment (Azure answers 404 for a deployment that does not exist).",
+        )

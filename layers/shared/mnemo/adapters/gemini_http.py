@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from mnemo.adapters.openai_http import OpenAIHttp, Pace, RetryPolicy, _Failure, _failure_for_status
+from mnemo.adapters.openai_http import OpenAIHttp, _Failure, _failure_for_status
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com"
 API_VERSION = "v1beta"
@@ -22,16 +22,8 @@ _MAX_DETAIL = 300  # characters of the provider's own error message kept in ours
 
 
 class GeminiHttp(OpenAIHttp):
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str | None,
-        timeout: float,
-        retry: RetryPolicy | None = None,
-        pace: Pace | None = None,
-    ) -> None:
-        headers = {"x-goog-api-key": api_key} if api_key else {}
-        super().__init__(base_url, None, timeout, retry, pace, headers=headers)
+    def _credentials(self, api_key: str) -> dict[str, str]:
+        return {"x-goog-api-key": api_key}
 
     def model_call(self, model: str, method: str, body: dict[str, Any]) -> dict[str, Any]:
         """POST {base_url}/v1beta/models/{model}:{method}, e.g. `generateContent`."""

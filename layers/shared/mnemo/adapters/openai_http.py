@@ -18,10 +18,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC
 from email.utils import parsedate_to_datetime
-from typing import Annotated, Any
+from typing import Any
 
 import httpx
-from pydantic import AfterValidator, Field
 
 from mnemo.errors import ProviderError
 
@@ -34,23 +33,6 @@ RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
 RETRIED_TRANSPORT_ERRORS = (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError)
 RETRY_SHORTLY = "Retry shortly."
 _MIN_ATTEMPT_SECONDS = 0.001  # an attempt's timeout is never zero (httpx would read that as "no timeout")
-
-# The retry keys of both `openai` provider configs: how many retries at most (0: none), and the seconds the
-# whole call may take, retries included (None: twice the per-attempt `timeout`).
-MaxRetries = Annotated[int, Field(ge=0, le=10, strict=True)]
-TotalTimeout = Annotated[float, Field(gt=0, allow_inf_nan=False)] | None
-
-
-def header_safe(value: str) -> str:
-    """A value sent in an HTTP header (the API key, as `Authorization: Bearer …`): printable ASCII only."""
-    if not (value.isascii() and value.isprintable()):
-        raise ValueError("must be printable ASCII: it is sent in an HTTP header")
-    return value
-
-
-ApiKey = Annotated[str, Field(max_length=1_024), AfterValidator(header_safe)]
-ModelName = Annotated[str, Field(min_length=1, max_length=255)]
-BaseUrl = Annotated[str, Field(min_length=1, max_length=2_048, pattern=r"^https?://")]
 
 
 def full_jitter(ceiling: float) -> float:
@@ -128,9 +110,7 @@ class OpenAIHttp:
         """`headers`: more request headers (another API's authentication, e.g. Anthropic's `x-api-key`);
         `retried_statuses`: the 5xx statuses worth another attempt (a 429 always is); `params`: query parameters
         of every request (Azure's `api-version`); `not_found_advice`: what a 404 tells the caller to check."""
-        sent = {"Content-Type": "application/json"}
-        if api_key:
-            sent["Authorization"] = f"Bearer {api_key}"
+        sent = {"Content-Type": "application/json", **(self._credentials(api_key) if api_key else {})}
         sent.update(headers or {})
         self._retried_statuses = retried_statuses
         self._client = httpx.Client(
@@ -140,6 +120,10 @@ class OpenAIHttp:
         self._timeout = timeout
         self._retry = retry or RetryPolicy.for_timeout(timeout, DEFAULT_MAX_RETRIES, None)
         self._pace = pace or Pace()
+
+    def _credentials(self, api_key: str) -> dict[str, str]:
+        """The headers that carry an API key: `Authorization: Bearer <key>` (an API of its own says otherwise)."""
+        return {"Authorization": f"Bearer {api_key}"}
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         """The JSON object the endpoint answers, after retrying transient failures; else a ProviderError."""

@@ -2,15 +2,34 @@
 the endpoint's own worker thread.
 
 FastAPI validates a synchronous endpoint's return value against the response model in a second trip to its
-thread pool, then serializes it: on two cores under load that trip cost about half a millisecond of CPU per
-request (a search's whole answer takes 0.05 ms to render). The endpoints here build their answers as instances
-of their response models (mypy checks it), so validating them again proves nothing: `TypedRoute` renders the
-model with pydantic (honouring `response_model_exclude_unset`, the route's status code) and hands FastAPI a
-finished Response. The route keeps its response model, so /openapi.json describes the answer as before. An endpoint
-marked `inline_when_local` runs in the event loop instead of a worker thread when its request allows it
-(mnemo.api.inline_work).
+thread pool, then serializes it: under load that trip costs far more CPU than rendering the answer does (the
+figures are in the commit history). The endpoints here build their answers as instances of their response models
+(mypy checks it), so validating them again proves nothing: `TypedRoute` renders the model with pydantic (honouring
+`response_model_exclude_unset`, the route's status code) and hands FastAPI a finished Response. The route keeps its
+response model, so /openapi.json describes the answer as before. An endpoint marked `inline_when_local` runs in the
+event loop instead of a worker thread when its request allows it (mnemo.api.inline_work).
 
 `DescribedRoute`, its base, completes the description with the failures FastAPI answers before any endpoint.
+
+FastAPI's private API: FastAPI has no public hook to render a response model in the endpoint's own thread, nor to
+describe responses that depend on the parameters a route has analysed, so this module uses what it does not
+document. Each piece, and what a FastAPI that changed it would break:
+
+- `fastapi.datastructures.DefaultPlaceholder`, the default of `response_model` when a route names none: a route
+  given no model is told apart from one given None by it. Another default wraps no endpoint whose model comes from
+  its return annotation: the answers stay right, the thread-pool trip comes back.
+- `fastapi.dependencies.utils.get_typed_return_annotation(call)`: the model FastAPI itself infers from the return
+  annotation, so that both render with the same one.
+- `fastapi.dependencies.utils.get_flat_params(dependant)`: the path, query, header and cookie parameters of a route
+  and of its dependencies; whether there are any decides whether the route's description lists a 422.
+- `fastapi.utils.create_model_field(name=..., type_=..., mode="serialization")`: the response field of a status
+  `DescribedRoute` adds, made as `APIRoute.__init__` makes those of `responses=`.
+- What an `APIRoute` holds once made: `dependant`, `body_field`, `responses`, `response_fields`, `unique_id`.
+
+A name gone fails the import of this module (no app starts); a signature or attribute changed fails the making of
+every route. tests/unit/test_fastapi_private_api.py checks each piece against the installed FastAPI and names the
+one that moved; tests/unit/test_typed_route.py checks that the answers and the description are FastAPI's own, byte
+for byte. pyproject.toml pins FastAPI exactly and points at both tests: an upgrade runs them first.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
-"""The SNS publisher: each event goes to the topic as its JSON envelope, with its type as the `event_type`
-message attribute, so that SQS subscriptions can filter on it (a filter policy on `event_type`).
+"""The SNS publisher: each event goes to the topic as its JSON envelope (`TopicEvent`), with its type as the
+`event_type` message attribute, so that SQS subscriptions can filter on it (a filter policy on `event_type`).
+
+The composition root builds it for the webhook relay (mnemo.composition.platform); no service publishes through a
+port, so the envelope is this adapter's own, and the webhook delivery function reads it back (`delivered_event`).
 
 A webhook event (mnemo.domain.webhooks.OutboundEvent) travels as a TopicEvent of its own id, type and time, whose
 data is its namespace (project), payload and outbox position (`topic_event`); `outbound_event` makes the same
@@ -10,14 +13,40 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from mnemo.domain.memory import new_id, now
+from mnemo.domain.timefmt import from_iso, iso
 from mnemo.domain.webhooks import OutboundEvent
-from mnemo.ports.publisher import TopicEvent
+from mnemo.ports.queue import json_text
 
 EVENT_TYPE_ATTRIBUTE = "event_type"
 MAX_BATCH = 10  # entries of one SNS PublishBatch
 log = logging.getLogger("mnemo.sns")
+
+
+@dataclass(frozen=True, slots=True)
+class TopicEvent:
+    """What the topic carries: an event of a type subscribers may filter on, and its JSON data."""
+
+    type: str  # such as "memory.add"; subscribers may filter on it
+    data: Mapping[str, Any]
+    id: str = field(default_factory=new_id)
+    occurred_at: datetime = field(default_factory=now)
+
+    def envelope(self) -> dict[str, Any]:
+        """The JSON object every subscriber receives."""
+        return {"id": self.id, "type": self.type, "occurred_at": iso(self.occurred_at), "data": dict(self.data)}
+
+    @classmethod
+    def from_envelope(cls, raw: Mapping[str, Any]) -> TopicEvent:
+        return cls(type=raw["type"], data=raw["data"], id=raw["id"], occurred_at=from_iso(raw["occurred_at"]))
+
+    def encoded(self) -> str:
+        """The envelope as JSON text; raises TypeError when the data is not JSON."""
+        return json_text(self.envelope())
 
 
 class PublishError(Exception):
@@ -31,6 +60,8 @@ class SnsPublisher:
         self._fifo = topic_arn.endswith(".fifo")
 
     def publish(self, event: TopicEvent) -> None:
+        """Deliver the event to every subscriber whose filter takes its type (all types without a filter). Raises
+        TypeError, publishing nothing, when its data is not JSON."""
         self._client.publish(TopicArn=self._topic, **self._message(event))
 
     def publish_all(self, events: Sequence[TopicEvent]) -> None:

@@ -24,10 +24,11 @@ from datetime import datetime
 from typing import Any
 
 from mnemo.adapters.dynamodb import items as it
-from mnemo.adapters.dynamodb.codec import Item, key, key_of
+from mnemo.adapters.dynamodb.attributes import Item, attributes, integer, placeholders, python_of, text
+from mnemo.adapters.dynamodb.codec import key, key_of
 from mnemo.adapters.dynamodb.operations import Operations, TransactionCancelledError, projection
 from mnemo.adapters.dynamodb.schema import BY_NAMESPACE, NAMESPACE_SHARDS
-from mnemo.domain.timefmt import from_iso, iso
+from mnemo.domain.timefmt import from_iso
 from mnemo.ports.memory_access import merged
 
 log = logging.getLogger("mnemo.dynamodb")
@@ -64,7 +65,7 @@ class DynamoAccessLog:
             if not accesses:
                 return
             ids = list(accesses)
-            kept = {item["id"]["S"]: item for item in self._ops.batch_get([self._key(i) for i in ids])}
+            kept = {text(item, "id"): item for item in self._ops.batch_get([self._key(i) for i in ids])}
             actions: list[dict[str, Any]] = []
             for memory_id in ids:
                 actions.append(self._memory_exists(memory_id))
@@ -93,14 +94,12 @@ class DynamoAccessLog:
     def _put(self, memory_id: str, kept: Item | None, added: Sequence[datetime]) -> dict[str, Any]:
         """The Put of the memory's merged item, on the condition that it is still as read (its `total`)."""
         before = _times(kept) if kept else []
-        total = int(kept["total"]["N"]) if kept else 0
+        total = integer(kept, "total") if kept else 0
         item_key = self._key(memory_id)
         item: Item = {
             **item_key,
-            "id": {"S": memory_id},
-            "times": {"L": [{"S": iso(t)} for t in merged(before, added)]},
-            "total": {"N": str(total + len(added))},
-            **it.namespace_entry(item_key["pk"]["S"]),
+            **attributes(id=memory_id, times=list(merged(before, added)), total=total + len(added)),
+            **it.namespace_entry(text(item_key, "pk")),
         }
         put: dict[str, Any] = {"TableName": self._ops.table, "Item": item}
         if kept is None:
@@ -108,12 +107,12 @@ class DynamoAccessLog:
         else:
             put["ConditionExpression"] = "#total = :total"
             put["ExpressionAttributeNames"] = {"#total": "total"}
-            put["ExpressionAttributeValues"] = {":total": {"N": str(total)}}
+            put["ExpressionAttributeValues"] = placeholders(total=total)
         return {"Put": put}
 
     def recent(self, memory_ids: Sequence[str]) -> dict[str, list[datetime]]:
         found = self._ops.batch_get([self._key(i) for i in dict.fromkeys(memory_ids)], ["id", "times"])
-        return {item["id"]["S"]: times for item in found if (times := _times(item))}
+        return {text(item, "id"): times for item in found if (times := _times(item))}
 
     def forget(self, memory_ids: Sequence[str]) -> None:
         self._ops.delete_many(self._key(i) for i in dict.fromkeys(memory_ids))
@@ -130,15 +129,15 @@ class DynamoAccessLog:
                     "query",
                     IndexName=BY_NAMESPACE,
                     KeyConditionExpression="ns_pk = :p",
-                    ExpressionAttributeValues={":p": {"S": it.namespace_partition(shard, self._ns)}},
+                    ExpressionAttributeValues=placeholders(p=it.namespace_partition(shard, self._ns)),
                 )
             ]
-            return [k for k in found if k["sk"]["S"] == ACCESS_SK]
+            return [k for k in found if text(k, "sk") == ACCESS_SK]
         request = projection(["pk", "sk"])
-        request["ExpressionAttributeValues"] = {":access": {"S": ACCESS_SK}, ":ns": {"S": it.NAMESPACE_MARK}}
+        request["ExpressionAttributeValues"] = placeholders(access=ACCESS_SK, ns=it.NAMESPACE_MARK)
         request["FilterExpression"] = "#p1 = :access AND NOT begins_with(#p0, :ns)"
         return [key_of(item) for item in self._ops.items("scan", ConsistentRead=True, **request)]
 
 
 def _times(item: Item) -> list[datetime]:
-    return [from_iso(value["S"]) for value in item.get("times", {}).get("L", [])]
+    return [from_iso(t) for t in python_of(item["times"])] if "times" in item else []

@@ -12,17 +12,10 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from mnemo.adapters.dynamodb.codec import (
-    Item,
-    WriteOrder,
-    key,
-    moment,
-    moment_of,
-    moment_or_none,
-    optional,
-    ordered_sk,
-)
+from mnemo.adapters.dynamodb.attributes import Item, attributes, placeholders, text
+from mnemo.adapters.dynamodb.codec import WriteOrder, key, ordered_sk
 from mnemo.adapters.dynamodb.operations import Operations, TransactionCancelledError
+from mnemo.adapters.dynamodb.record_codec import as_attributes, from_item
 from mnemo.domain.api_keys import ApiKey
 from mnemo.errors import ConflictError
 
@@ -44,30 +37,11 @@ def prefix_key(key_prefix: str, key_id: str) -> Item:
 
 
 def api_key_item(api_key: ApiKey, created_sk: str) -> Item:
-    return {
-        **api_key_key(api_key.id),
-        "id": {"S": api_key.id},
-        "user_id": {"S": api_key.user_id},
-        "label": {"S": api_key.label},
-        "key_prefix": {"S": api_key.key_prefix},
-        "key_hash": {"S": api_key.key_hash},
-        "created_at": moment(api_key.created_at),
-        "created_sk": {"S": created_sk},
-        **optional(last_used_at=api_key.last_used_at, revoked_at=api_key.revoked_at),
-    }
+    return {**api_key_key(api_key.id), **as_attributes(api_key), **attributes(created_sk=created_sk)}
 
 
 def api_key_of(item: Item) -> ApiKey:
-    return ApiKey(
-        id=item["id"]["S"],
-        user_id=item["user_id"]["S"],
-        label=item["label"]["S"],
-        key_prefix=item["key_prefix"]["S"],
-        key_hash=item["key_hash"]["S"],
-        created_at=moment_of(item, "created_at"),
-        last_used_at=moment_or_none(item, "last_used_at"),
-        revoked_at=moment_or_none(item, "revoked_at"),
-    )
+    return from_item(ApiKey, item)
 
 
 class DynamoApiKeyStore:
@@ -77,7 +51,7 @@ class DynamoApiKeyStore:
 
     def add(self, key: ApiKey) -> None:
         created_sk = ordered_sk(key.created_at, self._order.next())
-        pointer = {"key_id": {"S": key.id}}
+        pointer = attributes(key_id=key.id)
         actions = [
             self._ops.put_new(api_key_item(key, created_sk)),
             self._ops.put({**owner_key(key.user_id, key.id), **pointer}),
@@ -95,11 +69,11 @@ class DynamoApiKeyStore:
 
     def _pointed(self, partition: str) -> list[Item]:
         """The keys a partition of pointers (a user's, a prefix's) names."""
-        return self._ops.batch_get([api_key_key(p["key_id"]["S"]) for p in self._ops.partition(partition)])
+        return self._ops.batch_get([api_key_key(text(p, "key_id")) for p in self._ops.partition(partition)])
 
     def list_for_user(self, user_id: str) -> list[ApiKey]:
         items = [i for i in self._pointed(f"USERKEYS#{user_id}") if "revoked_at" not in i]
-        return [api_key_of(i) for i in sorted(items, key=lambda i: i["created_sk"]["S"], reverse=True)]
+        return [api_key_of(i) for i in sorted(items, key=lambda i: text(i, "created_sk"), reverse=True)]
 
     def auth_epoch(self) -> None:
         """None: on DynamoDB each request reads its key and user (no verified-key cache)."""
@@ -118,10 +92,10 @@ class DynamoApiKeyStore:
                 "Key": api_key_key(key_id),
                 "UpdateExpression": "SET revoked_at = :at",
                 "ConditionExpression": "attribute_exists(pk) AND attribute_not_exists(revoked_at)",
-                "ExpressionAttributeValues": {":at": moment(at)},
+                "ExpressionAttributeValues": placeholders(at=at),
             }
         }
-        unlist = {"Delete": {"TableName": self._ops.table, "Key": prefix_key(current["key_prefix"]["S"], key_id)}}
+        unlist = {"Delete": {"TableName": self._ops.table, "Key": prefix_key(text(current, "key_prefix"), key_id)}}
         try:
             self._ops.transact([update, unlist])
         except TransactionCancelledError:
@@ -129,13 +103,13 @@ class DynamoApiKeyStore:
         return True
 
     def touch(self, key_id: str, at: datetime) -> None:
-        self._ops.set_if_exists(api_key_key(key_id), {"last_used_at": moment(at)})
+        self._ops.set_if_exists(api_key_key(key_id), attributes(last_used_at=at))
 
     def remove_for_user(self, user_id: str) -> int:
         items = self._pointed(f"USERKEYS#{user_id}")
         doomed: list[Item] = []
         for item in items:
-            key_id = item["id"]["S"]
-            doomed += [api_key_key(key_id), owner_key(user_id, key_id), prefix_key(item["key_prefix"]["S"], key_id)]
+            key_id = text(item, "id")
+            doomed += [api_key_key(key_id), owner_key(user_id, key_id), prefix_key(text(item, "key_prefix"), key_id)]
         self._ops.delete_many(doomed)
         return len(items)

@@ -1,7 +1,5 @@
-"""The item codec every DynamoDB store shares: keys, attribute values (strings, numbers, moments, optional
-attributes, JSON text, compressed JSON, TTLs) and the write order that sorts records made in the same moment.
-
-Items are in the low-level client's attribute-value form: `{"name": {"S": "text"}}`.
+"""What every DynamoDB store of the package encodes the same way beyond single values (attributes.py): keys, sharded
+keys, JSON text and compressed JSON, TTLs, and the write order that sorts records made in the same moment.
 """
 
 from __future__ import annotations
@@ -13,16 +11,15 @@ import zlib
 from datetime import datetime
 from typing import Any
 
-from mnemo.domain.timefmt import from_iso, iso
-
-Item = dict[str, dict[str, Any]]
+from mnemo.adapters.dynamodb.attributes import AttributeValue, Item, binary, text, value
+from mnemo.domain.timefmt import iso
 
 # JSON longer than this is stored zlib-compressed, as `<name>_z` (binary): see json_attribute.
 INLINE_JSON_BYTES = 16 * 1024
 
 
 def key(pk: str, sk: str) -> Item:
-    return {"pk": {"S": pk}, "sk": {"S": sk}}
+    return {"pk": value(pk), "sk": value(sk)}
 
 
 def key_of(item: Item) -> Item:
@@ -35,84 +32,53 @@ def shard_of(text: str, shards: int) -> int:
     return zlib.crc32(text.encode("utf-8")) % shards
 
 
-# ---- values -------------------------------------------------------------------------------------------------
-
-
-def string(value: str) -> dict[str, Any]:
-    return {"S": value}
-
-
-def number(value: int) -> dict[str, Any]:
-    return {"N": str(value)}
-
-
-def moment(value: datetime) -> dict[str, Any]:
-    """A moment as fixed-width ISO text (UTC, microseconds): such values sort as the moments do."""
-    return {"S": iso(value)}
-
-
-def optional(**values: str | datetime | None) -> Item:
-    """The attributes whose value is not None (a moment as ISO text); an absent attribute stands for None."""
-    return {name: {"S": iso(v) if isinstance(v, datetime) else v} for name, v in values.items() if v is not None}
-
-
-def text_or_none(item: Item, name: str) -> str | None:
-    value = item.get(name)
-    return None if value is None else str(value["S"])
-
-
-def moment_of(item: Item, name: str) -> datetime:
-    return from_iso(item[name]["S"])
-
-
-def moment_or_none(item: Item, name: str) -> datetime | None:
-    text = text_or_none(item, name)
-    return from_iso(text) if text else None
-
-
-def expiry(at: datetime) -> dict[str, Any]:
+def expiry(at: datetime) -> AttributeValue:
     """A TTL attribute's value: epoch seconds, rounded up (DynamoDB deletes the item some time after)."""
-    return {"N": str(int(at.timestamp()) + 1)}
+    return value(int(at.timestamp()) + 1)
 
 
 # ---- JSON ---------------------------------------------------------------------------------------------------
 
 
-def json_string(value: Any, *, ensure_ascii: bool = False) -> dict[str, Any]:
-    return {"S": json.dumps(value, ensure_ascii=ensure_ascii)}
+def json_string(python: Any, *, ensure_ascii: bool = False) -> AttributeValue:
+    return value(json.dumps(python, ensure_ascii=ensure_ascii))
 
 
 def json_of(item: Item, name: str) -> Any:
-    return json.loads(item[name]["S"])
+    return json.loads(text(item, name))
 
 
-def _packed(text: str) -> bytes:
-    return zlib.compress(text.encode("utf-8"), 6)
+def _packed(json_text: str) -> bytes:
+    return zlib.compress(json_text.encode("utf-8"), 6)
 
 
-def packed_json(value: Any) -> bytes:
+def packed_json(python: Any) -> bytes:
     """The value as zlib-compressed JSON text."""
-    return _packed(json.dumps(value, ensure_ascii=False))
+    return _packed(json.dumps(python, ensure_ascii=False))
 
 
 def unpacked_json(data: bytes) -> Any:
     return json.loads(zlib.decompress(data))
 
 
-def json_attribute(name: str, value: Any) -> Item:
+def json_attribute(name: str, python: Any) -> Item:
     """The value as JSON text, or beyond INLINE_JSON_BYTES compressed as `<name>_z` (so a large value fits an
     item); json_value reads either."""
-    text = json.dumps(value, ensure_ascii=False)
-    if len(text) <= INLINE_JSON_BYTES:
-        return {name: {"S": text}}
-    return {f"{name}_z": {"B": _packed(text)}}
+    json_text = json.dumps(python, ensure_ascii=False)
+    if len(json_text) <= INLINE_JSON_BYTES:
+        return {name: value(json_text)}
+    return {f"{name}_z": value(_packed(json_text))}
 
 
 def json_value(item: Item, name: str) -> Any:
-    packed = item.get(f"{name}_z")
-    if packed is not None:
-        return unpacked_json(bytes(packed["B"]))
+    if f"{name}_z" in item:
+        return unpacked_json(binary(item, f"{name}_z"))
     return json_of(item, name)
+
+
+def json_or(item: Item, name: str, default: Any) -> Any:
+    """json_value, or `default` when the item holds the attribute neither way."""
+    return json_value(item, name) if name in item or f"{name}_z" in item else default
 
 
 # ---- write order --------------------------------------------------------------------------------------------

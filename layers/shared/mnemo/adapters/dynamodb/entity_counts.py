@@ -11,11 +11,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from mnemo.adapters.dynamodb import items as it
-from mnemo.adapters.dynamodb.codec import Item
-from mnemo.adapters.dynamodb.operations import Operations, condition_failed
+from mnemo.adapters.dynamodb.attributes import Item, attributes, integer, placeholders, text, text_or_none
+from mnemo.adapters.dynamodb.operations import Operations
 from mnemo.adapters.dynamodb.schema import ENTITIES, ENTITY_SHARDS, STATE_ATTRIBUTES
 from mnemo.domain.entities import EntityCount, EntityType
 from mnemo.domain.memory import LifecycleState, MemoryRecord
@@ -59,9 +57,7 @@ def aggregate_item(kind: EntityType, entity_id: str, delta: EntityDelta, ns: str
     return {
         **it.entity_key(kind, entity_id, ns=ns),
         **it.entity_identity(kind, entity_id, ns=ns),
-        "total": {"N": str(delta.count)},
-        "created_min": {"S": str(delta.oldest)},
-        "updated_max": {"S": str(delta.latest)},
+        **attributes(total=delta.count, created_min=str(delta.oldest), updated_max=str(delta.latest)),
     }
 
 
@@ -80,61 +76,60 @@ class EntityCounts:
     def _apply_one(self, kind: EntityType, entity_id: str, delta: EntityDelta) -> None:
         """One atomic counter update per entity (never a transaction: a popular agent's aggregate would be a
         hot item that transactions conflict on). The time bounds move only forward: see README.md."""
-        client, table, entity = self._ops.client, self._ops.table, it.entity_key(kind, entity_id, ns=self._ns)
-        identity = it.entity_identity(kind, entity_id, ns=self._ns)
+        entity = it.entity_key(kind, entity_id, ns=self._ns)
+        state = self._counted(entity, it.entity_identity(kind, entity_id, ns=self._ns), delta)
+        if integer(state, "total") <= 0:
+            self._drop(entity)
+            return
+        oldest = text_or_none(state, "created_min")
+        if delta.oldest is not None and (oldest is None or delta.oldest < oldest):
+            self._ops.conditionally(
+                "update_item",
+                Key=entity,
+                UpdateExpression="SET #c = :c",
+                ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#c) OR #c > :c)",
+                ExpressionAttributeNames={"#c": "created_min"},
+                ExpressionAttributeValues=placeholders(c=delta.oldest),
+            )
+
+    def _counted(self, entity: Item, identity: Item, delta: EntityDelta) -> Item:
+        """The aggregate once `delta.count` is added (and its identity set): with `delta.latest`, `updated_max`
+        moves forward too, on condition that it is later; when it is not, the count alone."""
         names = {"#n": "total", **{f"#{k}": k for k in identity}}
-        values: dict[str, Any] = {":n": {"N": str(delta.count)}, **{f":{k}": v for k, v in identity.items()}}
+        values: dict[str, Any] = {**placeholders(n=delta.count), **{f":{k}": v for k, v in identity.items()}}
         assign = ", ".join(f"#{k} = :{k}" for k in identity)
         request: dict[str, Any] = {
-            "TableName": table,
             "Key": entity,
             "UpdateExpression": f"ADD #n :n SET {assign}",
             "ExpressionAttributeNames": names,
             "ExpressionAttributeValues": values,
             "ReturnValues": "ALL_NEW",
         }
-        latest = None
         if delta.latest is not None:
-            latest = {**request, "UpdateExpression": f"ADD #n :n SET {assign}, #u = :u"}
-            latest["ExpressionAttributeNames"] = {**names, "#u": "updated_max"}
-            latest["ExpressionAttributeValues"] = {**values, ":u": {"S": delta.latest}}
-            latest["ConditionExpression"] = "attribute_not_exists(#u) OR #u <= :u"
-        try:
-            state = client.update_item(**(latest or request))["Attributes"]
-        except ClientError as exc:
-            if latest is None or not condition_failed(exc):
-                raise
-            state = client.update_item(**request)["Attributes"]
-        if int(state["total"]["N"]) <= 0:
-            self._drop(entity)
-            return
-        oldest = state.get("created_min", {}).get("S")
-        if delta.oldest is not None and (oldest is None or delta.oldest < oldest):
-            try:
-                client.update_item(
-                    TableName=table,
-                    Key=entity,
-                    UpdateExpression="SET #c = :c",
-                    ConditionExpression="attribute_exists(pk) AND (attribute_not_exists(#c) OR #c > :c)",
-                    ExpressionAttributeNames={"#c": "created_min"},
-                    ExpressionAttributeValues={":c": {"S": delta.oldest}},
-                )
-            except ClientError as exc:
-                if not condition_failed(exc):
-                    raise
+            latest = self._ops.conditionally(
+                "update_item",
+                **{
+                    **request,
+                    "UpdateExpression": f"ADD #n :n SET {assign}, #u = :u",
+                    "ExpressionAttributeNames": {**names, "#u": "updated_max"},
+                    "ExpressionAttributeValues": {**values, **placeholders(u=delta.latest)},
+                    "ConditionExpression": "attribute_not_exists(#u) OR #u <= :u",
+                },
+            )
+            if latest is not None:
+                moved: Item = latest["Attributes"]
+                return moved
+        counted: Item = self._ops.client.update_item(TableName=self._ops.table, **request)["Attributes"]
+        return counted
 
     def _drop(self, entity: Item) -> None:
-        try:
-            self._ops.client.delete_item(
-                TableName=self._ops.table,
-                Key=entity,
-                ConditionExpression="#n <= :zero",
-                ExpressionAttributeNames={"#n": "total"},
-                ExpressionAttributeValues={":zero": {"N": "0"}},
-            )
-        except ClientError as exc:
-            if not condition_failed(exc):
-                raise
+        self._ops.conditionally(
+            "delete_item",
+            Key=entity,
+            ConditionExpression="#n <= :zero",
+            ExpressionAttributeNames={"#n": "total"},
+            ExpressionAttributeValues=placeholders(zero=0),
+        )
 
     def count_by_entity(self) -> list[EntityCount]:
         """Read from the aggregates (one small item per user, agent, app and run), never from the memories."""
@@ -145,15 +140,15 @@ class EntityCounts:
                     "query",
                     IndexName=ENTITIES,
                     KeyConditionExpression="ent_pk = :p",
-                    ExpressionAttributeValues={":p": {"S": it.entity_partition(kind, shard, ns=self._ns)}},
+                    ExpressionAttributeValues=placeholders(p=it.entity_partition(kind, shard, ns=self._ns)),
                 ):
-                    total = int(item["total"]["N"])
-                    bounds = [item[name]["S"] for name in ("created_min", "updated_max") if name in item]
+                    total = integer(item, "total")
+                    bounds = [text(item, name) for name in ("created_min", "updated_max") if name in item]
                     if total <= 0 or not bounds:
                         continue
-                    created = from_iso(item.get("created_min", {}).get("S") or bounds[0])
-                    updated = from_iso(item.get("updated_max", {}).get("S") or bounds[0])
-                    out.append(EntityCount(kind, item["entity_id"]["S"], total, created, updated))
+                    created = from_iso(text_or_none(item, "created_min") or bounds[0])
+                    updated = from_iso(text_or_none(item, "updated_max") or bounds[0])
+                    out.append(EntityCount(kind, text(item, "entity_id"), total, created, updated))
         out.sort(key=lambda e: (e.type.value, e.id))
         return out
 
@@ -167,6 +162,8 @@ class EntityCounts:
             for (kind, entity_id), delta in totals.items()
         ]
         self._ops.batch_write(fresh)
-        kept = {it.entity_key(kind, entity_id, ns=self._ns)["pk"]["S"] for kind, entity_id in totals}
-        self._ops.delete_many(item for item in items_of_kind(it.ENTITY_SK, ("pk", "sk")) if item["pk"]["S"] not in kept)
+        kept = {text(it.entity_key(kind, entity_id, ns=self._ns), "pk") for kind, entity_id in totals}
+        self._ops.delete_many(
+            item for item in items_of_kind(it.ENTITY_SK, ("pk", "sk")) if text(item, "pk") not in kept
+        )
         return len(fresh)

@@ -13,21 +13,20 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.adapters.dynamodb.codec import (
+from mnemo.adapters.dynamodb.attributes import (
     Item,
-    json_of,
-    json_string,
-    key,
-    moment,
+    attributes,
+    binary,
     moment_of,
-    optional,
-    ordered_sk,
-    shard_of,
+    text,
     text_or_none,
+    value,
 )
+from mnemo.adapters.dynamodb.codec import json_of, json_string, key, ordered_sk, shard_of
+from mnemo.adapters.dynamodb.record_codec import as_attributes, from_item
 from mnemo.adapters.dynamodb.schema import ENTITY_SHARDS, NAMESPACE_SHARDS, TIME_SHARDS
 from mnemo.domain.entities import EntityType
-from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage
+from mnemo.domain.memory import HistoryEntry, LifecycleState, MemoryRecord, Scope, SourceMessage
 from mnemo.domain.timefmt import date_or_none
 from mnemo.ports.embedder import Vectors
 
@@ -111,7 +110,7 @@ def namespace_entry(pk: str) -> Item:
     if not pk.startswith(NAMESPACE_MARK):
         return {}
     ns = pk[: pk.index("#", len(NAMESPACE_MARK)) + 1]
-    return {"ns_pk": {"S": namespace_partition(shard_of(pk, NAMESPACE_SHARDS), ns)}}
+    return attributes(ns_pk=namespace_partition(shard_of(pk, NAMESPACE_SHARDS), ns))
 
 
 # ---- memories -----------------------------------------------------------------------------------------
@@ -122,27 +121,13 @@ def vector_bytes(vector: Vectors) -> bytes:
 
 
 def vector_of(item: Item) -> Vectors:
-    out: Vectors = np.frombuffer(bytes(item["vec"]["B"]), dtype=np.float32)
+    out: Vectors = np.frombuffer(binary(item, "vec"), dtype=np.float32)
     return out
 
 
 def record_attributes(record: MemoryRecord, created_sk: str, ns: str = "") -> tuple[Item, list[str]]:
     """The record's attributes (indexed keys included), and the names of optional ones it does not have."""
-    attrs: Item = {
-        "id": {"S": record.id},
-        "text": {"S": record.text},
-        "hash": {"S": record.hash},
-        "metadata": json_string(record.metadata),
-        "categories": json_string(list(record.categories)),
-        "sources": provenance(record),
-        "created_at": moment(record.created_at),
-        "updated_at": moment(record.updated_at),
-        "state": {"S": record.state.value},
-        "created_sk": {"S": created_sk},
-        "time_pk": {"S": time_partition(shard_of(record.id, TIME_SHARDS), ns)},
-    }
-    absent: list[str] = []
-    values = {
+    optional = {
         "user_id": record.scope.user_id,
         "agent_id": record.scope.agent_id,
         "run_id": record.scope.run_id,
@@ -153,36 +138,40 @@ def record_attributes(record: MemoryRecord, created_sk: str, ns: str = "") -> tu
         "replaced_by": record.replaced_by,
         "expiration_date": record.expiration_date.isoformat() if record.expiration_date else None,
     }
-    for name, value in values.items():
-        if value is None:
-            absent.append(name)
-        else:
-            attrs[name] = {"S": value}
-    for field, index_key in _SCOPE_KEYS.items():
-        value = values[field]
-        if value is None:
-            absent.append(index_key)
-        else:
-            attrs[index_key] = {"S": scope_partition(field, value, ns)}
-    claim = claim_of(record, ns)
-    if claim is None:
-        absent.append("guard")
-    else:
-        attrs["guard"] = {"S": claim}
-    return attrs, absent
+    for field, index_key in _SCOPE_KEYS.items():  # an index key where the record has the scope id, else absent
+        given = optional[field]
+        optional[index_key] = None if given is None else scope_partition(field, given, ns)
+    optional["guard"] = claim_of(record, ns)
+    attrs = {
+        **attributes(
+            id=record.id,
+            text=record.text,
+            hash=record.hash,
+            created_at=record.created_at,
+            updated_at=record.updated_at,
+            state=record.state,
+            created_sk=created_sk,
+            time_pk=time_partition(shard_of(record.id, TIME_SHARDS), ns),
+        ),
+        "metadata": json_string(record.metadata),
+        "categories": json_string(list(record.categories)),
+        "sources": provenance(record),
+        **attributes(**optional),
+    }
+    return attrs, [name for name, given in optional.items() if given is None]
 
 
 def memory_item(record: MemoryRecord, vector: Vectors, seq: int, ns: str = "") -> Item:
     attrs, _ = record_attributes(record, ordered_sk(record.created_at, seq), ns)
     pk = memory_pk(record.id, ns)
-    return {**key(pk, MEMORY_SK), **attrs, "vec": {"B": vector_bytes(vector)}, **namespace_entry(pk)}
+    return {**key(pk, MEMORY_SK), **attrs, "vec": value(vector_bytes(vector)), **namespace_entry(pk)}
 
 
 def record_of(item: Item) -> MemoryRecord:
     return MemoryRecord(
-        id=item["id"]["S"],
-        text=item["text"]["S"],
-        hash=item["hash"]["S"],
+        id=text(item, "id"),
+        text=text(item, "text"),
+        hash=text(item, "hash"),
         scope=Scope(
             user_id=text_or_none(item, "user_id"),
             agent_id=text_or_none(item, "agent_id"),
@@ -197,7 +186,7 @@ def record_of(item: Item) -> MemoryRecord:
         role=text_or_none(item, "role"),
         attributed_to=text_or_none(item, "attributed_to"),
         expiration_date=date_or_none(text_or_none(item, "expiration_date")),
-        state=LifecycleState(item["state"]["S"]),
+        state=LifecycleState(text(item, "state")),
         replaced_by=text_or_none(item, "replaced_by"),
         **provenance_of(item),
     )
@@ -249,17 +238,9 @@ def links_of(item: Item) -> list[str]:
 def history_item(entry: HistoryEntry, seq: int, ns: str = "") -> Item:
     """Kept in the memory's partition, in the order they were written (a `timestamp` update may move the
     memory's created_at, never its history); deleting the memory item leaves them."""
-    return {
-        **key(memory_pk(entry.memory_id, ns), HISTORY_PREFIX + ordered_sk(entry.updated_at, seq, entry.id)),
-        "id": {"S": entry.id},
-        "memory_id": {"S": entry.memory_id},
-        "event": {"S": entry.event.value},
-        "created_at": moment(entry.created_at),
-        "updated_at": moment(entry.updated_at),
-        "is_deleted": {"BOOL": entry.is_deleted},
-        **namespace_entry(memory_pk(entry.memory_id, ns)),
-        **optional(old_memory=entry.old_memory, new_memory=entry.new_memory, actor_id=entry.actor_id, role=entry.role),
-    }
+    pk = memory_pk(entry.memory_id, ns)
+    sk = HISTORY_PREFIX + ordered_sk(entry.updated_at, seq, entry.id)
+    return {**key(pk, sk), **as_attributes(entry), **namespace_entry(pk)}
 
 
 def without_texts(item: Item) -> Item:
@@ -268,18 +249,7 @@ def without_texts(item: Item) -> Item:
 
 
 def history_of(item: Item) -> HistoryEntry:
-    return HistoryEntry(
-        id=item["id"]["S"],
-        memory_id=item["memory_id"]["S"],
-        event=Event(item["event"]["S"]),
-        old_memory=text_or_none(item, "old_memory"),
-        new_memory=text_or_none(item, "new_memory"),
-        created_at=moment_of(item, "created_at"),
-        updated_at=moment_of(item, "updated_at"),
-        actor_id=text_or_none(item, "actor_id"),
-        role=text_or_none(item, "role"),
-        is_deleted=bool(item["is_deleted"]["BOOL"]),
-    )
+    return from_item(HistoryEntry, item)
 
 
 # ---- claims, entities, settings ----------------------------------------------------------------------
@@ -290,19 +260,19 @@ def claim_key(claim: str) -> Item:
 
 
 def claim_item(claim: str, memory_id: str) -> Item:
-    return {**claim_key(claim), "memory_id": {"S": memory_id}, **namespace_entry(claim)}
+    return {**claim_key(claim), **attributes(memory_id=memory_id), **namespace_entry(claim)}
 
 
 def entity_identity(kind: EntityType, entity_id: str, ns: str = "") -> Item:
     return {
-        "entity_type": {"S": kind.value},
-        "entity_id": {"S": entity_id},
-        "ent_pk": {"S": entity_partition(kind, shard_of(entity_id, ENTITY_SHARDS), ns)},
-        **namespace_entry(entity_key(kind, entity_id, ns)["pk"]["S"]),
+        **attributes(
+            entity_type=kind, entity_id=entity_id, ent_pk=entity_partition(kind, shard_of(entity_id, ENTITY_SHARDS), ns)
+        ),
+        **namespace_entry(text(entity_key(kind, entity_id, ns), "pk")),
     }
 
 
-def setting_item(name: str, value: Any, updated_at: datetime, ns: str = "") -> Item:
+def setting_item(name: str, setting: Any, updated_at: datetime, ns: str = "") -> Item:
     item_key = setting_key(name, ns)
-    entry = namespace_entry(item_key["pk"]["S"])
-    return {**item_key, "value": json_string(value, ensure_ascii=True), "updated_at": moment(updated_at), **entry}
+    entry = namespace_entry(text(item_key, "pk"))
+    return {**item_key, "value": json_string(setting, ensure_ascii=True), **attributes(updated_at=updated_at), **entry}

@@ -11,7 +11,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from mnemo.adapters.dynamodb.codec import Item, key_of
+from mnemo.adapters.dynamodb.attributes import Item, placeholders, text
+from mnemo.adapters.dynamodb.codec import key_of
 from mnemo.errors import PayloadTooLargeError
 
 MAX_BATCH_GET = 100
@@ -43,6 +44,18 @@ def condition_failed(exc: ClientError) -> bool:
     return error_code(exc) == "ConditionalCheckFailedException"
 
 
+def _lost_to_others(exc: ClientError) -> bool:
+    """Whether a TransactWriteItems failed for other transactions (a conflict, throttling): worth another attempt.
+    A condition that failed raises TransactionCancelledError."""
+    code = error_code(exc)
+    if code != "TransactionCanceledException":
+        return code in ("TransactionConflictException", "TransactionInProgressException")
+    reasons = [str(r.get("Code", "None")) for r in exc.response.get("CancellationReasons", [])]
+    if "ConditionalCheckFailed" in reasons:
+        raise TransactionCancelledError(reasons) from exc
+    return any(r in ("TransactionConflict", "ThrottlingError") for r in reasons)
+
+
 def projection(names: Sequence[str]) -> dict[str, Any]:
     """ProjectionExpression arguments with every name escaped (many attribute names are reserved words)."""
     aliases = {f"#p{i}": name for i, name in enumerate(names)}
@@ -55,7 +68,7 @@ MAX_SORT_KEY_BYTES = 1024
 
 def key_fits(item_key: Item) -> bool:
     """Whether DynamoDB accepts this pk/sk: a caller's id can make a key longer than any stored item's."""
-    pk, sk = item_key["pk"]["S"], item_key.get("sk", {}).get("S", "")
+    pk, sk = text(item_key, "pk"), text(item_key, "sk") if "sk" in item_key else ""
     return len(pk.encode()) <= MAX_PARTITION_KEY_BYTES and len(sk.encode()) <= MAX_SORT_KEY_BYTES
 
 
@@ -101,6 +114,12 @@ def fitting(item: Item) -> Item:
     return item
 
 
+_LEFTOVERS = {  # what a batch call leaves unprocessed, and how its error says so
+    "batch_get_item": ("UnprocessedKeys", "BatchGetItem left keys"),
+    "batch_write_item": ("UnprocessedItems", "BatchWriteItem left items"),
+}
+
+
 class Operations:
     def __init__(
         self,
@@ -144,10 +163,10 @@ class Operations:
 
     def partition(self, pk: str, prefix: str | None = None) -> list[Item]:
         """Every item of a partition (strongly consistent, paginated), optionally those whose sk starts so."""
-        condition, values = "pk = :pk", {":pk": {"S": pk}}
+        condition, values = "pk = :pk", placeholders(pk=pk)
         if prefix is not None:
             condition += " AND begins_with(sk, :pre)"
-            values[":pre"] = {"S": prefix}
+            values |= placeholders(pre=prefix)
         return list(
             self.items("query", KeyConditionExpression=condition, ExpressionAttributeValues=values, ConsistentRead=True)
         )
@@ -164,22 +183,13 @@ class Operations:
 
     def batch_get(self, keys: Sequence[Item], names: Sequence[str] | None = None) -> list[Item]:
         """The items that exist among `keys` (strongly consistent), in no particular order."""
-        unique = list({(k["pk"]["S"], k["sk"]["S"]): k for k in keys}.values())
+        unique = list({(text(k, "pk"), text(k, "sk")): k for k in keys}.values())
         extra = projection(names) if names else {}
         found: list[Item] = []
         for start in range(0, len(unique), MAX_BATCH_GET):
-            pending: dict[str, Any] = {
-                self.table: {"Keys": unique[start : start + MAX_BATCH_GET], "ConsistentRead": True, **extra}
-            }
-            for attempt in range(self.max_attempts):
-                reply = self.client.batch_get_item(RequestItems=pending)
+            batch = {"Keys": unique[start : start + MAX_BATCH_GET], "ConsistentRead": True, **extra}
+            for reply in self._until_processed("batch_get_item", batch):
                 found.extend(reply.get("Responses", {}).get(self.table, []))
-                pending = reply.get("UnprocessedKeys") or {}
-                if not pending:
-                    break
-                self._backoff(attempt)
-            else:
-                raise UnprocessedError(f"BatchGetItem left keys unprocessed after {self.max_attempts} attempts.")
         return found
 
     # ---- writes -------------------------------------------------------------------------------------
@@ -190,19 +200,46 @@ class Operations:
             if "PutRequest" in request:
                 fitting(request["PutRequest"]["Item"])
         for start in range(0, len(requests), MAX_BATCH_WRITE):
-            pending: dict[str, Any] = {self.table: list(requests[start : start + MAX_BATCH_WRITE])}
-            for attempt in range(self.max_attempts):
-                reply = self.client.batch_write_item(RequestItems=pending)
-                pending = reply.get("UnprocessedItems") or {}
-                if not pending:
-                    break
-                self._backoff(attempt)
-            else:
-                raise UnprocessedError(f"BatchWriteItem left items unprocessed after {self.max_attempts} attempts.")
+            self._until_processed("batch_write_item", list(requests[start : start + MAX_BATCH_WRITE]))
+
+    def _until_processed(self, operation: str, batch: Any) -> list[dict[str, Any]]:
+        """The replies of a BatchGetItem or BatchWriteItem of this table's `batch`, called again with what DynamoDB
+        left unprocessed, after a backoff, until nothing is left (UnprocessedError after max_attempts)."""
+        leftover, what = _LEFTOVERS[operation]
+        replies: list[dict[str, Any]] = []
+        pending: dict[str, Any] = {self.table: batch}
+        for attempt in range(self.max_attempts):
+            replies.append(getattr(self.client, operation)(RequestItems=pending))
+            pending = replies[-1].get(leftover) or {}
+            if not pending:
+                return replies
+            self._backoff(attempt)
+        raise UnprocessedError(f"{what} unprocessed after {self.max_attempts} attempts.")
+
+    def partition_keys(self, pk: str, *, consistent: bool) -> Iterator[Item]:
+        """The keys of every item of a partition, page after page (strongly consistent when asked)."""
+        request: dict[str, Any] = {
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": placeholders(pk=pk),
+        }
+        if consistent:
+            request["ConsistentRead"] = True
+        return self.items("query", **request, **projection(["pk", "sk"]))
+
+    def delete_as_found(self, items: Iterable[Item], *, batch: int = 500) -> None:
+        """Delete these items (or keys) `batch` at a time as they come: however many a partition holds, no more
+        than a batch of them is held at once."""
+        doomed: list[Item] = []
+        for item in items:
+            doomed.append(item)
+            if len(doomed) >= batch:
+                self.delete_many(doomed)
+                doomed = []
+        self.delete_many(doomed)
 
     def delete_many(self, items: Iterable[Item]) -> None:
         """Delete these items (or keys), each once, with batch_write."""
-        unique = {(i["pk"]["S"], i["sk"]["S"]): key_of(i) for i in items}
+        unique = {(text(i, "pk"), text(i, "sk")): key_of(i) for i in items}
         self.batch_write([{"DeleteRequest": {"Key": k}} for k in unique.values()])
 
     def delete(self, item_key: Item) -> bool:
@@ -210,24 +247,30 @@ class Operations:
         reply = self.client.delete_item(TableName=self.table, Key=item_key, ReturnValues="ALL_OLD")
         return bool(reply.get("Attributes"))
 
+    def conditionally(self, operation: str, **request: Any) -> dict[str, Any] | None:
+        """One single-item write of this table on its ConditionExpression (`put_item`, `update_item`,
+        `delete_item`): DynamoDB's reply, or None when the condition failed and nothing was written."""
+        try:
+            reply: dict[str, Any] = getattr(self.client, operation)(TableName=self.table, **request)
+        except ClientError as exc:
+            if condition_failed(exc):
+                return None
+            raise
+        return reply
+
     def set_if_exists(self, item_key: Item, values: Item) -> bool:
         """SET these attributes of an item that exists (one that does not stays absent); whether it existed."""
         names = {f"#s{i}": name for i, name in enumerate(values)}
         assigned = {f":s{i}": value for i, value in enumerate(values.values())}
-        try:
-            self.client.update_item(
-                TableName=self.table,
-                Key=item_key,
-                UpdateExpression="SET " + ", ".join(f"{n} = {v}" for n, v in zip(names, assigned, strict=True)),
-                ConditionExpression="attribute_exists(pk)",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=assigned,
-            )
-        except ClientError as exc:
-            if condition_failed(exc):
-                return False
-            raise
-        return True
+        reply = self.conditionally(
+            "update_item",
+            Key=item_key,
+            UpdateExpression="SET " + ", ".join(f"{n} = {v}" for n, v in zip(names, assigned, strict=True)),
+            ConditionExpression="attribute_exists(pk)",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=assigned,
+        )
+        return reply is not None
 
     def transact(self, actions: Sequence[dict[str, Any]]) -> None:
         """One all-or-nothing TransactWriteItems. A failed condition raises TransactionCancelledError; conflicts with
@@ -240,18 +283,9 @@ class Operations:
                 self.client.transact_write_items(TransactItems=list(actions), ClientRequestToken=token)
                 return
             except ClientError as exc:
-                code = error_code(exc)
-                if code == "TransactionCanceledException":
-                    reasons = [str(r.get("Code", "None")) for r in exc.response.get("CancellationReasons", [])]
-                    if "ConditionalCheckFailed" in reasons:
-                        raise TransactionCancelledError(reasons) from exc
-                    if not any(r in ("TransactionConflict", "ThrottlingError") for r in reasons):
-                        raise
-                elif code not in ("TransactionConflictException", "TransactionInProgressException"):
+                if not _lost_to_others(exc) or attempt == self.max_attempts - 1:
                     raise
-                if attempt == self.max_attempts - 1:
-                    raise
-                token = str(uuid.uuid4()) if code == "TransactionCanceledException" else token
+                token = str(uuid.uuid4()) if error_code(exc) == "TransactionCanceledException" else token
                 self._backoff(attempt)
 
     def put(self, item: Item) -> dict[str, Any]:
@@ -270,7 +304,7 @@ class Operations:
                 "TableName": self.table,
                 "Key": claim_key,
                 "ConditionExpression": f"attribute_not_exists(pk) OR {holder} = :me",
-                "ExpressionAttributeValues": {":me": {"S": owner}},
+                "ExpressionAttributeValues": placeholders(me=owner),
             }
         }
 
@@ -282,6 +316,6 @@ class Operations:
                 "Key": item_key,
                 "UpdateExpression": "ADD #n :d",
                 "ExpressionAttributeNames": {"#n": attribute},
-                "ExpressionAttributeValues": {":d": {"N": str(delta)}},
+                "ExpressionAttributeValues": placeholders(d=delta),
             }
         }

@@ -25,21 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from mnemo.adapters.dynamodb.codec import (
-    Item,
-    WriteOrder,
-    json_attribute,
-    json_value,
-    key,
-    key_of,
-    moment,
-    moment_of,
-    string,
-)
+from mnemo.adapters.dynamodb.attributes import Item, placeholders, text
+from mnemo.adapters.dynamodb.codec import WriteOrder, json_attribute, json_value, key, key_of
 from mnemo.adapters.dynamodb.items import OUTBOX_PK
-from mnemo.adapters.dynamodb.operations import Operations, condition_failed, projection
+from mnemo.adapters.dynamodb.operations import Operations, projection
+from mnemo.adapters.dynamodb.record_codec import as_attributes, from_item
 from mnemo.domain.erasure import Erasure, scrubbed
 from mnemo.domain.webhooks import OutboundEvent
 
@@ -76,7 +66,8 @@ class OutboxPartition:
 
     def holds(self, action: dict[str, Any]) -> bool:
         """Whether a transaction action writes into this partition."""
-        return bool(action.get("Put", {}).get("Item", {}).get("pk", {}).get("S") == self.pk)
+        item = action.get("Put", {}).get("Item", {})
+        return "pk" in item and text(item, "pk") == self.pk
 
     # ---- ChangeOutbox -------------------------------------------------------------------------------------
 
@@ -85,13 +76,13 @@ class OutboxPartition:
             return []
         request: dict[str, Any] = {
             "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": {":pk": string(self.pk)},
+            "ExpressionAttributeValues": placeholders(pk=self.pk),
             "ConsistentRead": True,
         }
         if self._namespace is not None:
             request["FilterExpression"] = "#ns = :ns"
             request["ExpressionAttributeNames"] = {"#ns": "namespace"}
-            request["ExpressionAttributeValues"][":ns"] = string(self._namespace)
+            request["ExpressionAttributeValues"] |= placeholders(ns=self._namespace)
         else:
             request["first_page"] = limit
         found: list[Item] = []
@@ -113,12 +104,12 @@ class OutboxPartition:
             for item in self._ops.items(
                 "query",
                 KeyConditionExpression="pk = :pk",
-                ExpressionAttributeValues={":pk": string(self.pk)},
+                ExpressionAttributeValues=placeholders(pk=self.pk),
                 ConsistentRead=True,
                 **projection(["pk", "sk", "id"]),
             ):
-                if item["id"]["S"] in unknown:
-                    keys[item["id"]["S"]] = key_of(item)
+                if text(item, "id") in unknown:
+                    keys[text(item, "id")] = key_of(item)
         self._ops.delete_many(keys.values())
 
     def scrub(self, erasure: Erasure) -> int:
@@ -130,23 +121,16 @@ class OutboxPartition:
             if not erasure.names_any(event.payload):
                 continue
             clean = replace(event, payload=scrubbed(dict(event.payload), erasure))
-            try:
-                self._ops.client.put_item(
-                    TableName=self._ops.table,
-                    Item=outbox_item(self.pk, clean),
-                    ConditionExpression="attribute_exists(pk)",
-                )
-            except ClientError as exc:
-                if not condition_failed(exc):
-                    raise
-                continue
-            rewritten += 1
+            put = self._ops.conditionally(
+                "put_item", Item=outbox_item(self.pk, clean), ConditionExpression="attribute_exists(pk)"
+            )
+            rewritten += put is not None
         return rewritten
 
     def _remember(self, items: list[Item]) -> None:
         with self._lock:
             for item in items:
-                self._keys[item["id"]["S"]] = key_of(item)
+                self._keys[text(item, "id")] = key_of(item)
             while len(self._keys) > REMEMBERED_KEYS:
                 self._keys.pop(next(iter(self._keys)))
 
@@ -154,23 +138,14 @@ class OutboxPartition:
 def outbox_item(pk: str, event: OutboundEvent) -> Item:
     return {
         **key(pk, outbox_sk(event.position, event.id)),
-        "id": string(event.id),
-        "type": string(event.type),
-        "namespace": string(event.namespace),
-        "occurred_at": moment(event.occurred_at),
+        **as_attributes(event, omit=("payload", "position")),
         **json_attribute("payload", dict(event.payload)),
     }
 
 
 def event_of(item: Item) -> OutboundEvent:
-    return OutboundEvent(
-        id=item["id"]["S"],
-        type=item["type"]["S"],
-        namespace=item["namespace"]["S"],
-        payload=json_value(item, "payload"),
-        occurred_at=moment_of(item, "occurred_at"),
-        position=int(item["sk"]["S"].split("#", 1)[0]),
-    )
+    position = int(text(item, "sk").split("#", 1)[0])
+    return from_item(OutboundEvent, item, payload=json_value(item, "payload"), position=position)
 
 
 def notify(on_outbox: Callable[[], None] | None, log: Any, what: str) -> None:

@@ -13,14 +13,16 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from mnemo.adapters.dynamodb.codec import Item, expiry, key, moment, moment_of, moment_or_none, optional
-from mnemo.adapters.dynamodb.operations import Operations, condition_failed, projection
+from mnemo.adapters.dynamodb.attributes import Item, attributes, placeholders, text
+from mnemo.adapters.dynamodb.codec import expiry, key
+from mnemo.adapters.dynamodb.operations import Operations, projection
+from mnemo.adapters.dynamodb.record_codec import as_attributes, from_item
 from mnemo.adapters.dynamodb.tables import TTL_ATTRIBUTE
 from mnemo.domain.sessions import RefreshTokenRecord
 
 TOKEN_SK = "RT"
+# A token that is stored, and neither used nor revoked.
+_LIVE = "attribute_exists(pk) AND attribute_not_exists(used_at) AND attribute_not_exists(revoked_at)"
 
 
 def token_key(token_hash: str) -> Item:
@@ -38,28 +40,11 @@ def user_family_key(user_id: str, family_id: str) -> Item:
 
 
 def token_item(record: RefreshTokenRecord) -> Item:
-    return {
-        **token_key(record.token_hash),
-        "token_hash": {"S": record.token_hash},
-        "user_id": {"S": record.user_id},
-        "family_id": {"S": record.family_id},
-        "created_at": moment(record.created_at),
-        "expires_at": moment(record.expires_at),
-        TTL_ATTRIBUTE: expiry(record.expires_at),
-        **optional(used_at=record.used_at, revoked_at=record.revoked_at),
-    }
+    return {**token_key(record.token_hash), **as_attributes(record), TTL_ATTRIBUTE: expiry(record.expires_at)}
 
 
 def token_of(item: Item) -> RefreshTokenRecord:
-    return RefreshTokenRecord(
-        token_hash=item["token_hash"]["S"],
-        user_id=item["user_id"]["S"],
-        family_id=item["family_id"]["S"],
-        created_at=moment_of(item, "created_at"),
-        expires_at=moment_of(item, "expires_at"),
-        used_at=moment_or_none(item, "used_at"),
-        revoked_at=moment_or_none(item, "revoked_at"),
-    )
+    return from_item(RefreshTokenRecord, item)
 
 
 class DynamoRefreshTokenStore:
@@ -68,13 +53,12 @@ class DynamoRefreshTokenStore:
 
     def add(self, record: RefreshTokenRecord) -> None:
         ttl = {TTL_ATTRIBUTE: expiry(record.expires_at)}
+        session = attributes(family_id=record.family_id)
         self._ops.transact(
             [
                 self._ops.put_new(token_item(record)),
                 self._ops.put({**family_member_key(record.family_id, record.token_hash), **ttl}),
-                self._ops.put(
-                    {**user_family_key(record.user_id, record.family_id), "family_id": {"S": record.family_id}, **ttl}
-                ),
+                self._ops.put({**user_family_key(record.user_id, record.family_id), **session, **ttl}),
             ]
         )
 
@@ -83,47 +67,32 @@ class DynamoRefreshTokenStore:
         return token_of(item) if item is not None else None
 
     def consume(self, token_hash: str, at: datetime) -> RefreshTokenRecord | None:
-        try:
-            reply = self._ops.client.update_item(
-                TableName=self._ops.table,
-                Key=token_key(token_hash),
-                UpdateExpression="SET used_at = :at",
-                ConditionExpression=(
-                    "attribute_exists(pk) AND attribute_not_exists(used_at) AND attribute_not_exists(revoked_at) "
-                    "AND expires_at > :at"
-                ),
-                ExpressionAttributeValues={":at": moment(at)},
-                ReturnValues="ALL_OLD",
-            )
-        except ClientError as exc:
-            if condition_failed(exc):
-                return None
-            raise
-        return token_of(reply["Attributes"])
+        reply = self._ops.conditionally(
+            "update_item",
+            Key=token_key(token_hash),
+            UpdateExpression="SET used_at = :at",
+            ConditionExpression=f"{_LIVE} AND expires_at > :at",
+            ExpressionAttributeValues=placeholders(at=at),
+            ReturnValues="ALL_OLD",
+        )
+        return None if reply is None else token_of(reply["Attributes"])
 
     def _revoke(self, token_hash: str, at: datetime) -> bool:
-        try:
-            self._ops.client.update_item(
-                TableName=self._ops.table,
-                Key=token_key(token_hash),
-                UpdateExpression="SET revoked_at = :at",
-                ConditionExpression=(
-                    "attribute_exists(pk) AND attribute_not_exists(used_at) AND attribute_not_exists(revoked_at)"
-                ),
-                ExpressionAttributeValues={":at": moment(at)},
-            )
-        except ClientError as exc:
-            if condition_failed(exc):
-                return False
-            raise
-        return True
+        reply = self._ops.conditionally(
+            "update_item",
+            Key=token_key(token_hash),
+            UpdateExpression="SET revoked_at = :at",
+            ConditionExpression=_LIVE,
+            ExpressionAttributeValues=placeholders(at=at),
+        )
+        return reply is not None
 
     def revoke_family(self, family_id: str, at: datetime) -> int:
         members = self._ops.partition(f"RTFAMILY#{family_id}")
-        return sum(self._revoke(m["sk"]["S"].removeprefix("RT#"), at) for m in members)
+        return sum(self._revoke(text(m, "sk").removeprefix("RT#"), at) for m in members)
 
     def revoke_for_user(self, user_id: str, at: datetime, keep_family: str | None = None) -> int:
-        families = [m["family_id"]["S"] for m in self._ops.partition(f"RTUSER#{user_id}")]
+        families = [text(m, "family_id") for m in self._ops.partition(f"RTUSER#{user_id}")]
         return sum(self.revoke_family(family, at) for family in families if family != keep_family)
 
     def prune(self, expired_before: datetime) -> int:
@@ -132,15 +101,15 @@ class DynamoRefreshTokenStore:
             self._ops.items(
                 "scan",
                 FilterExpression="sk = :rt AND expires_at < :cut",
-                ExpressionAttributeValues={":rt": {"S": TOKEN_SK}, ":cut": moment(expired_before)},
+                ExpressionAttributeValues=placeholders(rt=TOKEN_SK, cut=expired_before),
                 **projection(["pk", "sk", "token_hash", "family_id"]),
             )
         )
         doomed: list[Item] = []
         for item in expired:
             doomed += [
-                token_key(item["token_hash"]["S"]),
-                family_member_key(item["family_id"]["S"], item["token_hash"]["S"]),
+                token_key(text(item, "token_hash")),
+                family_member_key(text(item, "family_id"), text(item, "token_hash")),
             ]
         self._ops.delete_many(doomed)
         return len(expired)

@@ -14,28 +14,19 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from mnemo.adapters.dynamodb.codec import (
+from mnemo.adapters.dynamodb.attributes import (
     Item,
-    WriteOrder,
-    expiry,
-    key,
-    moment,
-    moment_of,
-    optional,
-    ordered_sk,
-    shard_of,
-    text_or_none,
+    placeholders,
+    text,
 )
+from mnemo.adapters.dynamodb.codec import WriteOrder, expiry, key, ordered_sk, shard_of
 from mnemo.adapters.dynamodb.operations import Operations, projection
-from mnemo.adapters.dynamodb.tables import TTL_ATTRIBUTE, create_key_table
+from mnemo.adapters.dynamodb.record_codec import as_attributes, from_item
+from mnemo.adapters.dynamodb.tables import TTL_ATTRIBUTE
 from mnemo.domain.request_log import RequestLogEntry
 
 LOG_SHARDS = 8
 _OPTIONAL = ("user_id", "key_prefix", "request_id")
-
-
-# For tests and local tools: the table as template.yaml declares it (the adapters never create tables).
-create_request_log_table = create_key_table
 
 
 def shard_partition(shard: int) -> str:
@@ -44,33 +35,14 @@ def shard_partition(shard: int) -> str:
 
 def entry_item(entry: RequestLogEntry, seq: int, retention: timedelta | None) -> Item:
     shard = shard_of(entry.id, LOG_SHARDS)
-    item: Item = {
-        **key(shard_partition(shard), ordered_sk(entry.created_at, seq, entry.id)),
-        "id": {"S": entry.id},
-        "method": {"S": entry.method},
-        "path": {"S": entry.path},
-        "status_code": {"N": str(entry.status_code)},
-        "latency_ms": {"N": repr(float(entry.latency_ms))},
-        "auth_type": {"S": entry.auth_type},
-        "created_at": moment(entry.created_at),
-        **optional(**{name: getattr(entry, name) for name in _OPTIONAL}),
-    }
+    item: Item = {**key(shard_partition(shard), ordered_sk(entry.created_at, seq, entry.id)), **as_attributes(entry)}
     if retention is not None:
         item[TTL_ATTRIBUTE] = expiry(entry.created_at + retention)
     return item
 
 
 def entry_of(item: Item) -> RequestLogEntry:
-    return RequestLogEntry(
-        id=item["id"]["S"],
-        method=item["method"]["S"],
-        path=item["path"]["S"],
-        status_code=int(item["status_code"]["N"]),
-        latency_ms=float(item["latency_ms"]["N"]),
-        auth_type=item["auth_type"]["S"],
-        created_at=moment_of(item, "created_at"),
-        **{name: text_or_none(item, name) for name in _OPTIONAL},
-    )
+    return from_item(RequestLogEntry, item)
 
 
 class DynamoRequestLogStore:
@@ -93,13 +65,13 @@ class DynamoRequestLogStore:
             self._ops.items(
                 "query",
                 KeyConditionExpression="pk = :p",
-                ExpressionAttributeValues={":p": {"S": shard_partition(shard)}},
+                ExpressionAttributeValues=placeholders(p=shard_partition(shard)),
                 ScanIndexForward=False,
                 first_page=limit,
             )
             for shard in range(LOG_SHARDS)
         ]
-        newest = heapq.merge(*shards, key=lambda item: item["sk"]["S"], reverse=True)
+        newest = heapq.merge(*shards, key=lambda item: text(item, "sk"), reverse=True)
         return [entry_of(item) for item in itertools.islice(newest, limit)]
 
     def prune(self, before: datetime) -> int:
@@ -109,7 +81,7 @@ class DynamoRequestLogStore:
                 self._ops.items(
                     "query",
                     KeyConditionExpression="pk = :p AND sk < :cut",
-                    ExpressionAttributeValues={":p": {"S": shard_partition(shard)}, ":cut": moment(before)},
+                    ExpressionAttributeValues=placeholders(p=shard_partition(shard), cut=before),
                     **projection(["pk", "sk"]),
                 )
             )

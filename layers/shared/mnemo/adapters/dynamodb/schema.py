@@ -1,14 +1,12 @@
-"""The memories table: its keys and indexes (see README.md beside this file), and idempotent creation.
+"""The memories table: its keys and indexes (see README.md beside this file), and its CreateTable request.
 
-The adapter never creates tables itself: SAM creates them in the cloud; tests and local tools call
-`create_memory_table`.
+The adapter never creates tables itself: SAM creates them in the cloud (tests/handlers/test_template.py checks that
+template.yaml declares `table_definition`), the tests through tests/support/dynamodb_tables.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-from mnemo.adapters.dynamodb.tables import ensure_table
 
 BY_USER = "by_user"
 BY_AGENT = "by_agent"
@@ -90,8 +88,3 @@ def table_definition(table_name: str) -> dict[str, Any]:
             },
         ],
     }
-
-
-def create_memory_table(client: Any, table_name: str, *, wait_seconds: float = 300.0) -> bool:
-    """Create the table unless it exists, then wait until it is active. True when this call created it."""
-    return ensure_table(client, table_definition(table_name), wait_seconds=wait_seconds)

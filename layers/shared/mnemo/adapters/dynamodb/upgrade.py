@@ -16,12 +16,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from mnemo.adapters.dynamodb import items as it
+from mnemo.adapters.dynamodb.attributes import attributes, placeholders, text
 from mnemo.adapters.dynamodb.codec import key_of
 from mnemo.adapters.dynamodb.entity_counts import EntityDelta, aggregate_item
-from mnemo.adapters.dynamodb.operations import Operations, condition_failed, projection
+from mnemo.adapters.dynamodb.operations import Operations, projection
 from mnemo.adapters.dynamodb.schema import RECORD_ATTRIBUTES
 from mnemo.adapters.dynamodb.tenancy_store import UNFINISHED, event_count_key, events_pk, unfinished_marker
 from mnemo.domain.entities import EntityType
@@ -52,23 +51,19 @@ def upgrade_platform_items(
 def _index_namespace_items(ops: Operations) -> int:
     request = projection(["pk", "sk"])
     request["ExpressionAttributeNames"]["#ns"] = "ns_pk"
-    request["ExpressionAttributeValues"] = {":mark": {"S": it.NAMESPACE_MARK}}
+    request["ExpressionAttributeValues"] = placeholders(mark=it.NAMESPACE_MARK)
     request["FilterExpression"] = "begins_with(#p0, :mark) AND attribute_not_exists(#ns)"
     done = 0
     for item in ops.items("scan", ConsistentRead=True, **request):
-        entry = it.namespace_entry(item["pk"]["S"])
-        try:
-            ops.client.update_item(
-                TableName=ops.table,
-                Key=key_of(item),
-                UpdateExpression="SET ns_pk = :p",
-                ConditionExpression="attribute_exists(pk)",  # deleted meanwhile: stays deleted
-                ExpressionAttributeValues={":p": entry["ns_pk"]},
-            )
-            done += 1
-        except ClientError as exc:
-            if not condition_failed(exc):
-                raise
+        entry = it.namespace_entry(text(item, "pk"))
+        indexed = ops.conditionally(
+            "update_item",
+            Key=key_of(item),
+            UpdateExpression="SET ns_pk = :p",
+            ConditionExpression="attribute_exists(pk)",  # deleted meanwhile: stays deleted
+            ExpressionAttributeValues={":p": entry["ns_pk"]},
+        )
+        done += indexed is not None
     return done
 
 
@@ -80,10 +75,7 @@ def _count_apps(ops: Operations) -> int:
     names = ["pk", "sk", *RECORD_ATTRIBUTES]
     request = projection(names)
     alias = {name: f"#p{i}" for i, name in enumerate(names)}
-    request["ExpressionAttributeValues"] = {
-        ":mem": {"S": it.MEMORY_SK},
-        ":active": {"S": LifecycleState.ACTIVE.value},
-    }
+    request["ExpressionAttributeValues"] = placeholders(mem=it.MEMORY_SK, active=LifecycleState.ACTIVE)
     request["FilterExpression"] = (
         f"{alias['sk']} = :mem AND attribute_exists({alias['app_id']}) AND {alias['state']} = :active"
     )
@@ -91,18 +83,18 @@ def _count_apps(ops: Operations) -> int:
     for item in ops.items("scan", ConsistentRead=True, **request):
         record = it.record_of(item)
         if record.scope.app_id is not None:
-            totals.setdefault((_prefix_of(item["pk"]["S"]), record.scope.app_id), EntityDelta()).add(record, 1)
+            totals.setdefault((_prefix_of(text(item, "pk")), record.scope.app_id), EntityDelta()).add(record, 1)
     ops.batch_write(
         [
             {"PutRequest": {"Item": aggregate_item(EntityType.APP, app_id, delta, ns)}}
             for (ns, app_id), delta in totals.items()
         ]
     )
-    kept = {it.entity_key(EntityType.APP, app_id, ns)["pk"]["S"] for ns, app_id in totals}
+    kept = {text(it.entity_key(EntityType.APP, app_id, ns), "pk") for ns, app_id in totals}
     stale = projection(["pk", "sk", "entity_type"])
-    stale["ExpressionAttributeValues"] = {":ent": {"S": it.ENTITY_SK}, ":app": {"S": EntityType.APP.value}}
+    stale["ExpressionAttributeValues"] = placeholders(ent=it.ENTITY_SK, app=EntityType.APP)
     stale["FilterExpression"] = "#p1 = :ent AND #p2 = :app"
-    ops.delete_many(item for item in ops.items("scan", ConsistentRead=True, **stale) if item["pk"]["S"] not in kept)
+    ops.delete_many(item for item in ops.items("scan", ConsistentRead=True, **stale) if text(item, "pk") not in kept)
     return len(totals)
 
 
@@ -115,16 +107,16 @@ def _prefix_of(pk: str) -> str:
 
 def _count_events(ops: Operations) -> int:
     request = projection(["pk", "event_type"])
-    request["ExpressionAttributeValues"] = {":events": {"S": _EVENTS}}
+    request["ExpressionAttributeValues"] = placeholders(events=_EVENTS)
     request["FilterExpression"] = "begins_with(#p0, :events)"
     counts: Counter[tuple[str, str]] = Counter(
-        (item["pk"]["S"][len(_EVENTS) :], item["event_type"]["S"])
+        (text(item, "pk")[len(_EVENTS) :], text(item, "event_type"))
         for item in ops.items("scan", ConsistentRead=True, **request)
     )
     for (project_id, event_type), count in counts.items():
         ops.client.put_item(
             TableName=ops.table,
-            Item={**event_count_key(project_id, event_type), "value": {"N": str(count)}},
+            Item={**event_count_key(project_id, event_type), **attributes(value=count)},
         )
     return len(counts)
 
@@ -132,11 +124,11 @@ def _count_events(ops: Operations) -> int:
 def _shard_markers(ops: Operations) -> int:
     moved = 0
     for marker in ops.items(
-        "query", KeyConditionExpression="pk = :pk", ExpressionAttributeValues={":pk": {"S": UNFINISHED}}
+        "query", KeyConditionExpression="pk = :pk", ExpressionAttributeValues=placeholders(pk=UNFINISHED)
     ):
         ops.transact(
             [
-                ops.put(unfinished_marker(marker["project_id"]["S"], marker["sk"]["S"])),
+                ops.put(unfinished_marker(text(marker, "project_id"), text(marker, "sk"))),
                 {"Delete": {"TableName": ops.table, "Key": key_of(marker)}},
             ]
         )

@@ -10,18 +10,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from mnemo.adapters.dynamodb.codec import (
-    Item,
-    WriteOrder,
-    key,
-    moment,
-    moment_of,
-    moment_or_none,
-    optional,
-    ordered_sk,
-)
+from mnemo.adapters.dynamodb.attributes import Item, attributes, integer, placeholders, text
+from mnemo.adapters.dynamodb.codec import WriteOrder, key, ordered_sk
 from mnemo.adapters.dynamodb.operations import Operations, TransactionCancelledError
-from mnemo.domain.accounts import Role, User
+from mnemo.adapters.dynamodb.record_codec import as_attributes, from_item
+from mnemo.domain.accounts import User
 from mnemo.errors import ConflictError
 
 EMAIL_TAKEN = "Email is already in use."
@@ -40,29 +33,11 @@ def email_key(email: str) -> Item:
 
 
 def user_item(user: User, created_sk: str) -> Item:
-    return {
-        **user_key(user.id),
-        "id": {"S": user.id},
-        "name": {"S": user.name},
-        "email": {"S": user.email},
-        "role": {"S": user.role.value},
-        "password_hash": {"S": user.password_hash},
-        "created_at": moment(user.created_at),
-        "created_sk": {"S": created_sk},
-        **optional(last_login_at=user.last_login_at),
-    }
+    return {**user_key(user.id), **as_attributes(user), **attributes(created_sk=created_sk)}
 
 
 def user_of(item: Item) -> User:
-    return User(
-        id=item["id"]["S"],
-        name=item["name"]["S"],
-        email=item["email"]["S"],
-        role=Role(item["role"]["S"]),
-        password_hash=item["password_hash"]["S"],
-        created_at=moment_of(item, "created_at"),
-        last_login_at=moment_or_none(item, "last_login_at"),
-    )
+    return from_item(User, item)
 
 
 class DynamoUserStore:
@@ -71,7 +46,7 @@ class DynamoUserStore:
         self._order = WriteOrder()
 
     def _claim(self, email: str, user_id: str) -> dict[str, Any]:
-        return self._ops.put_new({**email_key(email), "user_id": {"S": user_id}})
+        return self._ops.put_new({**email_key(email), **attributes(user_id=user_id)})
 
     def _release(self, email: str, user_id: str) -> dict[str, Any]:
         return self._ops.release(email_key(email), "user_id", user_id)
@@ -80,7 +55,7 @@ class DynamoUserStore:
         action = self._ops.add_to(key(USERS, COUNT_SK), "n", delta)
         if only_when_empty:
             action["Update"]["ConditionExpression"] = "attribute_not_exists(#n) OR #n <= :zero"
-            action["Update"]["ExpressionAttributeValues"][":zero"] = {"N": "0"}
+            action["Update"]["ExpressionAttributeValues"] |= placeholders(zero=0)
         return action
 
     def _insert(self, user: User, *, only_first: bool) -> bool:
@@ -114,26 +89,26 @@ class DynamoUserStore:
         claim = self._ops.get(email_key(email))
         if claim is None:
             return None
-        user = self.get(claim["user_id"]["S"])
+        user = self.get(text(claim, "user_id"))
         return user if user is not None and user.email == email else None
 
     def list(self) -> list[User]:
         items = self._ops.partition(USERS, USER_PREFIX)
-        return [user_of(i) for i in sorted(items, key=lambda i: i["created_sk"]["S"])]
+        return [user_of(i) for i in sorted(items, key=lambda i: text(i, "created_sk"))]
 
     def count(self) -> int:
         item = self._ops.get(key(USERS, COUNT_SK))
-        return max(0, int(item["n"]["N"])) if item is not None else 0
+        return max(0, integer(item, "n")) if item is not None else 0
 
     def update(self, user: User) -> bool:
         for _attempt in range(_MAX_RETRIES):
             current = self._ops.get(user_key(user.id))
             if current is None:
                 return False
-            old_email = current["email"]["S"]
-            put = self._ops.put(user_item(user, current["created_sk"]["S"]))
+            old_email = text(current, "email")
+            put = self._ops.put(user_item(user, text(current, "created_sk")))
             put["Put"]["ConditionExpression"] = "attribute_exists(pk) AND email = :old"
-            put["Put"]["ExpressionAttributeValues"] = {":old": {"S": old_email}}
+            put["Put"]["ExpressionAttributeValues"] = placeholders(old=old_email)
             actions = [put]
             if user.email != old_email:
                 actions += [self._release(old_email, user.id), self._claim(user.email, user.id)]
@@ -153,13 +128,13 @@ class DynamoUserStore:
             current = self._ops.get(user_key(user_id))
             if current is None:
                 return False
-            email = current["email"]["S"]
+            email = text(current, "email")
             delete = {
                 "Delete": {
                     "TableName": self._ops.table,
                     "Key": user_key(user_id),
                     "ConditionExpression": "attribute_exists(pk) AND email = :email",
-                    "ExpressionAttributeValues": {":email": {"S": email}},
+                    "ExpressionAttributeValues": placeholders(email=email),
                 }
             }
             try:

@@ -6,17 +6,16 @@ import json
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import field_validator
 
 from mnemo.adapters.bedrock_errors import boto_errors, provider_error
+from mnemo.adapters.provider_config import BedrockModel
 from mnemo.errors import ProviderError
 from mnemo.ports.embedder import Vectors, unit_rows
 
 
-class BedrockEmbedderConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class BedrockEmbedderConfig(BedrockModel):
     model: str = "amazon.titan-embed-text-v2:0"
-    region: str | None = None
     embedding_dims: int = 1024
 
     @field_validator("embedding_dims")
@@ -32,11 +31,7 @@ class BedrockEmbedder:
         self.config = config
         self.name = f"bedrock/{config.model}"
         self.dimension = config.embedding_dims
-        if client is None:
-            import boto3
-
-            client = boto3.client("bedrock-runtime", region_name=config.region)
-        self._client = client
+        self._client = config.runtime(client)
 
     def embed(self, texts: list[str]) -> Vectors:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)

@@ -7,43 +7,29 @@ error codes) is the `openai` providers' own, see mnemo.adapters.openai_http.
 from __future__ import annotations
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from mnemo.adapters.openai_http import (
-    DEFAULT_MAX_RETRIES,
-    ApiKey,
-    BaseUrl,
-    MaxRetries,
-    ModelName,
-    OpenAIHttp,
-    Pace,
-    RetryPolicy,
-    TotalTimeout,
-)
+from mnemo.adapters.openai_http import OpenAIHttp, Pace
+from mnemo.adapters.provider_config import DEFAULT_OLLAMA_BASE_URL, BaseUrl, HttpProviderConfig, ModelName
 from mnemo.errors import ProviderError
 from mnemo.ports.embedder import Vectors, unit_rows
 
-DEFAULT_OLLAMA_BASE_URL = "http://localhost:11434"
 
+class OllamaEmbedderConfig(HttpProviderConfig):
+    """The API key, when given, is sent as `Authorization: Bearer …`, for a deployment behind a proxy."""
 
-class OllamaEmbedderConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
     model: ModelName = "nomic-embed-text"
-    api_key: ApiKey | None = None  # sent as `Authorization: Bearer …`, for a deployment behind a proxy
     base_url: BaseUrl = DEFAULT_OLLAMA_BASE_URL
+    timeout: float = 120.0  # seconds, per attempt (a local model may be loaded on the first call)
     embedding_dims: int = Field(default=768, gt=0)  # the model's width: every answer is checked against it
     batch_size: int = Field(default=256, gt=0)
-    timeout: float = 120.0  # seconds, per attempt (a local model may be loaded on the first call)
-    max_retries: MaxRetries = DEFAULT_MAX_RETRIES  # of a 429, 500, 502, 503, 504, dropped connection or timeout
-    total_timeout: TotalTimeout = None  # seconds for the whole call (one batch), retries included; None: 2 × timeout
 
 
 class OllamaEmbedder:
     def __init__(self, config: OllamaEmbedderConfig, *, pace: Pace | None = None) -> None:
         self.config = config
         self.name = f"ollama/{config.model}"
-        retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
-        self._http = OpenAIHttp(config.base_url, config.api_key, config.timeout, retry, pace)
+        self._http = config.client(OpenAIHttp, pace)
 
     @property
     def dimension(self) -> int:

@@ -1,1 +1,1 @@
-"""In-process adapters: a queue and a publisher for the local process, with the semantics of SQS and SNS."""
+"""In-process adapters: a queue for the local process, with the semantics of SQS."""

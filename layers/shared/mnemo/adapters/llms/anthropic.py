@@ -16,20 +16,10 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from mnemo.adapters.openai_http import (
-    DEFAULT_MAX_RETRIES,
-    RETRIED_STATUSES,
-    ApiKey,
-    BaseUrl,
-    MaxRetries,
-    ModelName,
-    OpenAIHttp,
-    Pace,
-    RetryPolicy,
-    TotalTimeout,
-)
+from mnemo.adapters.openai_http import RETRIED_STATUSES, OpenAIHttp, Pace
+from mnemo.adapters.provider_config import BaseUrl, HttpProviderConfig, ModelName
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import ChatMessage, Completion
@@ -44,23 +34,21 @@ JSON_INSTRUCTION = (
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n(?P<body>.*?)\n?```$", re.DOTALL)
 
 
-class AnthropicLLMConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class AnthropicLLMConfig(HttpProviderConfig):
+    """The API key is sent as `x-api-key` (none: no such header, e.g. behind a proxy that adds it); a 529 is
+    retried too."""
+
     model: ModelName = "claude-3-5-haiku-latest"
-    api_key: ApiKey | None = None  # sent as `x-api-key`; none: no such header (e.g. behind a proxy that adds it)
     base_url: BaseUrl = DEFAULT_BASE_URL  # without `/v1`: requests go to {base_url}/v1/messages
+    timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 60.0  # seconds, per attempt
     temperature: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)] = 0.1
     max_tokens: Annotated[int, Field(ge=1, le=1_000_000)] = 2000
-    timeout: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 60.0  # seconds, per attempt
-    max_retries: MaxRetries = DEFAULT_MAX_RETRIES  # of a 429, 500, 502, 503, 504, 529, dropped connection, timeout
-    total_timeout: TotalTimeout = None  # seconds for the whole call, retries included; None: 2 × timeout
 
 
 class AnthropicLLM:
     def __init__(self, config: AnthropicLLMConfig, *, pace: Pace | None = None) -> None:
         self.config = config
         self.name = f"anthropic/{config.model}"
-        retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
         headers = {"anthropic-version": ANTHROPIC_VERSION}
         if config.api_key:
             headers["x-api-key"] = config.api_key
@@ -68,7 +56,7 @@ class AnthropicLLM:
             config.base_url,
             None,  # no `Authorization: Bearer`: the key goes in `x-api-key`
             config.timeout,
-            retry,
+            config.retry_policy(),
             pace,
             headers=headers,
             retried_statuses=ANTHROPIC_RETRIED_STATUSES,

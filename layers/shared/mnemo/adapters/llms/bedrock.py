@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from mnemo.adapters.bedrock_errors import boto_errors, provider_error
+from mnemo.adapters.provider_config import BedrockModel
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import ChatMessage, Completion
@@ -14,10 +13,8 @@ from mnemo.ports.llm import ChatMessage, Completion
 JSON_ONLY = "Reply with one JSON object and nothing else."
 
 
-class BedrockLLMConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class BedrockLLMConfig(BedrockModel):
     model: str = "amazon.nova-lite-v1:0"
-    region: str | None = None
     temperature: float = 0.1
     max_tokens: int = 2000
 
@@ -26,11 +23,7 @@ class BedrockLLM:
     def __init__(self, config: BedrockLLMConfig, client: Any | None = None) -> None:
         self.config = config
         self.name = f"bedrock/{config.model}"
-        if client is None:
-            import boto3
-
-            client = boto3.client("bedrock-runtime", region_name=config.region)
-        self._client = client
+        self._client = config.runtime(client)
 
     def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         system = [{"text": m["content"]} for m in messages if m["role"] == "system"]

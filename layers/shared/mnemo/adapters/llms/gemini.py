@@ -4,19 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from mnemo.adapters.gemini_http import DEFAULT_BASE_URL, GeminiHttp
-from mnemo.adapters.openai_http import (
-    DEFAULT_MAX_RETRIES,
-    ApiKey,
-    BaseUrl,
-    MaxRetries,
-    ModelName,
-    Pace,
-    RetryPolicy,
-    TotalTimeout,
-)
+from mnemo.adapters.openai_http import Pace
+from mnemo.adapters.provider_config import BaseUrl, HttpProviderConfig, ModelName
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import ChatMessage, Completion
@@ -27,24 +17,20 @@ BLOCKED_FINISH_REASONS = frozenset(
 )
 
 
-class GeminiLLMConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class GeminiLLMConfig(HttpProviderConfig):
+    """The API key is sent as `x-goog-api-key`."""
+
     model: ModelName = "gemini-2.0-flash"
-    api_key: ApiKey | None = None  # sent as `x-goog-api-key`
     base_url: BaseUrl = DEFAULT_BASE_URL
     temperature: float = 0.1
     max_tokens: int = 2000  # generationConfig.maxOutputTokens
-    timeout: float = 60.0  # seconds, per attempt
-    max_retries: MaxRetries = DEFAULT_MAX_RETRIES  # of a 429, 500, 502, 503, 504, dropped connection or timeout
-    total_timeout: TotalTimeout = None  # seconds for the whole call, retries included; None: 2 × timeout
 
 
 class GeminiLLM:
     def __init__(self, config: GeminiLLMConfig, *, pace: Pace | None = None) -> None:
         self.config = config
         self.name = f"gemini/{config.model}"
-        retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
-        self._http = GeminiHttp(config.base_url, config.api_key, config.timeout, retry, pace)
+        self._http = config.client(GeminiHttp, pace)
 
     def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         payload = self._http.model_call(self.config.model, "generateContent", self.request(messages, json_mode))

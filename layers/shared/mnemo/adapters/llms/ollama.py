@@ -6,44 +6,30 @@ error codes) is the `openai` providers' own, see mnemo.adapters.openai_http.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from mnemo.adapters.openai_http import (
-    DEFAULT_MAX_RETRIES,
-    ApiKey,
-    BaseUrl,
-    MaxRetries,
-    ModelName,
-    OpenAIHttp,
-    Pace,
-    RetryPolicy,
-    TotalTimeout,
-)
+from mnemo.adapters.openai_http import OpenAIHttp, Pace
+from mnemo.adapters.provider_config import DEFAULT_OLLAMA_BASE_URL, BaseUrl, HttpProviderConfig, ModelName
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import ChatMessage, Completion
 
-DEFAULT_OLLAMA_BASE_URL = "http://localhost:11434"
 
+class OllamaLLMConfig(HttpProviderConfig):
+    """The API key, when given, is sent as `Authorization: Bearer …`, for a deployment behind a proxy."""
 
-class OllamaLLMConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
     model: ModelName = "llama3.2"
-    api_key: ApiKey | None = None  # sent as `Authorization: Bearer …`, for a deployment behind a proxy
     base_url: BaseUrl = DEFAULT_OLLAMA_BASE_URL
+    timeout: float = 120.0  # seconds, per attempt (a local model may be loaded on the first call)
     temperature: float | None = 0.1  # None: the model's own default
     max_tokens: int | None = Field(default=2000, gt=0)  # sent as options.num_predict; None: the model's default
-    timeout: float = 120.0  # seconds, per attempt (a local model may be loaded on the first call)
-    max_retries: MaxRetries = DEFAULT_MAX_RETRIES  # of a 429, 500, 502, 503, 504, dropped connection or timeout
-    total_timeout: TotalTimeout = None  # seconds for the whole call, retries included; None: 2 × timeout
 
 
 class OllamaLLM:
     def __init__(self, config: OllamaLLMConfig, *, pace: Pace | None = None) -> None:
         self.config = config
         self.name = f"ollama/{config.model}"
-        retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
-        self._http = OpenAIHttp(config.base_url, config.api_key, config.timeout, retry, pace)
+        self._http = config.client(OpenAIHttp, pace)
 
     def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         options: dict[str, object] = {}

@@ -4,44 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from mnemo.adapters.openai_http import (
-    CONTENT_FILTER_ADVICE,
-    DEFAULT_BASE_URL,
-    DEFAULT_MAX_RETRIES,
-    ApiKey,
-    BaseUrl,
-    MaxRetries,
-    ModelName,
-    OpenAIHttp,
-    Pace,
-    RetryPolicy,
-    TotalTimeout,
-)
+from mnemo.adapters.openai_http import CONTENT_FILTER_ADVICE, DEFAULT_BASE_URL, OpenAIHttp, Pace
+from mnemo.adapters.provider_config import BaseUrl, HttpProviderConfig, ModelName
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import ChatMessage, Completion
 
 
-class OpenAILLMConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class OpenAILLMConfig(HttpProviderConfig):
     model: ModelName = "gpt-4.1-mini"
-    api_key: ApiKey | None = None
     base_url: BaseUrl = DEFAULT_BASE_URL
     temperature: float = 0.1
     max_tokens: int = 2000
-    timeout: float = 60.0  # seconds, per attempt
-    max_retries: MaxRetries = DEFAULT_MAX_RETRIES  # of a 429, 500, 502, 503, 504, dropped connection or timeout
-    total_timeout: TotalTimeout = None  # seconds for the whole call, retries included; None: 2 × timeout
 
 
 class OpenAILLM:
     def __init__(self, config: OpenAILLMConfig, *, pace: Pace | None = None) -> None:
         self.config = config
         self.name = f"openai/{config.model}"
-        retry = RetryPolicy.for_timeout(config.timeout, config.max_retries, config.total_timeout)
-        self._http = OpenAIHttp(config.base_url, config.api_key, config.timeout, retry, pace)
+        self._http = config.client(OpenAIHttp, pace)
 
     def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         body: dict[str, object] = {

@@ -8,15 +8,13 @@ email, a key's hash, a new organization or project with its owner, an event and 
 conditional or transactions.
 
 One store per kind of caller, each usable alone: DynamoDirectoryStore (directory.py), DynamoEventStore
-(events.py), DynamoProjectRecordStore (records.py) and DynamoEntityStore (entities.py); DynamoTenancyStore is all
-four. Keys are built in keys.py, items in items.py.
+(events.py), DynamoProjectRecordStore (records.py) and DynamoEntityStore (project_entities.py: the entities a project
+created explicitly); DynamoTenancyStore is all four. Keys are built in keys.py, items in items.py.
 """
 
 from __future__ import annotations
 
-from mnemo.adapters.dynamodb.accounts_table import create_accounts_table
 from mnemo.adapters.dynamodb.tenancy_store.directory import DynamoDirectoryStore
-from mnemo.adapters.dynamodb.tenancy_store.entities import DynamoEntityStore
 from mnemo.adapters.dynamodb.tenancy_store.events import DynamoEventStore
 from mnemo.adapters.dynamodb.tenancy_store.keys import (
     UNFINISHED,
@@ -25,6 +23,7 @@ from mnemo.adapters.dynamodb.tenancy_store.keys import (
     unfinished_marker,
     unfinished_pk,
 )
+from mnemo.adapters.dynamodb.tenancy_store.project_entities import DynamoEntityStore
 from mnemo.adapters.dynamodb.tenancy_store.records import DynamoProjectRecordStore
 
 __all__ = [
@@ -34,15 +33,11 @@ __all__ = [
     "DynamoEventStore",
     "DynamoProjectRecordStore",
     "DynamoTenancyStore",
-    "create_tenancy_table",
     "event_count_key",
     "events_pk",
     "unfinished_marker",
     "unfinished_pk",
 ]
-
-# For tests and local tools: the accounts table, which holds these items.
-create_tenancy_table = create_accounts_table
 
 
 class DynamoTenancyStore(DynamoDirectoryStore, DynamoEventStore, DynamoProjectRecordStore, DynamoEntityStore):

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from botocore.exceptions import ClientError
-
-from mnemo.adapters.dynamodb.codec import Item, key_of, moment, number, string
-from mnemo.adapters.dynamodb.operations import TransactionCancelledError, condition_failed, fitting
+from mnemo.adapters.dynamodb.attributes import Item, attributes, integer, placeholders, text
+from mnemo.adapters.dynamodb.codec import key_of
+from mnemo.adapters.dynamodb.operations import TransactionCancelledError, fitting
 from mnemo.adapters.dynamodb.tenancy_store.items import (
     member_item,
     org_item,
@@ -59,7 +58,7 @@ class DynamoDirectoryStore(TenancyTable):
 
     def user_by_email(self, email: str) -> PlatformUser | None:
         claim = self._ops.get(platform_email_key(email))
-        return None if claim is None else self.user_by_id(claim["user_id"]["S"])
+        return None if claim is None else self.user_by_id(text(claim, "user_id"))
 
     def user_by_id(self, user_id: str) -> PlatformUser | None:
         item = self._ops.get(platform_user_key(user_id))
@@ -67,7 +66,7 @@ class DynamoDirectoryStore(TenancyTable):
 
     def add_user(self, user: PlatformUser) -> PlatformUser:
         """The email claim and the user in one transaction: of two concurrent sign-ups one user is stored."""
-        claim = {**platform_email_key(user.email), "user_id": string(user.id)}
+        claim = {**platform_email_key(user.email), **attributes(user_id=user.id)}
         try:
             self._ops.transact([self._ops.put_new(claim), self._ops.put_new(platform_user_item(user))])
         except TransactionCancelledError:
@@ -79,7 +78,7 @@ class DynamoDirectoryStore(TenancyTable):
 
     def _users(self, user_ids: Iterable[str]) -> dict[str, PlatformUser]:
         found = self._ops.batch_get([platform_user_key(u) for u in user_ids])
-        return {item["id"]["S"]: platform_user_of(item) for item in found}
+        return {text(item, "id"): platform_user_of(item) for item in found}
 
     # ---- organizations ----
 
@@ -100,13 +99,13 @@ class DynamoDirectoryStore(TenancyTable):
         return None if item is None else org_of(item)
 
     def orgs_of(self, user_id: str) -> list[Organization]:
-        pointers = self._ops.partition(platform_user_key(user_id)["pk"]["S"], ORG_OF_USER)
-        found = self._ops.batch_get([org_item_key(p["org_id"]["S"]) for p in pointers])
+        pointers = self._ops.partition(text(platform_user_key(user_id), "pk"), ORG_OF_USER)
+        found = self._ops.batch_get([org_item_key(text(p, "org_id")) for p in pointers])
         return sorted((org_of(item) for item in found), key=lambda o: (o.created_at, o.id))
 
     def delete_org(self, org_id: str) -> None:
         doomed = self._ops.partition(org_pk(org_id))
-        members = [m["user_id"]["S"] for m in doomed if m["sk"]["S"].startswith(MEMBER)]
+        members = [text(m, "user_id") for m in doomed if text(m, "sk").startswith(MEMBER)]
         self._ops.delete_many([*doomed, *(org_of_user_item(user_id, org_id) for user_id in members)])
 
     def org_members(self, org_id: str) -> list[Member]:
@@ -124,7 +123,7 @@ class DynamoDirectoryStore(TenancyTable):
     # ---- projects ----
 
     def add_project(self, project: Project, owner: PlatformUser) -> None:
-        pointer = {**project_of_org_key(project.org_id, project.id), "project_id": string(project.id)}
+        pointer = {**project_of_org_key(project.org_id, project.id), **attributes(project_id=project.id)}
         try:
             self._ops.transact(
                 [
@@ -142,20 +141,14 @@ class DynamoDirectoryStore(TenancyTable):
 
     def projects_of_org(self, org_id: str) -> list[Project]:
         pointers = self._ops.partition(org_pk(org_id), PROJECT_OF_ORG)
-        found = self._ops.batch_get([project_item_key(p["project_id"]["S"]) for p in pointers])
+        found = self._ops.batch_get([project_item_key(text(p, "project_id")) for p in pointers])
         return sorted((project_of(item) for item in found), key=lambda p: (p.created_at, p.id))
 
     def save_project(self, project: Project) -> None:
         """Overwrite a stored project (a project deleted meanwhile stays deleted)."""
-        try:
-            self._ops.client.put_item(
-                TableName=self._ops.table,
-                Item=fitting(project_item(project)),
-                ConditionExpression="attribute_exists(pk)",
-            )
-        except ClientError as exc:
-            if not condition_failed(exc):
-                raise
+        self._ops.conditionally(
+            "put_item", Item=fitting(project_item(project)), ConditionExpression="attribute_exists(pk)"
+        )
 
     def delete_project(self, project_id: str) -> None:
         """Everything of the project, in batches: the events' by-id pointers first (a worker finishing an add then
@@ -167,20 +160,20 @@ class DynamoDirectoryStore(TenancyTable):
         access: list[Item] = []
         last: list[Item] = []
         for item in self._ops.partition(project_pk(project_id)):
-            sk, item_key = item["sk"]["S"], key_of(item)
+            sk, item_key = text(item, "sk"), key_of(item)
             if sk == "PROJ":
-                last = [project_of_org_key(item["org_id"]["S"], project_id), item_key]
+                last = [project_of_org_key(text(item, "org_id"), project_id), item_key]
             elif sk.startswith(EVENT_ID):
                 pointers.append(item_key)
             elif sk.startswith((KEY_OF_PROJECT, MEMBER)):
                 if sk.startswith(KEY_OF_PROJECT):
-                    access += [key_item_key(item["key_id"]["S"]), hash_key(item["key_hash"]["S"])]
+                    access += [key_item_key(text(item, "key_id")), hash_key(text(item, "key_hash"))]
                 access.append(item_key)
             else:
                 records.append(item_key)
         for item in self._ops.partition(events_pk(project_id)):
             records.append(key_of(item))
-            records.append(unfinished_marker(project_id, item["sk"]["S"]))  # deleting an absent one is a no-op
+            records.append(unfinished_marker(project_id, text(item, "sk")))  # deleting an absent one is a no-op
         for partition in (exports_pk(project_id), export_parts_pk(project_id)):
             records.extend(key_of(i) for i in self._ops.partition(partition))
         for batch in (pointers, records, access, last):
@@ -198,10 +191,12 @@ class DynamoDirectoryStore(TenancyTable):
     # ---- members (both kinds): items `MEMBER#<user id>` in the org's or project's partition ----
 
     def _members(self, pk: str, scope_id: str) -> list[Member]:
-        rows = sorted(self._ops.partition(pk, MEMBER), key=lambda i: int(i["seq"]["N"]))
-        users = self._users(r["user_id"]["S"] for r in rows)
+        rows = sorted(self._ops.partition(pk, MEMBER), key=lambda i: integer(i, "seq"))
+        users = self._users(text(r, "user_id") for r in rows)
         return [
-            Member(scope_id, users[r["user_id"]["S"]], Role(r["role"]["S"])) for r in rows if r["user_id"]["S"] in users
+            Member(scope_id, users[text(r, "user_id")], Role(text(r, "role")))
+            for r in rows
+            if text(r, "user_id") in users
         ]
 
     def _set_member(self, pk: str, user_id: str, role: Role) -> None:
@@ -211,11 +206,7 @@ class DynamoDirectoryStore(TenancyTable):
             Key=member_key(pk, user_id),
             UpdateExpression="SET #r = :r, #u = :u, #s = if_not_exists(#s, :s)",
             ExpressionAttributeNames={"#r": "role", "#u": "user_id", "#s": "seq"},
-            ExpressionAttributeValues={
-                ":r": string(role.value),
-                ":u": string(user_id),
-                ":s": number(self._seq.next()),
-            },
+            ExpressionAttributeValues=placeholders(r=role, u=user_id, s=self._seq.next()),
         )
 
     def _remove_member(self, pk: str, user_id: str) -> bool:
@@ -225,12 +216,8 @@ class DynamoDirectoryStore(TenancyTable):
 
     def add_key(self, key_: ProjectKey) -> None:
         """The key, its hash claim and its place in the project, in one transaction: a hash is never stored twice."""
-        pointer = {
-            **key_of_project_key(key_.project_id, key_.id),
-            "key_id": string(key_.id),
-            "key_hash": string(key_.key_hash),
-        }
-        claim = {**hash_key(key_.key_hash), "key_id": string(key_.id)}
+        pointer = {**key_of_project_key(key_.project_id, key_.id), **attributes(key_id=key_.id, key_hash=key_.key_hash)}
+        claim = {**hash_key(key_.key_hash), **attributes(key_id=key_.id)}
         try:
             self._ops.transact(
                 [self._ops.put_new(project_key_item(key_)), self._ops.put_new(claim), self._ops.put(pointer)]
@@ -246,31 +233,26 @@ class DynamoDirectoryStore(TenancyTable):
         claim = self._ops.get(hash_key(key_hash))
         if claim is None:
             return None
-        item = self._ops.get(key_item_key(claim["key_id"]["S"]))
+        item = self._ops.get(key_item_key(text(claim, "key_id")))
         if item is None or "revoked_at" in item:
             return None
         return project_key_of(item)
 
     def keys_of_project(self, project_id: str) -> list[ProjectKey]:
         pointers = self._ops.partition(project_pk(project_id), KEY_OF_PROJECT)
-        found = [project_key_of(i) for i in self._ops.batch_get([key_item_key(p["key_id"]["S"]) for p in pointers])]
+        found = [project_key_of(i) for i in self._ops.batch_get([key_item_key(text(p, "key_id")) for p in pointers])]
         return sorted((k for k in found if k.project_id == project_id), key=lambda k: (k.created_at, k.id))
 
     def revoke_key(self, project_id: str, key_id: str, at: datetime) -> bool:
-        try:
-            self._ops.client.update_item(
-                TableName=self._ops.table,
-                Key=key_item_key(key_id),
-                UpdateExpression="SET #r = :at",
-                ConditionExpression="attribute_exists(pk) AND #p = :p AND attribute_not_exists(#r)",
-                ExpressionAttributeNames={"#r": "revoked_at", "#p": "project_id"},
-                ExpressionAttributeValues={":at": moment(at), ":p": string(project_id)},
-            )
-        except ClientError as exc:
-            if condition_failed(exc):
-                return False
-            raise
-        return True
+        revoked = self._ops.conditionally(
+            "update_item",
+            Key=key_item_key(key_id),
+            UpdateExpression="SET #r = :at",
+            ConditionExpression="attribute_exists(pk) AND #p = :p AND attribute_not_exists(#r)",
+            ExpressionAttributeNames={"#r": "revoked_at", "#p": "project_id"},
+            ExpressionAttributeValues=placeholders(at=at, p=project_id),
+        )
+        return revoked is not None
 
     def touch_key(self, key_id: str, at: datetime) -> None:
-        self._ops.set_if_exists(key_item_key(key_id), {"last_used_at": moment(at)})
+        self._ops.set_if_exists(key_item_key(key_id), attributes(last_used_at=at))

@@ -14,10 +14,9 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from mnemo.adapters.dynamodb.codec import key, key_of, string
-from mnemo.adapters.dynamodb.operations import TransactionCancelledError, condition_failed, fitting
+from mnemo.adapters.dynamodb.attributes import Item, attributes, integer, placeholders, text
+from mnemo.adapters.dynamodb.codec import key, key_of
+from mnemo.adapters.dynamodb.operations import TransactionCancelledError, fitting
 from mnemo.adapters.dynamodb.outbox import notify
 from mnemo.adapters.dynamodb.tenancy_store.items import UNFINISHED_STATES, event_attributes, event_of
 from mnemo.adapters.dynamodb.tenancy_store.keys import (
@@ -41,7 +40,7 @@ log = logging.getLogger("mnemo.dynamodb")
 class DynamoEventStore(TenancyTable):
     def _event_sk(self, project_id: str, event_id: str) -> str | None:
         pointer = self._ops.get(event_pointer_key(project_id, event_id))
-        return None if pointer is None else str(pointer["event_sk"]["S"])
+        return None if pointer is None else text(pointer, "event_sk")
 
     def save_event(self, event: PlatformEvent) -> None:
         """Insert or overwrite, in one transaction with the event's marker among the unfinished ones (put while
@@ -52,7 +51,7 @@ class DynamoEventStore(TenancyTable):
             actions: list[dict[str, Any]] = []
             if sk is None:
                 sk = self._ordered_sk(event.created_at, event.id)
-                pointer = {**event_pointer_key(event.project_id, event.id), "event_sk": string(sk)}
+                pointer = {**event_pointer_key(event.project_id, event.id), **attributes(event_sk=sk)}
                 actions.append(self._ops.put_new(pointer))  # a concurrent first save: read the winner's sk
                 actions.append(self._ops.add_to(event_count_key(event.project_id, event.event_type), "value", 1))
             try:
@@ -83,7 +82,7 @@ class DynamoEventStore(TenancyTable):
             put = writes[0]["Put"]
             put["ConditionExpression"] = "attribute_not_exists(pk) OR #status <> :ended"
             put["ExpressionAttributeNames"] = {"#status": "status"}
-            put["ExpressionAttributeValues"] = {":ended": string(event.status.value)}
+            put["ExpressionAttributeValues"] = placeholders(ended=event.status)
             writes.append(self._outbox.put(ending))
         try:
             self._ops.transact([still_there, *writes])
@@ -139,7 +138,7 @@ class DynamoEventStore(TenancyTable):
         items = self._ops.items(
             "query",
             KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues={":pk": string(events_pk(project_id))},
+            ExpressionAttributeValues=placeholders(pk=events_pk(project_id)),
             ScanIndexForward=False,
             ConsistentRead=True,
             first_page=offset + limit,
@@ -154,8 +153,8 @@ class DynamoEventStore(TenancyTable):
     def count_events(self, project_id: str, event_type: str | None = None) -> int:
         if event_type is not None:
             found = self._ops.get(event_count_key(project_id, event_type))
-            return 0 if found is None else int(found["value"]["N"])
-        return sum(int(i["value"]["N"]) for i in self._ops.partition(project_pk(project_id), EVENT_COUNT))
+            return 0 if found is None else integer(found, "value")
+        return sum(integer(i, "value") for i in self._ops.partition(project_pk(project_id), EVENT_COUNT))
 
     def erase_from_events(self, project_id: str, erasure: Erasure) -> int:
         """A Query of the project's events (its partition, oldest first); each whose results name an erased memory
@@ -165,27 +164,27 @@ class DynamoEventStore(TenancyTable):
             clean = scrubbed_event(event_of(item), erasure)
             if clean is None:
                 continue
-            try:
-                self._ops.client.put_item(
-                    TableName=self._ops.table,
-                    Item=fitting({**key_of(item), **event_attributes(clean)}),
-                    ConditionExpression="attribute_exists(pk) AND #status = :status",
-                    ExpressionAttributeNames={"#status": "status"},
-                    ExpressionAttributeValues={":status": item["status"]},
-                )
-            except ClientError as exc:
-                if not condition_failed(exc):
-                    raise
-                continue  # changed or deleted meanwhile: an event that ended has no more results coming
-            changed += 1
+            rewritten = self._ops.conditionally(
+                "put_item",
+                Item=fitting({**key_of(item), **event_attributes(clean)}),
+                ConditionExpression="attribute_exists(pk) AND #status = :status",
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues={":status": item["status"]},
+            )
+            # None: changed or deleted meanwhile (an event that ended has no more results coming)
+            changed += rewritten is not None
         return changed
+
+    def _marked(self, markers: list[Item]) -> list[Item | None]:
+        """The event item of each unfinished marker, None where the event is gone."""
+        keys = [key(events_pk(text(m, "project_id")), text(m, "sk")) for m in markers]
+        by_key = {(text(i, "pk"), text(i, "sk")): i for i in self._ops.batch_get(keys)}
+        return [by_key.get((text(k, "pk"), text(k, "sk"))) for k in keys]
 
     def unfinished_events(self) -> list[PlatformEvent]:
         shards = (self._ops.partition(unfinished_shard_pk(n)) for n in range(UNFINISHED_SHARDS))
-        markers = sorted((m for shard in shards for m in shard), key=lambda m: m["sk"]["S"])  # oldest first
-        found = self._ops.batch_get([key(events_pk(m["project_id"]["S"]), m["sk"]["S"]) for m in markers])
-        by_key = {(i["pk"]["S"], i["sk"]["S"]): i for i in found}
-        events = [by_key.get((events_pk(m["project_id"]["S"]), m["sk"]["S"])) for m in markers]
+        markers = sorted((m for shard in shards for m in shard), key=lambda m: text(m, "sk"))  # oldest first
+        events = self._marked(markers)
         orphans = [m for m, e in zip(markers, events, strict=True) if e is None]
         self._ops.delete_many(orphans)  # left by a delete of their project: nothing will ever finish them
         return [e for e in (event_of(i) for i in events if i is not None) if e.status in UNFINISHED_STATES]

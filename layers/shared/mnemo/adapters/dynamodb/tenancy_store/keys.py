@@ -4,7 +4,8 @@ account item is ever touched. The table of items is "Platform tenancy" in README
 
 from __future__ import annotations
 
-from mnemo.adapters.dynamodb.codec import Item, key, shard_of, string
+from mnemo.adapters.dynamodb.attributes import Item, attributes, text
+from mnemo.adapters.dynamodb.codec import key, shard_of
 
 # A marker per PENDING or RUNNING event of every project, in UNFINISHED_SHARDS partitions by project (three writes
 # per asynchronous add: one partition would cap the whole service at a few hundred adds a second).
@@ -45,7 +46,7 @@ def org_item_key(org_id: str) -> Item:
 
 
 def org_of_user_key(user_id: str, org_id: str) -> Item:
-    return key(platform_user_key(user_id)["pk"]["S"], ORG_OF_USER + org_id)
+    return key(text(platform_user_key(user_id), "pk"), ORG_OF_USER + org_id)
 
 
 def project_pk(project_id: str) -> str:
@@ -105,7 +106,7 @@ def unfinished_pk(project_id: str) -> str:
 
 def unfinished_marker(project_id: str, event_sk: str) -> Item:
     """The marker of a PENDING or RUNNING event, in its project's shard."""
-    return {**key(unfinished_pk(project_id), event_sk), "project_id": string(project_id)}
+    return {**key(unfinished_pk(project_id), event_sk), **attributes(project_id=project_id)}
 
 
 # ---- a project's other records ------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mnemo.adapters.dynamodb.codec import Item, json_of, json_value, key, key_of, packed_json, string, unpacked_json
+from mnemo.adapters.dynamodb.attributes import Item, attributes, binary, integer, placeholders, text
+from mnemo.adapters.dynamodb.codec import json_of, json_value, key, key_of, packed_json, unpacked_json
 from mnemo.adapters.dynamodb.operations import TransactionCancelledError, fitting, projection
 from mnemo.adapters.dynamodb.tenancy_store.items import export_attributes, export_of, feedback_item, feedback_of
 from mnemo.adapters.dynamodb.tenancy_store.keys import (
@@ -36,21 +37,21 @@ class DynamoProjectRecordStore(TenancyTable):
         """The result compressed, inline when it fits, else in parts written first (`T#EXPORTPARTS#<project>` /
         `<export sk>#<n>`): the export item, written last, is what makes the export exist."""
         sk = self._ordered_sk(export.created_at, export.id)
-        pointer = {**export_pointer_key(export.project_id, export.id), "export_sk": string(sk)}
+        pointer = {**export_pointer_key(export.project_id, export.id), **attributes(export_sk=sk)}
         packed = packed_json(export.result)
         item = {**key(exports_pk(export.project_id), sk), **export_attributes(export)}
         if len(packed) <= EXPORT_PART_BYTES:
-            item["result_z"] = {"B": packed}
+            item |= attributes(result_z=packed)
         else:
-            fitting({**item, "result_parts": {"N": "0"}})  # before any part is written
+            fitting({**item, **attributes(result_parts=0)})  # before any part is written
             parts = [packed[i : i + EXPORT_PART_BYTES] for i in range(0, len(packed), EXPORT_PART_BYTES)]
             self._ops.batch_write(
                 [
-                    {"PutRequest": {"Item": {**export_part_key(export.project_id, sk, n), "data": {"B": part}}}}
+                    {"PutRequest": {"Item": {**export_part_key(export.project_id, sk, n), **attributes(data=part)}}}
                     for n, part in enumerate(parts)
                 ]
             )
-            item["result_parts"] = {"N": str(len(parts))}
+            item |= attributes(result_parts=len(parts))
         try:
             self._ops.transact([self._ops.put_new(pointer), self._ops.put(item)])
         except TransactionCancelledError:
@@ -58,14 +59,14 @@ class DynamoProjectRecordStore(TenancyTable):
 
     def _export_of(self, item: Item) -> MemoryExport:
         if "result_parts" in item:
-            parts = self._ops.partition(export_parts_pk(item["project_id"]["S"]), f"{item['sk']['S']}#")
-            packed = b"".join(bytes(p["data"]["B"]) for p in parts[: int(item["result_parts"]["N"])])
+            parts = self._ops.partition(export_parts_pk(text(item, "project_id")), f"{text(item, 'sk')}#")
+            packed = b"".join(binary(p, "data") for p in parts[: integer(item, "result_parts")])
             return export_of(item, unpacked_json(packed))
         return export_of(item, json_value(item, "result"))
 
     def get_export(self, project_id: str, export_id: str) -> MemoryExport | None:
         pointer = self._ops.get(export_pointer_key(project_id, export_id))
-        item = None if pointer is None else self._ops.get(key(exports_pk(project_id), pointer["export_sk"]["S"]))
+        item = None if pointer is None else self._ops.get(key(exports_pk(project_id), text(pointer, "export_sk")))
         return None if item is None else self._export_of(item)
 
     def latest_export(self, project_id: str, filters: dict[str, Any] | None = None) -> MemoryExport | None:
@@ -74,7 +75,7 @@ class DynamoProjectRecordStore(TenancyTable):
         for item in self._ops.items(
             "query",
             KeyConditionExpression="pk = :pk",
-            ExpressionAttributeValues={":pk": string(exports_pk(project_id))},
+            ExpressionAttributeValues=placeholders(pk=exports_pk(project_id)),
             ScanIndexForward=False,
             ConsistentRead=True,
             **projection(names),
@@ -97,22 +98,22 @@ class DynamoProjectRecordStore(TenancyTable):
         return changed
 
     def _rewrite_result(self, item: Item, export: MemoryExport) -> None:
-        sk = item["sk"]["S"]
+        sk = text(item, "sk")
         packed = packed_json(export.result)
         fresh = {**key_of(item), **export_attributes(export)}
-        old_parts = int(item["result_parts"]["N"]) if "result_parts" in item else 0
+        old_parts = integer(item, "result_parts") if "result_parts" in item else 0
         parts = [packed[i : i + EXPORT_PART_BYTES] for i in range(0, len(packed), EXPORT_PART_BYTES)]
         if len(packed) <= EXPORT_PART_BYTES:
-            fresh["result_z"] = {"B": packed}
+            fresh |= attributes(result_z=packed)
             parts = []
         else:
             self._ops.batch_write(
                 [
-                    {"PutRequest": {"Item": {**export_part_key(export.project_id, sk, n), "data": {"B": part}}}}
+                    {"PutRequest": {"Item": {**export_part_key(export.project_id, sk, n), **attributes(data=part)}}}
                     for n, part in enumerate(parts)
                 ]
             )
-            fresh["result_parts"] = {"N": str(len(parts))}
+            fresh |= attributes(result_parts=len(parts))
         self._ops.client.put_item(TableName=self._ops.table, Item=fitting(fresh))
         self._ops.delete_many(export_part_key(export.project_id, sk, n) for n in range(len(parts), old_parts))
 
@@ -134,8 +135,8 @@ class DynamoProjectRecordStore(TenancyTable):
             Key=counter_key(project_id, name),
             UpdateExpression="ADD #v :by SET #n = :name",
             ExpressionAttributeNames={"#v": "value", "#n": "name"},
-            ExpressionAttributeValues={":by": {"N": str(by)}, ":name": string(name)},
+            ExpressionAttributeValues=placeholders(by=by, name=name),
         )
 
     def counters(self, project_id: str) -> dict[str, int]:
-        return {i["name"]["S"]: int(i["value"]["N"]) for i in self._ops.partition(project_pk(project_id), COUNTER)}
+        return {text(i, "name"): integer(i, "value") for i in self._ops.partition(project_pk(project_id), COUNTER)}

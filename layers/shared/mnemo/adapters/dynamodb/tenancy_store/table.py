@@ -8,15 +8,15 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from mnemo.adapters.dynamodb.codec import WriteOrder, ordered_sk
-from mnemo.adapters.dynamodb.operations import Operations
+from mnemo.adapters.dynamodb.codec import ordered_sk
 from mnemo.adapters.dynamodb.outbox import OutboxPartition
+from mnemo.adapters.dynamodb.table_store import TableStore
 from mnemo.adapters.dynamodb.tenancy_store.keys import OUTBOX
 
 
-class TenancyTable:
-    """The base of each tenancy store (directory.py, events.py, records.py, entities.py): reads are strongly
-    consistent reads of the base table, and every Query follows LastEvaluatedKey (see Operations)."""
+class TenancyTable(TableStore):
+    """The base of each tenancy store (directory.py, events.py, records.py, project_entities.py): reads are
+    strongly consistent reads of the base table, and every Query follows LastEvaluatedKey (see Operations)."""
 
     def __init__(
         self,
@@ -30,9 +30,8 @@ class TenancyTable:
     ) -> None:
         """With `outbox`, the end of an ingest job (`update_event`) also writes its webhook event into the accounts
         table's outbox, in the same transaction; `on_outbox` is called after each such write (a wake-up for whoever
-        publishes them; its errors are logged, never raised into the write)."""
-        self._ops = Operations(client, table_name, page_size=page_size, sleep=sleep)
-        self._seq = WriteOrder()
+        publishes them; its errors are logged, never raised into the write). `page_size`, `sleep`: see TableStore."""
+        super().__init__(client, table_name, page_size=page_size, sleep=sleep)
         self._outbox = OutboxPartition(self._ops, OUTBOX, order=self._seq) if outbox else None
         self._on_outbox = on_outbox
 

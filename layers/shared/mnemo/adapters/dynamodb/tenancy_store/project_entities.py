@@ -4,9 +4,7 @@
 
 from __future__ import annotations
 
-from botocore.exceptions import ClientError
-
-from mnemo.adapters.dynamodb.operations import condition_failed, fitting
+from mnemo.adapters.dynamodb.operations import fitting
 from mnemo.adapters.dynamodb.tenancy_store.items import entity_item, entity_of
 from mnemo.adapters.dynamodb.tenancy_store.keys import ENTITY, project_entity_key, project_pk
 from mnemo.adapters.dynamodb.tenancy_store.table import TenancyTable
@@ -15,17 +13,10 @@ from mnemo.domain.tenancy import ProjectEntity
 
 class DynamoEntityStore(TenancyTable):
     def add_entity(self, entity: ProjectEntity) -> bool:
-        try:
-            self._ops.client.put_item(
-                TableName=self._ops.table,
-                Item=fitting(entity_item(entity)),
-                ConditionExpression="attribute_not_exists(pk)",
-            )
-        except ClientError as exc:
-            if condition_failed(exc):
-                return False
-            raise
-        return True
+        item = fitting(entity_item(entity))
+        return (
+            self._ops.conditionally("put_item", Item=item, ConditionExpression="attribute_not_exists(pk)") is not None
+        )
 
     def entities_of_project(self, project_id: str) -> list[ProjectEntity]:
         """The sort key orders them by type, then id."""

@@ -1,12 +1,13 @@
-"""An in-process topic: each event's envelope is sent to every subscribed queue whose event types include it,
-as SNS does to its SQS subscriptions."""
+"""An in-process topic for tests: each event's envelope is sent to every subscribed queue whose event types include
+it, as SNS does to its SQS subscriptions. The publisher contract (tests/contract/test_publisher_contract.py) holds
+it to what SNS does under moto."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
 
-from mnemo.ports.publisher import TopicEvent
+from mnemo.adapters.aws.publisher import TopicEvent
 from mnemo.ports.queue import MessageQueue
 
 
