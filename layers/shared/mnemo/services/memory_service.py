@@ -64,9 +64,9 @@ from mnemo.services.extraction.topics import TopicMatcher, topics_of
 from mnemo.services.extraction.wording import content_words
 from mnemo.services.llm_extraction import Decision
 from mnemo.services.llm_usage import UsageMeter
+from mnemo.services.memory.search.fuse import RankingWeights, fuse
 from mnemo.services.paraphrase import MERGE_THRESHOLD, same_fact
 from mnemo.services.providers import ActiveProviders
-from mnemo.services.ranking import RankingWeights, fuse
 from mnemo.services.time_window import Window, dates_named, query_windows
 
 log = logging.getLogger("mnemo.memories")
