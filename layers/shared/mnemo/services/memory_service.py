@@ -36,7 +36,6 @@ from mnemo.ports.memory_access import AccessLog
 from mnemo.ports.memory_index import IndexHit, MemoryIndex
 from mnemo.ports.memory_store import DuplicateMemoryError, MemoryStore, indexed_batches
 from mnemo.ports.reranker import RerankCandidate, Reranker
-from mnemo.services import llm_extraction, prompts
 from mnemo.services.categories import categorize, with_categories
 from mnemo.services.category_classifier import DEFAULT_CATEGORIES, EmbeddingCategorizer, Rule
 from mnemo.services.commands import (
@@ -62,8 +61,10 @@ from mnemo.services.extraction.questions import case_folded, in_first_person
 from mnemo.services.extraction.sentences import sentences
 from mnemo.services.extraction.topics import TopicMatcher, topics_of
 from mnemo.services.extraction.wording import content_words
-from mnemo.services.llm_extraction import Decision
 from mnemo.services.llm_usage import UsageMeter
+from mnemo.services.memory.add import prompts
+from mnemo.services.memory.add.decide import Decision, decide
+from mnemo.services.memory.add.extract import extract_facts
 from mnemo.services.memory.search.fuse import RankingWeights, fuse
 from mnemo.services.paraphrase import MERGE_THRESHOLD, same_fact
 from mnemo.services.providers import ActiveProviders
@@ -274,7 +275,7 @@ class MemoryService:
         numbered: list[tuple[int, ChatMessage]] = [
             (i, {"role": m.role, "content": m.content}) for i, m in enumerate(command.messages) if m.content.strip()
         ]
-        extracted = llm_extraction.extract_facts(
+        extracted = extract_facts(
             llm,
             numbered,
             instructions=self._instructions(command),
@@ -288,7 +289,7 @@ class MemoryService:
         filed = {f.text: f.categories for f in extracted if f.categories}
         cited = {f.text: f.sources for f in extracted}
         refs = {str(i): record for i, record in enumerate(self._related(self._embed(facts), add.scope))}
-        decisions = llm_extraction.decide(llm, {k: r.text for k, r in refs.items()}, facts)
+        decisions = decide(llm, {k: r.text for k, r in refs.items()}, facts)
         embedded = self._embed_decided(decisions, refs)
         messages = command.messages
         added = self._store_new(
