@@ -22,7 +22,7 @@ from mnemo.domain.tenancy import EventStatus, Organization, PlatformEvent, Platf
 from mnemo.errors import ProviderError
 from mnemo.ports.embedder import Embedder, Vectors
 from mnemo.services.commands import AddCommand, Message
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import AddJobs, RetryLaterError
 from mnemo.services.platform.events import EventService

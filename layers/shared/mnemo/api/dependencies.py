@@ -18,7 +18,7 @@ from mnemo.services.api_keys import ApiKeyService
 from mnemo.services.authentication import Authenticator
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.entities import EntityService
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.platform.dream import DreamService
 from mnemo.services.platform.entities import ProjectEntityService
 from mnemo.services.platform.events import EventService

@@ -10,8 +10,8 @@ from mnemo.ports.reranker import Reranker
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.decay import DecaySettings
 from mnemo.services.entities import EntityService
+from mnemo.services.memory import MemoryService
 from mnemo.services.memory.search.fuse import RankingWeights
-from mnemo.services.memory_service import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.services import PlatformServices
 from mnemo.services.rate_limiter import RateLimiter

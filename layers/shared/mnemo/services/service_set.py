@@ -10,7 +10,7 @@ from mnemo.services.api_keys import ApiKeyService
 from mnemo.services.authentication import Authenticator
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.entities import EntityService
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.platform.services import PlatformServices
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService

@@ -39,7 +39,7 @@ from mnemo.errors import MnemoError, ValidationError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
 from mnemo.services.commands import AddCommand, AddResult, Message
 from mnemo.services.llm_usage import UsageMeter
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.add_jobs import (
     Enqueue,
