@@ -1,5 +1,5 @@
 """The change rule of the deterministic path (issue 16): when does a newer statement make an older one of the same
-user likely out of date, without an LLM (mnemo.services.memory_service `_replaces`, mnemo.domain.claims), on the
+user likely out of date, without an LLM (mnemo.services.memory.add.outdating `replaces`, mnemo.domain.claims), on the
 labelled pairs of bench/data/change_pairs.jsonl (an older and a newer statement, `changed`: whether the newer one
 makes the older one no longer current).
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from mnemo.adapters.embedders.local_minilm import LocalEmbedderConfig, LocalMiniLMEmbedder
 from mnemo.domain.claims import claims, clauses, says_it_changed
-from mnemo.services.memory_service import CHANGE_SIMILARITY, CHANGE_SIMILARITY_SAME_SLOT
+from mnemo.services.memory.add.outdating import CHANGE_SIMILARITY, CHANGE_SIMILARITY_SAME_SLOT
 
 DATA = Path(__file__).resolve().parent / "data" / "change_pairs.jsonl"
 RESULTS = Path(__file__).resolve().parent / "results" / "change_rule.json"
@@ -46,7 +46,7 @@ def closeness(embedder: LocalMiniLMEmbedder, newer: str, older: str) -> float:
 
 
 def replaces(pair: dict[str, Any], similarity: float, threshold: float, same_slot_threshold: float) -> bool:
-    """The service's rule (mnemo.services.memory_service `_replaces`) for a newer and an older statement."""
+    """The service's rule (mnemo.services.memory.add.outdating `replaces`) for a newer and an older statement."""
     newer, older = pair["newer"], pair["older"]
     if any(a.conflicts(b) for a in claims(newer) for b in claims(older)):
         return True

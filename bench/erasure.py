@@ -76,7 +76,7 @@ def measure(memories: int) -> dict[str, Any]:
     from mnemo.domain.filters import parse
     from mnemo.domain.memory import Scope
     from mnemo.services.commands import AddCommand, Message
-    from mnemo.services.memory_service import MemoryService
+    from mnemo.services.memory import MemoryService
     from mnemo.services.providers import ActiveProviders, ProviderSet
 
     rng = np.random.default_rng(7)

@@ -29,7 +29,7 @@ from mnemo.composition.container import build_container
 from mnemo.domain import filters as f
 from mnemo.ports.reranker import RerankCandidate
 from mnemo.services.commands import SearchCommand
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.settings import Settings
 from mnemo_bench import locomo
 

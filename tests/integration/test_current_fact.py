@@ -18,7 +18,7 @@ from mnemo.domain import filters as f
 from mnemo.domain.memory import CURRENT_AND_OUTDATED, Event, LifecycleState, MemoryRecord, Scope
 from mnemo.ports.embedder import Embedder
 from mnemo.services.commands import AddCommand, Message, SearchCommand
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.providers import ActiveProviders, ProviderSet
 
 T0 = datetime(2025, 3, 1, 10, 0, tzinfo=UTC)

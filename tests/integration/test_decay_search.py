@@ -20,7 +20,7 @@ from mnemo.domain.memory import LifecycleState, MemoryRecord, Scope
 from mnemo.ports.embedder import Vectors
 from mnemo.services.commands import SearchCommand
 from mnemo.services.decay import Decay, DecaySettings, record_multiplier
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.providers import ActiveProviders, ProviderSet
 
 NOW = datetime(2026, 2, 1, 9, 0, tzinfo=UTC)

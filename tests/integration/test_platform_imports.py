@@ -22,7 +22,7 @@ from mnemo.domain.tenancy import EventStatus, Organization, PlatformEvent, Platf
 from mnemo.errors import ProviderError
 from mnemo.ports.embedder import Embedder, Vectors
 from mnemo.services.commands import AddCommand, Message
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.jobs.adds import AddJobs
 from mnemo.services.platform.jobs.import_request import parse_import

@@ -7,7 +7,7 @@ from mnemo.domain.memory import Scope
 from mnemo.ports.embedder import Embedder
 from mnemo.services.commands import AddCommand, Message
 from mnemo.services.extraction.topics import TopicMatcher, topics_of
-from mnemo.services.memory_service import with_topics
+from mnemo.services.memory import with_topics
 
 STATEMENTS = [
     "I'm allergic to peanuts and my doctor gave me an EpiPen",

@@ -27,7 +27,7 @@ from mnemo.domain.provenance import sibling_links
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
 from mnemo.ports.embedder import Vectors
 from mnemo.services.commands import AddCommand, Message, UpdateCommand
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.providers import ActiveProviders, ProviderSet
 
 T0 = datetime(2024, 5, 1, tzinfo=UTC)

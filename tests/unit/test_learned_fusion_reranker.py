@@ -15,7 +15,7 @@ from mnemo.domain import filters as f
 from mnemo.errors import ValidationError
 from mnemo.ports.reranker import RerankCandidate
 from mnemo.services.commands import SearchCommand
-from mnemo.services.memory_service import RERANK_UNAVAILABLE, MemoryService
+from mnemo.services.memory import RERANK_UNAVAILABLE, MemoryService
 
 SESSION = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 LATER = SESSION + timedelta(days=30)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mnemo.ports.memory_index import IndexHit
-from mnemo.services.ranking import ANSWER_BOOST, RankingWeights, fuse
+from mnemo.services.memory.search.fuse import ANSWER_BOOST, RankingWeights, fuse
 
 EVEN = RankingWeights()
 DETAIL_KEYS = {

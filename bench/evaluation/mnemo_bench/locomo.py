@@ -40,8 +40,8 @@ from mnemo.ports.llm import LLM
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.commands import AddCommand, Message, SearchCommand
 from mnemo.services.decay import Decay, DecaySettings
-from mnemo.services.memory_service import MemoryService
-from mnemo.services.ranking import RankingWeights
+from mnemo.services.memory import MemoryService
+from mnemo.services.memory.search.fuse import RankingWeights
 from mnemo.settings import Settings
 
 DEFAULT_KS = (1, 5, 10)

@@ -17,7 +17,7 @@ from mnemo.services.accounts import AccountService
 from mnemo.services.api_keys import ApiKeyService
 from mnemo.services.authentication import Authenticator
 from mnemo.services.configuration import ConfigurationService
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.platform.dream.service import DreamService
 from mnemo.services.platform.features import PlatformFeatures
 from mnemo.services.platform.memories.project_memory import ProjectMemoryService

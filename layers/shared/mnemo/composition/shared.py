@@ -10,9 +10,9 @@ from mnemo.composition.auth import AccountStores, build_auth
 from mnemo.ports.reranker import Reranker
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.decay import DecaySettings
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
+from mnemo.services.memory.search.fuse import RankingWeights
 from mnemo.services.namespace_memory import NamespaceMemoryServices
-from mnemo.services.ranking import RankingWeights
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
 from mnemo.services.selfhosted_entities import EntityService

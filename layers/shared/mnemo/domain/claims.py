@@ -1,7 +1,7 @@
 """What a statement claims, as (subject, attribute, value): where one lives, where and as what one works, one's diet,
 relationship status, age, name, a favourite, whether one still likes something. Two claims of the same subject and
 attribute with different values cannot both be current (`Claim.conflicts`): the one said later replaces the other
-(mnemo.services.memory_service marks the older memory as likely outdated).
+(mnemo.services.memory marks the older memory as likely outdated).
 
 A statement's subject is the user ("I live in Lisbon", "Works as a nurse", "Name is Alice") or a person of theirs
 it names at its start ("My sister Emma lives in Berlin"). Values are compared by their words, case aside

@@ -14,9 +14,9 @@ from mnemo.ports.memory_access import AccessLog
 from mnemo.ports.memory_namespaces import MemoryNamespaces, NamespaceStorage
 from mnemo.ports.reranker import Reranker
 from mnemo.services.access_buffer import AccessBuffer, BufferedAccessLog
-from mnemo.services.memory_service import AddPolicy, MemoryService
+from mnemo.services.memory import AddPolicy, MemoryService
+from mnemo.services.memory.search.fuse import RankingWeights
 from mnemo.services.providers import ActiveProviders
-from mnemo.services.ranking import RankingWeights
 
 log = logging.getLogger("mnemo.namespaces")
 

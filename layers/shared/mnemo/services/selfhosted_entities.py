@@ -8,7 +8,7 @@ from mnemo.domain import filters as f
 from mnemo.domain.entities import SELF_HOSTED_ENTITY_TYPES, EntityCount, EntityType
 from mnemo.domain.entity_ids import checked_entity_id
 from mnemo.errors import ValidationError
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 
 
 class EntityService:

@@ -10,7 +10,7 @@ from mnemo.services.accounts import AccountService
 from mnemo.services.api_keys import ApiKeyService
 from mnemo.services.authentication import Authenticator
 from mnemo.services.configuration import ConfigurationService
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
 from mnemo.services.selfhosted_entities import EntityService

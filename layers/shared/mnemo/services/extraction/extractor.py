@@ -30,7 +30,7 @@ answers, the people they name). A statement keeps at least one content word beyo
 
 What it does not do: rewrite the user's sentences otherwise (it keeps "I …"), resolve a pronoun inside a sentence
 ("I visited her"), merge two sentences into one fact, or judge whether a fact is worth keeping beyond these rules.
-Near-duplicates and facts that replace older ones are the memory service's (mnemo.services.memory_service)."""
+Near-duplicates and facts that replace older ones are the memory service's (mnemo.services.memory)."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.services.commands import Category, ConsolidateCommand, Merge, Supersede, Synthesis
-from mnemo.services.llm_extraction import parse_json_reply
+from mnemo.services.llm_json import parse_json_reply
 from mnemo.services.platform.dream import reflection_prompts
 
 DEFAULT_MAX_MEMORIES = 200  # the newest memories one run reads (the prompt stays a few thousand tokens)

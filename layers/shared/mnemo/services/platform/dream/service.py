@@ -2,7 +2,7 @@
 which mode, beside the deployment's entitlements (its plan, the reflection interval, the features it offers); and
 the project's on-demand runs and the sources of its synthesized memories.
 
-Supersede and Merge run at add time for every project (mnemo.services.memory_service); Synthesis is opt-in, runs on
+Supersede and Merge run at add time for every project (mnemo.services.memory); Synthesis is opt-in, runs on
 the schedule (mode `batch`: mnemo.services.platform.dream.schedule) or only when asked (mode `manual`: POST
 …/dream/run/), and needs an LLM: without one (or on a plan that does not offer it) the entitlements say
 `synthesis: false`, and turning it on is a 400 that says why, never a setting that silently does nothing."""

@@ -27,7 +27,7 @@ from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
 from mnemo.errors import MnemoError, ValidationError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
 from mnemo.services.llm_usage import UsageMeter
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.jobs.adds import count_llm_usage
 from mnemo.services.platform.jobs.import_request import ImportItem, ImportRequest, import_payload, items_of

@@ -17,7 +17,7 @@ from mnemo.errors import ConflictError, NotFoundError, ValidationError
 from mnemo.ports.tenancy_store import ProjectRecordStore
 from mnemo.services.commands import UNSET, AddCommand, SearchCommand, SearchResult, UpdateCommand
 from mnemo.services.decay import Decay, DecaySettings
-from mnemo.services.memory_service import MemoryService
+from mnemo.services.memory import MemoryService
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.jobs.adds import AddJobs
 from mnemo.services.platform.memories.retrieval_counts import RetrievalCounts

@@ -23,7 +23,7 @@ from referencing.exceptions import Unresolvable
 from mnemo.domain.memory import MemoryRecord
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import LLM, ChatMessage
-from mnemo.services.llm_extraction import parse_json_reply
+from mnemo.services.llm_json import parse_json_reply
 from mnemo.services.platform.profiles import prompts as profile_prompts
 from mnemo.services.platform.profiles.generation import ProfileDraft
 

@@ -17,7 +17,7 @@ from referencing.exceptions import Unresolvable
 from mnemo.domain.memory import MemoryRecord
 from mnemo.errors import ProviderError, ValidationError
 from mnemo.ports.llm import LLM, ChatMessage
-from mnemo.services.llm_extraction import parse_json_reply
+from mnemo.services.llm_json import parse_json_reply
 
 MAX_MEMORIES = 500
 ATTEMPTS = 2  # the first answer and one retry with its error

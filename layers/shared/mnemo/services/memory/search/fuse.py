@@ -7,9 +7,9 @@
   the best counts a quarter: keywords decide among the strong matches and the semantic score among the rest;
 - fused: the weighted mean of the two; when no candidate matched any keyword, the semantic score alone.
 
-Measured on LoCoMo (recall@10 of the evidence turn, all-MiniLM-L6-v2, the default weights), the squared
-form beat the linear one, min-max normalisation of both scores, and reciprocal-rank fusion, whose recall@1
-is far lower; see mnemo_bench.locomo (bench/evaluation).
+On LoCoMo (recall@10 of the evidence turn, all-MiniLM-L6-v2, the default weights) the squared form beat the
+linear one, min-max normalisation of both scores, and reciprocal-rank fusion; mnemo_bench.locomo (bench/evaluation)
+measures them.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from mnemo.ports.memory_index import IndexHit
 
 KEYWORD_EXPONENT = 2.0
 # Added to the score of a memory that states what the query asks about (its facet): enough that an answer ranks above
-# a memory that only shares the question's words (issue 16's evaluation: 0.3 left 7 of its 56 questions with the
-# current fact below such a memory), while LoCoMo dev recall@10 stays 0.739.
+# a memory that only shares the question's words, without moving LoCoMo dev recall (bench/memory_quality).
 ANSWER_BOOST = 0.6
 
 
@@ -54,19 +53,7 @@ def fuse(
     its meaning are far from the question's."""
     best_keyword = max((h.keyword for h in hits), default=0.0)
     max_possible = weights.semantic + (weights.keyword if best_keyword > 0 else 0.0)
-    scored: list[tuple[float, int, float, float, float, float]] = []
-    for position, hit in enumerate(hits):
-        semantic = min(max(hit.semantic, 0.0), 1.0)
-        answer = hit.memory_id in answers
-        if semantic < threshold and not answer:
-            continue
-        relative = min(max(hit.keyword / best_keyword, 0.0), 1.0) if best_keyword > 0 else 0.0
-        keyword = relative**KEYWORD_EXPONENT
-        raw = weights.semantic * semantic + weights.keyword * keyword
-        final = min(raw / max_possible, 1.0) if max_possible > 0 else 0.0
-        if answer:
-            final = min(final + ANSWER_BOOST, 1.0)
-        scored.append((final, position, semantic, relative, keyword, raw))
+    scored = _scored(hits, threshold, weights, answers, best_keyword=best_keyword, max_possible=max_possible)
     # Best first; equal scores keep the index's order. Only the kept few are explained.
     best = heapq.nsmallest(max(top_k, 0), scored, key=lambda s: (-s[0], s[1]))
     return [
@@ -88,3 +75,34 @@ def fuse(
         )
         for final, position, semantic, relative, keyword, raw in best
     ]
+
+
+# A hit's fused score: final, its position in the index's order, semantic, relative BM25, keyword, raw.
+_Scored = tuple[float, int, float, float, float, float]
+
+
+def _scored(
+    hits: list[IndexHit],
+    threshold: float,
+    weights: RankingWeights,
+    answers: frozenset[str],
+    *,
+    best_keyword: float,
+    max_possible: float,
+) -> list[_Scored]:
+    """Each hit's fused score, but those whose semantic score is under the threshold (and that are no answer); one
+    loop, not a call per hit: a search fuses hundreds of candidates."""
+    scored: list[_Scored] = []
+    for position, hit in enumerate(hits):
+        semantic = min(max(hit.semantic, 0.0), 1.0)
+        answer = hit.memory_id in answers
+        if semantic < threshold and not answer:
+            continue
+        relative = min(max(hit.keyword / best_keyword, 0.0), 1.0) if best_keyword > 0 else 0.0
+        keyword = relative**KEYWORD_EXPONENT
+        raw = weights.semantic * semantic + weights.keyword * keyword
+        final = min(raw / max_possible, 1.0) if max_possible > 0 else 0.0
+        if answer:
+            final = min(final + ANSWER_BOOST, 1.0)
+        scored.append((final, position, semantic, relative, keyword, raw))
+    return scored

@@ -1,4 +1,5 @@
-"""Prompts for the LLM path of add: fact extraction, then a per-fact decision against existing memories."""
+"""The prompts of the LLM path of add: fact extraction (extract.py), the per-fact decision against the related
+memories (decide.py), and the summary of a procedural memory (procedural.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""An add: extract what to remember, decide against what is stored, file the new memories."""

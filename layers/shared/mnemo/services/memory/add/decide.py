@@ -1,0 +1,71 @@
+"""The LLM path's second step: where an add decides ADD, UPDATE, DELETE or NONE. The LLM sees the new facts and
+the related memories (under temporary ids "0", "1", …) and answers one event per item; an id it made up, an
+UPDATE without a text or an event it does not name is dropped rather than trusted."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from mnemo.domain.memory import Event
+from mnemo.errors import ProviderError
+from mnemo.ports.llm import LLM
+from mnemo.services.llm_json import parse_json_reply
+from mnemo.services.memory.add import prompts
+
+_ON_MEMORIES = (Event.UPDATE, Event.DELETE, Event.NONE)  # the events that name an existing memory
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    event: Event
+    text: str
+    ref: str | None  # the temporary id of an existing memory, for UPDATE / DELETE / NONE
+    replaced_by: int | None = None  # for DELETE: the number of the new fact that made the memory false
+
+
+def decide(llm: LLM, existing: dict[str, str], facts: list[str]) -> list[Decision]:
+    """The LLM's decision for each new fact against the `existing` memories (temporary id -> text)."""
+    listing = json.dumps([{"id": k, "text": v} for k, v in existing.items()], ensure_ascii=False)
+    prompt = prompts.UPDATE_DECISION.format(existing=listing, facts=json.dumps(facts, ensure_ascii=False))
+    reply = parse_json_reply(llm.complete([{"role": "user", "content": prompt}], json_mode=True).text)
+    items = reply.get("memory", [])
+    if not isinstance(items, list):
+        raise ProviderError("The LLM's 'memory' is not a list.", code="provider_bad_response")
+    return [decision for item in items if (decision := _decision(item, existing, facts)) is not None]
+
+
+def _decision(item: Any, existing: dict[str, str], facts: list[str]) -> Decision | None:
+    """One item of the reply, or None when it cannot be trusted."""
+    event = _event(item)
+    if event is None:
+        return None
+    text = str(item.get("text") or "").strip()
+    if event is Event.ADD:
+        return Decision(event, text, None) if text else None
+    ref = str(item.get("id")) if item.get("id") is not None else None
+    if not _names_a_listed_memory(event, ref, text, existing):
+        return None
+    return Decision(event, text, ref, _replaced_by(item, facts) if event is Event.DELETE else None)
+
+
+def _names_a_listed_memory(event: Event, ref: str | None, text: str, existing: dict[str, str]) -> bool:
+    """Whether an UPDATE, DELETE or NONE names a memory that was listed (an id the LLM made up is ignored rather
+    than trusted), with the new text an UPDATE needs."""
+    return event in _ON_MEMORIES and ref in existing and not (event is Event.UPDATE and not text)
+
+
+def _event(item: Any) -> Event | None:
+    if not isinstance(item, dict):
+        return None
+    try:
+        return Event(str(item.get("event", "")).upper())
+    except ValueError:
+        return None
+
+
+def _replaced_by(item: dict[str, Any], facts: list[str]) -> int | None:
+    """The number of the new fact a DELETE names, when it is one of the facts."""
+    by = item.get("replaced_by")
+    return by if isinstance(by, int) and not isinstance(by, bool) and 0 <= by < len(facts) else None

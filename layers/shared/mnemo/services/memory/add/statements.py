@@ -1,0 +1,76 @@
+"""An inferred add without an LLM: the deterministic extractor's statements (mnemo.services.extraction), each
+citing the sentences it came from, kept when they are about the add's topics and say something new, then filed;
+the current fact wins over what they make out of date (outdating.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mnemo.domain import filters as f
+from mnemo.domain.memory import Event, MemoryRecord, now
+from mnemo.ports.embedder import Vectors
+from mnemo.services.commands import AddResult
+from mnemo.services.extraction.extractor import Statement, Turn, extract_statements
+from mnemo.services.memory.add.filing import Filing
+from mnemo.services.memory.add.outdating import Outdating
+from mnemo.services.memory.add.pending import PendingAdd
+from mnemo.services.memory.add.provenance import source_of
+from mnemo.services.memory.add.topics import Topics
+from mnemo.services.memory.parts import MemoryParts
+from mnemo.services.memory.scoping import active_in
+
+NEAR_DUPLICATE = 0.9  # cosine at or above which a heuristic statement repeats an existing memory
+
+
+class StatementsAdd:
+    def __init__(self, parts: MemoryParts, filing: Filing, topics: Topics, outdating: Outdating) -> None:
+        self._parts = parts
+        self._filing = filing
+        self._topics = topics
+        self._outdating = outdating
+
+    def add(self, add: PendingAdd) -> list[AddResult]:
+        """The statements stored; one that repeats another of this add, or an active memory of the scope
+        (cosine >= NEAR_DUPLICATE), is not stored again."""
+        statements, vectors = self._about_its_topics(add)
+        if not statements:
+            return []
+        kept, kept_vectors = self._new_statements(statements, vectors, add)
+        results = self._filing.store_new(kept, add, np.stack(kept_vectors) if kept_vectors else None)
+        by_text = {r.text: v for r, v in zip(kept, kept_vectors, strict=True)}
+        added = [(r.record, by_text[r.record.text]) for r in results if r.event is Event.ADD]
+        self._outdating.outdate_replaced(added, add.scope)
+        return results
+
+    def _about_its_topics(self, add: PendingAdd) -> tuple[list[Statement], Vectors]:
+        """The extractor's statements the add's topics let through (topics.py), with their embeddings."""
+        turns = [Turn(i, m.role, m.content) for i, m in enumerate(add.command.messages)]
+        statements = extract_statements(turns, add.command.timestamp or now())
+        if not statements:
+            return [], np.empty((0, 0), dtype=np.float32)
+        vectors = self._parts.embed([s.text for s in statements])
+        wanted = self._topics.wanted(vectors, add.command)
+        return [s for s, keep in zip(statements, wanted, strict=True) if keep], vectors[wanted]
+
+    def _new_statements(
+        self, statements: list[Statement], vectors: Vectors, add: PendingAdd
+    ) -> tuple[list[MemoryRecord], list[Vectors]]:
+        """The new memories of the statements that repeat neither an earlier one nor an active memory, with their
+        embeddings."""
+        messages = add.command.messages
+        scope_filter = active_in(add.scope)
+        kept: list[MemoryRecord] = []
+        kept_vectors: list[Vectors] = []
+        for statement, vector in zip(statements, vectors, strict=True):
+            if self._repeats(vector, kept_vectors, scope_filter):
+                continue
+            sources = tuple(source_of(messages[c.message_index], c) for c in statement.cited)
+            kept.append(add.record(statement.text, sources=sources, attributed_to="user"))
+            kept_vectors.append(vector)
+        return kept, kept_vectors
+
+    def _repeats(self, vector: Vectors, kept: list[Vectors], scope_filter: f.Expr) -> bool:
+        if any(float(vector @ other) >= NEAR_DUPLICATE for other in kept):
+            return True
+        nearest = self._parts.index.search(vector, "", scope_filter, 1)
+        return bool(nearest) and nearest[0].semantic >= NEAR_DUPLICATE

@@ -1,0 +1,71 @@
+"""One add from its command (services/memory/add/pipeline.py): checked, its metadata cleaned, then the path its
+command and the providers choose."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mnemo.domain.llm_usage import LLMUsage
+from mnemo.domain.memory import Event, Scope
+from mnemo.errors import ValidationError
+from mnemo.services.commands import AddCommand, AddResult, Message
+from mnemo.services.llm_usage import UsageMeter
+from mnemo.services.memory.add.categorizing import Categorizing
+from mnemo.services.memory.add.filing import Filing
+from mnemo.services.memory.add.inserting import Inserting
+from mnemo.services.memory.add.merging import Merging
+from mnemo.services.memory.add.pipeline import AddPipeline
+from mnemo.services.memory.erase import Erasing
+from tests.unit.memory.fakes import ALICE, Namespace, ScriptedLLM
+
+SAID = [Message("user", "I live in Paris. I love hiking in the Alps.")]
+
+
+def add(ns: Namespace, command: AddCommand, meter: UsageMeter | None = None) -> list[AddResult]:
+    parts = ns.parts
+    filing = Filing(parts, Categorizing(parts), Merging(parts), Inserting(parts))
+    return AddPipeline(parts, filing, Erasing(parts)).add(command, meter)
+
+
+def test_an_add_needs_an_owner_and_topics_only_when_it_extracts(ns: Namespace) -> None:
+    with pytest.raises(ValidationError, match="identifier"):
+        add(ns, AddCommand(SAID, Scope()))
+    with pytest.raises(ValidationError, match="includes and excludes"):
+        add(ns, AddCommand(SAID, ALICE, infer=False, includes="hiking"))
+    assert ns.memories() == {}
+
+
+def test_identity_fields_are_dropped_from_the_metadata(ns: Namespace) -> None:
+    (result,) = add(ns, AddCommand(SAID, ALICE, infer=False, metadata={"user_id": "eve", "mood": "good"}))
+    assert result.record.metadata == {"mood": "good"}
+
+
+def test_without_inference_the_messages_are_stored_as_said(ns: Namespace) -> None:
+    results = add(ns, AddCommand(SAID, ALICE, infer=False))
+    assert [r.record.text for r in results] == ["I live in Paris. I love hiking in the Alps."]
+
+
+def test_without_an_llm_the_extractors_statements_are_stored(ns: Namespace) -> None:
+    results = add(ns, AddCommand(SAID, ALICE))
+    assert [r.record.text for r in results] == ["I live in Paris.", "I love hiking in the Alps."]
+
+
+def test_with_an_llm_its_facts_are_stored_and_its_usage_counted(make_namespace: Any) -> None:
+    llm = ScriptedLLM(
+        {"facts": ["Lives in Paris"]}, {"memory": [{"id": "new", "text": "Lives in Paris", "event": "ADD"}]}
+    )
+    ns = make_namespace(llm=llm)
+    meter = UsageMeter()
+
+    results = add(ns, AddCommand(SAID, ALICE), meter)
+
+    assert [(r.record.text, r.event) for r in results] == [("Lives in Paris", Event.ADD)]
+    assert meter.usage == LLMUsage(2, 20, 10)
+
+
+def test_a_procedural_add_is_summarised_by_the_llm(make_namespace: Any) -> None:
+    ns = make_namespace(llm=ScriptedLLM("Task: plan a hike."))
+    (result,) = add(ns, AddCommand(SAID, Scope(user_id="alice", agent_id="bot"), procedural=True))
+    assert result.record.text == "Task: plan a hike."
