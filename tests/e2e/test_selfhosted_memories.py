@@ -832,7 +832,7 @@ def test_a_sane_incoming_request_id_is_echoed_and_an_insane_one_replaced(client:
     ("method", "path"),
     [("post", "/memories"), ("post", "/search"), ("put", "/memories/{id}")],
 )
-@pytest.mark.parametrize("raw", [b"{bad json", b'{"messages": [', b"", b"\xff\xfe", b"null"])
+@pytest.mark.parametrize("raw", [b"{bad json", b'{"messages": [', b"", b"null"])
 def test_a_malformed_json_body_is_422_not_500(client: TestClient, method: str, path: str, raw: bytes) -> None:
     memory_id = add_one(client, "I like tea")
     response = client.request(
@@ -841,6 +841,23 @@ def test_a_malformed_json_body_is_422_not_500(client: TestClient, method: str, p
     assert response.status_code == 422, response.text
     assert isinstance(response.json()["detail"], list)
     assert "x-request-id" in response.headers
+    assert get(client, memory_id)["memory"] == "I like tea"
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("post", "/memories"), ("post", "/search"), ("put", "/memories/{id}")],
+)
+@pytest.mark.parametrize("raw", [b"\xff\xfe", b'{"text": "a\xed\xb2\x80"}'])
+def test_a_body_that_is_not_utf8_is_400_before_any_work(
+    client: TestClient, method: str, path: str, raw: bytes
+) -> None:
+    memory_id = add_one(client, "I like tea")
+    response = client.request(
+        method.upper(), path.format(id=memory_id), content=raw, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400, response.text
+    assert "not valid UTF-8" in response.json()["detail"]
     assert get(client, memory_id)["memory"] == "I like tea"
 
 

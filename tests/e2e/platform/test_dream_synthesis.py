@@ -242,7 +242,8 @@ def test_a_user_with_too_few_memories_of_their_own_is_skipped(server: Server, ll
     [
         ({"user_id": "x" * 256}, 422, "user_id"),
         ({"user_id": ""}, 422, "user_id"),
-        ({"user_id": "a\nb"}, 400, "control characters"),
+        ({"user_id": "a\nb"}, 400, "whitespace"),
+        ({"user_id": "a\x01b"}, 400, "control characters"),
         ({"users": ["alice"]}, 400, "users"),  # an option it does not take
     ],
 )
