@@ -17,7 +17,7 @@ from mnemo.api.platform.security import Caller, Owner
 from mnemo.api.responses import errors
 from mnemo.api.routing import TypedRoute
 from mnemo.domain.profiles import MAX_MIN_MEMORIES
-from mnemo.services.platform.profiles.service import MAX_SAMPLE
+from mnemo.services.platform.profiles.job_requests import MAX_SAMPLE
 from mnemo.services.platform.profiles.settings import MAX_INSTRUCTIONS
 
 router = APIRouter(route_class=TypedRoute, tags=["platform: profiles"])

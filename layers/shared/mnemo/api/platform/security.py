@@ -14,7 +14,7 @@ from mnemo.api.dependencies import tenancy_service
 from mnemo.domain.tenancy import Role
 from mnemo.errors import AuthenticationError
 from mnemo.services.platform.tenancy.callers import PlatformCaller
-from mnemo.services.platform.tenancy.service import INVALID_KEY
+from mnemo.services.platform.tenancy.key_auth import INVALID_KEY
 
 CALLER_STATE = "platform_caller"
 

@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import random
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from mnemo.domain.entity_ids import checked_entity_id
 from mnemo.domain.memory import MemoryRecord, now
 from mnemo.domain.profiles import (
     ENTITY_USER,
@@ -49,36 +47,31 @@ from mnemo.domain.profiles import (
 )
 from mnemo.domain.timefmt import iso
 from mnemo.domain.webhooks import OutboundEvent
-from mnemo.errors import ConflictError, NotFoundError, ValidationError
+from mnemo.errors import NotFoundError
 from mnemo.ports.profile_store import ProfileStore
 from mnemo.ports.profile_tasks import ProfileTaskQueue
 from mnemo.ports.tenancy_store import EntityStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.profiles.changes import RECLAIM_AFTER, ProfileChanges, claim
 from mnemo.services.platform.profiles.generation import ProfileDraft, ProfileGenerator
+from mnemo.services.platform.profiles.job_requests import (
+    NOT_ENABLED,
+    PROFILE_NOT_FOUND,
+    JobAnswer,
+    job_users,
+    replayed,
+)
 from mnemo.services.platform.profiles.settings import updated_settings
-from mnemo.services.platform.tenancy.project_entities import entity_condition
+from mnemo.services.platform.profiles.users import ProjectUsers, profile_user
 
 logger = logging.getLogger(__name__)
 
-MAX_SAMPLE = 10  # users of one sample job
-DEFAULT_SAMPLE = 5
 MAX_MEMORIES = 1_000  # the newest memories a generation reads
 JOBS_PATH = "/v2/profiles/jobs/"
-NOT_ENABLED = "Profiles are not enabled for this project: turn them on with POST /v2/profiles/settings/."
-PROFILE_NOT_FOUND = "Entity not found."
 JOB_NOT_FOUND = "Profile job not found."
 NO_GENERATOR = "No profile generator is configured on this server."
 NO_MEMORIES = "The user has no memories left."
 CAPABILITIES = {"jobs": True, "estimates": False, "samples": True, "full_rebuild": False}
-
-
-@dataclass(frozen=True, slots=True)
-class JobAnswer:
-    """A job create's answer (the first one, replayed for the same key and body) and whether it is a replay."""
-
-    body: dict[str, Any]
-    replayed: bool
 
 
 def _stamp(records: Sequence[MemoryRecord]) -> str:
@@ -102,15 +95,6 @@ def served(profile: Profile, records: Sequence[MemoryRecord]) -> Profile:
         profile={k: v for k, v in profile.profile.items() if k not in erased},
         sources={k: v for k, v in profile.sources.items() if k not in erased},
     )
-
-
-def _sample_limit(body: Mapping[str, Any]) -> int:
-    limit = body.get("limit")
-    if limit is None:
-        return DEFAULT_SAMPLE
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= MAX_SAMPLE:
-        raise ValidationError(f"limit must be an integer from 1 to {MAX_SAMPLE}.")
-    return limit
 
 
 class RunAtOnce:
@@ -139,13 +123,12 @@ class ProfileService:
         """`tasks`: where generations and jobs wait (the local worker's queue, the profile SQS queue); without one
         each task runs as it is dispatched."""
         self._store = store
-        self._namespaces = namespaces
-        self._entities = entities
         self.generator = generator
         self._clock = clock
         self.max_wait = max_wait
         self.tasks: ProfileTaskQueue = tasks or RunAtOnce(self.run_task)
         self.changes = ProfileChanges(store, self._dispatch, debounce, clock)
+        self._users = ProjectUsers(namespaces, entities)
 
     @property
     def store(self) -> ProfileStore:
@@ -172,9 +155,9 @@ class ProfileService:
     def profile(self, project_id: str, entity_type: str, entity_id: str) -> Profile:
         """The user's profile (400: not a user; 404: a user the project has never seen). A stale one is
         regenerated: the answer is `pending` with the last good profile."""
-        user_id = self._user(entity_type, entity_id)
-        records = self._memories(project_id, user_id)
-        if not records and not self._known(project_id, user_id):
+        user_id = profile_user(entity_type, entity_id)
+        records = self._users.memories(project_id, user_id)
+        if not records and not self._users.known(project_id, user_id):
             self._store.delete_profile(project_id, ENTITY_USER, user_id)  # the user is gone: their profile too
             raise NotFoundError(PROFILE_NOT_FOUND)
         stored = self._store.get_profile(project_id, ENTITY_USER, user_id)
@@ -247,8 +230,8 @@ class ProfileService:
                 self._store.save_profile(replace(stored, status=ProfileStatus.NOT_ENABLED, stamp=None, queued_at=None))
             return ProfileStatus.NOT_ENABLED
         read_at = self._clock()
-        records = self._memories(project_id, user_id)
-        if not records and not self._known(project_id, user_id):
+        records = self._users.memories(project_id, user_id)
+        if not records and not self._users.known(project_id, user_id):
             self._store.delete_profile(project_id, ENTITY_USER, user_id)  # the user is gone
             return ProfileStatus.INSUFFICIENT_DATA
         draft = self._draft(settings, records)
@@ -296,8 +279,8 @@ class ProfileService:
         if idempotency_key is not None:
             earlier = self._store.job_by_key(project_id, idempotency_key)
             if earlier is not None:
-                return self._replay(earlier, digest)
-        users = self._job_users(project_id, body)
+                return replayed(earlier, digest)
+        users = job_users(self._users, project_id, body, enabled=self.settings(project_id).enabled)
         operation = str(body["operation"])
         moment = self._clock()
         job_id = str(uuid.uuid4())
@@ -327,41 +310,12 @@ class ProfileService:
         )
         stored = self._store.add_job(job)
         if stored.id != job.id:  # another request of this key was stored meanwhile
-            return self._replay(stored, digest)
+            return replayed(stored, digest)
         at = self._clock()
         for user_id in users:  # pending until the job has generated them (a claim of now: a job always generates)
             self._store.claim_generation(project_id, ENTITY_USER, user_id, at=at, reclaim_before=at + RECLAIM_AFTER)
         self.tasks.dispatch(ProfileTask("job", project_id, job_id))
         return JobAnswer(answer, False)
-
-    def _job_users(self, project_id: str, body: Mapping[str, Any]) -> list[str]:
-        """The users a job request names (trigger) or picks (sample), the request checked."""
-        operation = body.get("operation")
-        if operation not in ("trigger", "sample"):
-            raise ValidationError('operation must be "trigger" or "sample".')
-        if body.get("entity_type", ENTITY_USER) != ENTITY_USER:
-            raise ValidationError("Profiles are generated for users only: entity_type must be user.")
-        unknown = sorted(set(body) - {"operation", "entity_type", "entity_id", "limit"})
-        if unknown:
-            raise ValidationError(f"Unknown fields: {', '.join(unknown)}.")
-        if not self.settings(project_id).enabled:
-            raise ValidationError(NOT_ENABLED)
-        if operation == "sample":
-            limit = _sample_limit(body)
-            known = self._users(project_id)
-            return sorted(random.sample(known, min(limit, len(known))))
-        entity_id = body.get("entity_id")
-        if not isinstance(entity_id, str) or not entity_id.strip():
-            raise ValidationError("entity_id is required.")
-        user_id = self._user(ENTITY_USER, entity_id)
-        if not self._known(project_id, user_id):
-            raise NotFoundError(PROFILE_NOT_FOUND)
-        return [user_id]
-
-    def _replay(self, earlier: ProfileJob, digest: str) -> JobAnswer:
-        if earlier.request_hash != digest:
-            raise ConflictError("This Idempotency-Key was used with another request body.")
-        return JobAnswer(dict(earlier.answer), True)
 
     def run_job(self, project_id: str, job_id: str) -> None:
         job = self._store.get_job(project_id, job_id)
@@ -414,35 +368,3 @@ class ProfileService:
 
     def drop_project(self, project_id: str) -> None:
         self._store.delete_project(project_id)
-
-    # ---- the project's users and their memories ----
-
-    def _user(self, entity_type: str, entity_id: str) -> str:
-        if entity_type != ENTITY_USER:
-            raise ValidationError("Unsupported entity type: profiles are for users only.")
-        return checked_entity_id(entity_id, "user_id")
-
-    def _memories(self, project_id: str, user_id: str) -> list[MemoryRecord]:
-        """The user's memories (not expired), newest first."""
-        service = self._namespaces.memory_service(project_id)
-        records = service.get_all(entity_condition(ENTITY_USER, user_id), top_k=None)
-        records.sort(key=lambda r: r.created_at, reverse=True)
-        return records
-
-    def _known(self, project_id: str, user_id: str) -> bool:
-        """Whether the project has seen the user: a memory of theirs (expired ones too), or an entity record."""
-        service = self._namespaces.memory_service(project_id)
-        found = service.get_all(entity_condition(ENTITY_USER, user_id), top_k=1, show_expired=True)
-        return bool(found) or self._explicit(project_id, user_id)
-
-    def _explicit(self, project_id: str, user_id: str) -> bool:
-        return any(
-            (e.type, e.entity_id) == (ENTITY_USER, user_id) for e in self._entities.entities_of_project(project_id)
-        )
-
-    def _users(self, project_id: str) -> list[str]:
-        counted = {
-            c.id for c in self._namespaces.memory_service(project_id).entity_counts() if c.type.value == ENTITY_USER
-        }
-        explicit = {e.entity_id for e in self._entities.entities_of_project(project_id) if e.type == ENTITY_USER}
-        return sorted(counted | explicit)

@@ -9,7 +9,7 @@ role in an organization or project gets NotFoundError, exactly as if it did not 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from mnemo.domain.api_keys import key_digest
@@ -23,13 +23,12 @@ from mnemo.domain.tenancy import (
     ProjectKey,
     Role,
     is_email,
-    is_project_key,
     new_org_id,
     new_project_id,
     new_project_key,
     normal_email,
 )
-from mnemo.errors import AuthenticationError, NotFoundError, PermissionDeniedError, ValidationError
+from mnemo.errors import NotFoundError, PermissionDeniedError, ValidationError
 from mnemo.ports.tenancy_store import DirectoryStore, role_of
 from mnemo.services.platform.tenancy.callers import (
     Bootstrapped,
@@ -39,6 +38,7 @@ from mnemo.services.platform.tenancy.callers import (
     PlatformCaller,
     ProjectDetails,
 )
+from mnemo.services.platform.tenancy.key_auth import KeyAuthenticator, project_role
 from mnemo.services.platform.tenancy.project_changes import (
     PATCHED,
     parse_role,
@@ -47,9 +47,6 @@ from mnemo.services.platform.tenancy.project_changes import (
     required_role,
 )
 
-INVALID_KEY = "Invalid API key. You can find your API key on the dashboard's API keys page."
-TOUCH_INTERVAL = timedelta(seconds=60)
-MAX_VERIFIED = 10_000  # keys the verified-key cache holds at most (it starts again empty when full)
 ORG_NOT_FOUND = "Organization not found."
 PROJECT_NOT_FOUND = "Project not found."
 
@@ -67,49 +64,17 @@ class TenancyService:
         self._store = store
         self._drop_namespace = drop_namespace
         self._clock = clock
-        # key digest -> (the store's auth epoch then, the caller, when the key's use was last recorded)
-        self._verified: dict[str, tuple[int, PlatformCaller, datetime | None]] = {}
+        self._keys = KeyAuthenticator(store, clock)
 
     # ---- keys ----
 
     def verified(self, value: str) -> PlatformCaller | None:
-        """The caller of a key verified before, when nothing that could change the answer changed since (one read
-        of the store's auth epoch, no write; a use due to be recorded answers None), else None: then
-        `authenticate`."""
-        cached = self._verified.get(key_digest(value))
-        if cached is None or cached[0] != self._store.auth_epoch():
-            return None
-        _, caller, last_used_at = cached
-        if last_used_at is None or self._clock() - last_used_at >= TOUCH_INTERVAL:
-            return None
-        return caller
+        """The caller of a key verified before and unchanged since, else None (mnemo.services.platform.tenancy.
+        key_auth)."""
+        return self._keys.verified(value)
 
     def authenticate(self, value: str | None) -> PlatformCaller:
-        if not value or not is_project_key(value):
-            raise AuthenticationError(INVALID_KEY)
-        digest = key_digest(value)
-        epoch = self._store.auth_epoch()  # read before the key: a change after it moves it past what is cached
-        key = self._store.key_by_hash(digest)
-        if key is None:
-            raise AuthenticationError(INVALID_KEY)
-        user = self._store.user_by_id(key.user_id)
-        project = self._store.get_project(key.project_id)
-        if user is None or project is None:
-            raise AuthenticationError(INVALID_KEY)
-        role = self._project_role(project, user)
-        if role is None:  # the key's user left the project: the key no longer opens it
-            raise AuthenticationError(INVALID_KEY)
-        moment = self._clock()
-        last_used_at = key.last_used_at
-        if last_used_at is None or moment - last_used_at >= TOUCH_INTERVAL:
-            self._store.touch_key(key.id, moment)
-            last_used_at = moment
-        caller = PlatformCaller(user, project, role, key.id)
-        if epoch is not None:
-            if len(self._verified) >= MAX_VERIFIED:
-                self._verified = {}
-            self._verified[digest] = (epoch, caller, last_used_at)
-        return caller
+        return self._keys.authenticate(value)
 
     def keys(self, org_id: str, project_id: str, user: PlatformUser) -> list[KeyDetails]:
         project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
@@ -323,11 +288,7 @@ class TenancyService:
         return org
 
     def _project_role(self, project: Project, user: PlatformUser) -> Role | None:
-        direct = role_of(self._store.project_members(project.id), user.id)
-        org = role_of(self._store.org_members(project.org_id), user.id)
-        if Role.OWNER in (direct, org):
-            return Role.OWNER
-        return direct or org
+        return project_role(self._store, project, user)
 
     def _project_for(
         self, org_id: str, project_id: str, user: PlatformUser, needed: Role = Role.READER
