@@ -670,8 +670,8 @@ def test_on_dynamodb_the_same_job_end_makes_one_event_even_once_published() -> N
 def test_a_relay_sharing_the_data_dir_finds_the_events_another_process_writes_in_a_namespace_it_has_not_opened(
     tmp_path: Path,
 ) -> None:
-    relaying = SqliteMemoryNamespaces(tmp_path, outbox=True)
-    relaying.shared = True  # mnemo serve --workers N: the relay runs in one process, the writes in any
+    # mnemo serve --workers N: the relay runs in one process, the writes in any
+    relaying = SqliteMemoryNamespaces(tmp_path, outbox=True, shared=True)
     other = SqliteMemoryNamespaces(tmp_path, outbox=True)
     try:
         assert relaying.outboxes() == []

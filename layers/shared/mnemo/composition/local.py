@@ -101,9 +101,12 @@ def local_platform(
     woken = threading.Event()
     store = SqliteTenancyStore(database, on_outbox=woken.set)
     storage = SqliteMemoryNamespaces(
-        settings.data_dir / "namespaces", outbox=True, on_outbox=woken.set, tuning=index_tuning(settings)
+        settings.data_dir / "namespaces",
+        outbox=True,
+        on_outbox=woken.set,
+        tuning=index_tuning(settings),
+        shared=settings.http_workers > 1,  # the relay reads the events other processes write
     )
-    storage.shared = settings.http_workers > 1  # the relay reads the events other processes write
     webhook_store = SqliteWebhookStore(database)
     profile_store = SqliteProfileStore(database)
     stores = PlatformStores(

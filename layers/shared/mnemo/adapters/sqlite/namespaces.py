@@ -39,16 +39,17 @@ class SqliteMemoryNamespaces:
         outbox: bool = False,
         on_outbox: Callable[[], None] | None = None,
         tuning: IndexTuning | None = None,
+        shared: bool = False,
     ) -> None:
+        """`shared`: other processes write to these files too (mnemo serve --workers): every call looks for files
+        they wrote events in (the relay runs in one process only)."""
         self.root = root
         self._tuning = tuning
         self._outbox = outbox
         self._on_outbox = on_outbox
         self._open: dict[str, tuple[Database, NamespaceStorage]] = {}
         self._swept = False  # whether outboxes() has looked for closed files with pending events
-        # Other processes write to these files too (mnemo serve --workers): every call looks for files they wrote
-        # events in (the relay runs in one process only).
-        self.shared = False
+        self._shared = shared
         self._lock = threading.Lock()
 
     def path_of(self, namespace: str) -> Path:
@@ -108,7 +109,7 @@ class SqliteMemoryNamespaces:
             return []
         with self._lock:
             found = {name: storage.outbox for name, (_db, storage) in self._open.items() if storage.outbox is not None}
-            swept, self._swept = self._swept and not self.shared, True
+            swept, self._swept = self._swept and not self._shared, True
         for name in () if swept else self.stored_namespaces():
             if name in found or not _has_pending(self.path_of(name)):
                 continue
