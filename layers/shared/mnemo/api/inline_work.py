@@ -2,9 +2,8 @@
 
 FastAPI runs a synchronous endpoint in a worker thread: the event loop hands it over, the thread takes the GIL, and
 the answer comes back through the loop's self-pipe. In a process kept on one CPU of its own (`mnemo serve --workers`
-with pinned workers), that thread cannot run beside the loop anyway, so the hand-off buys nothing and costs CPU.
-Measured with one server whose choice was flipped every 5 s (16 windows, alternating, 2 pinned workers, 16 clients):
-searches 453 → 476 per second, 4.22 → 3.96 ms of CPU each (bench/README.md, "seventh round").
+with pinned workers), that thread cannot run beside the loop anyway, so the hand-off buys nothing and costs CPU
+(the performance log, docs/benchmarks/log.md, has what it saved).
 
 Only an endpoint marked `inline_when_local` may run in the loop, and only while the request's app says so
 (`InlineWorkMiddleware`, which `create_app(inline_work=True)` installs; `mnemo serve` asks for it in a process on
@@ -12,7 +11,7 @@ one CPU: mnemo.entrypoints.http_workers): every provider runs in this process (t
 that the work waits on no network.
 The marked endpoints are the reads (search, list, get): a read of SQLite in WAL mode waits on no other process. A
 write does (the other workers' write lock): an add in the loop stopped every request of its process while it waited,
-one window's p99 reached 1.4 s, and adds gained nothing measurable, so writes stay in threads. Anything else (an LLM
+and adds gained nothing, so writes stay in threads. Anything else (an LLM
 configured by `/configure`, a remote embedder, every other route) runs in a worker thread, as before: a call that
 waits on the network must not stop the loop's other requests.
 """

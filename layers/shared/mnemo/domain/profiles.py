@@ -1,4 +1,4 @@
-"""Per-user profiles of a platform project (issue 14): the project's profile settings, each user's profile with
+"""Per-user profiles of a platform project: the project's profile settings, each user's profile with
 its generation status, and the profile jobs (`trigger` one user, `sample` a few) with their progress."""
 
 from __future__ import annotations

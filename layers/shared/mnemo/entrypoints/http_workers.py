@@ -4,14 +4,14 @@ command set). The processes share the data dir and stay in step through it (mnem
 
 Each worker accepts on a listening socket of its own, all bound to the one port with SO_REUSEPORT: Linux hands each
 new connection to one of them by a hash of its addresses, so keep-alive clients spread over the processes. On one
-shared socket (uvicorn's own `--workers`), whichever process woke first took every connection waiting: 16 clients
-connecting at once landed 16/0 or 15/1 on two workers in 3 runs of 4, one process serving nearly everything while the
-other idled. Where the kernel does not balance SO_REUSEPORT (not Linux), uvicorn's workers serve as before.
+shared socket (uvicorn's own `--workers`), whichever process woke first took every connection waiting: clients
+connecting at once landed nearly all on one worker while the other idled. Where the kernel does not balance
+SO_REUSEPORT (not Linux), uvicorn's workers serve as before.
 
 With as many workers as CPUs, each worker is kept on a CPU of its own (`worker_cpus`, the setting `pin_workers`), as
-nginx's `worker_cpu_affinity auto` does: measured on 2 cores, 16 clients, 3 alternating pairs of runs, adds went from
-387 to 448 per second (4.53 to 4.13 ms of CPU each) and searches from 578 to 591, p99 lower: a process that stays on
-one core finds its caches (the embedding model's weights, its index, SQLite's pages) where it left them.
+nginx's `worker_cpu_affinity auto` does: a process that stays on one core finds its caches (the embedding model's
+weights, its index, SQLite's pages) where it left them, and each add and search costs less CPU (the performance log,
+docs/benchmarks/log.md, has the figures).
 """
 
 from __future__ import annotations

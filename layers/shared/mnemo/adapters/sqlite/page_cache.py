@@ -2,11 +2,10 @@
 after a restart: a serving process asks the kernel to read its SQLite files and the index's snapshot ahead, so that
 the first search of each user does not wait on the disk for its rows.
 
-Measured on a store of a million memories (a 2.9 GB file, a 0.8 GB snapshot; bench/README.md): a user's first search
-read ~40 rows by id, two pages each; with the file out of the cache that took 2.8 ms of the search's 4.2 ms (p50), and
-with it in the cache 0.2 ms. Asking the kernel (`posix_fadvise(WILLNEED)`, chunk by chunk: one call over a whole file
-reads only the first few hundred kilobytes) costs no copy into the process and none of its memory (page cache is not
-the process's RSS): the 2.9 GB file was cached in 0.65 s of wall time and 0.54 s of CPU.
+A user's first search reads a few dozen rows by id, two pages each: on a large store whose file is out of the cache,
+those reads are most of the search's time (the performance log, docs/benchmarks/log.md, has the figures). Asking the
+kernel (`posix_fadvise(WILLNEED)`, chunk by chunk: one call over a whole file reads only the first few hundred
+kilobytes) costs no copy into the process and none of its memory (page cache is not the process's RSS).
 
 The files are opened in a child process, never in the serving one: POSIX drops every fcntl lock a process holds on
 a file when it closes *any* descriptor of that file, and SQLite's locks (the database's, the WAL index's) are such

@@ -1,4 +1,4 @@
-"""Dream's routes of a project (issue 15), under `/api/v1/orgs/organizations/{org_id}/projects/{project_id}/dream/`
+"""Dream's routes of a project, under `/api/v1/orgs/organizations/{org_id}/projects/{project_id}/dream/`
 (mnemo.services.platform.dream): the configuration (`config/`: GET any member, PATCH an OWNER), an on-demand
 Synthesis run (`run/`, ours: POST an OWNER), and a synthesized memory's sources (`memory/{memory_id}/sources/`:
 GET any member)."""

@@ -1,4 +1,4 @@
-"""Per-user profiles (issue 14; the clients' `get_profile`, `generate_profile`, `get_profile_settings`,
+"""Per-user profiles (the clients' `get_profile`, `generate_profile`, `get_profile_settings`,
 `update_profile_settings`, `sample_profiles`, `get_profile_job`): a user's profile, the project's profile
 settings, and the jobs that generate profiles (mnemo.services.platform.profiles). A READER reads; changing the
 settings and starting a job need the OWNER role."""

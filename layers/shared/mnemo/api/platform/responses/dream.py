@@ -1,4 +1,4 @@
-"""Answers of the Dream routes (issue 15): the configuration, a run queued, a synthesized memory's sources."""
+"""Answers of the Dream routes: the configuration, a run queued, a synthesized memory's sources."""
 
 from __future__ import annotations
 

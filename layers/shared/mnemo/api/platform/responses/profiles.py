@@ -1,4 +1,4 @@
-"""Answers of the profile routes (issue 14): a user's profile envelope, the profile settings, a job created and a
+"""Answers of the profile routes: a user's profile envelope, the profile settings, a job created and a
 job read."""
 
 from __future__ import annotations
