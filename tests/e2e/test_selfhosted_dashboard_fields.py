@@ -5,7 +5,7 @@ counts equal to what was stored, lists as long as what was done.
 The test walks the dashboard as a user does: the setup wizard (register, providers, an API key, the use case, the
 quick test), then the pages (memories with a memory's history, search, entities, API keys, requests,
 configuration, settings) and the Next.js side's token refresh. Each step calls what the page calls, with the body
-it sends, and asserts the keys the page reads, with the types it expects (compat-reference §1.4–§1.5).
+it sends, and asserts the keys the page reads, with the types it expects.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""End to end over HTTP: the self-hosted memory routes (compat-reference §1.3-§1.6), except /search.
+"""End to end over HTTP: the self-hosted memory routes, except /search.
 
 Every test drives the FastAPI app through the TestClient on a fresh data dir, with the real MiniLM embedder
 and no LLM (so `infer` uses the heuristic extractor). The search route has its own file
@@ -849,9 +849,7 @@ def test_a_malformed_json_body_is_422_not_500(client: TestClient, method: str, p
     [("post", "/memories"), ("post", "/search"), ("put", "/memories/{id}")],
 )
 @pytest.mark.parametrize("raw", [b"\xff\xfe", b'{"text": "a\xed\xb2\x80"}'])
-def test_a_body_that_is_not_utf8_is_400_before_any_work(
-    client: TestClient, method: str, path: str, raw: bytes
-) -> None:
+def test_a_body_that_is_not_utf8_is_400_before_any_work(client: TestClient, method: str, path: str, raw: bytes) -> None:
     memory_id = add_one(client, "I like tea")
     response = client.request(
         method.upper(), path.format(id=memory_id), content=raw, headers={"content-type": "application/json"}

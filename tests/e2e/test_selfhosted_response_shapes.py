@@ -1,4 +1,4 @@
-"""The exact wire shapes of the self-hosted answers (compat-reference §1.4–§1.5), byte for byte except ids,
+"""The exact wire shapes of the self-hosted answers, byte for byte except ids,
 tokens and timestamps, and the OpenAPI description of them: every route declares a named response model.
 
 The answers are built from typed response models (mnemo.api.selfhosted.responses); these tests pin what the

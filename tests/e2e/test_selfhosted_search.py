@@ -1,4 +1,4 @@
-"""End to end over HTTP: POST /search (compat-reference §1.4 "POST /search", §1.5, §2.3-§2.4).
+"""End to end over HTTP: POST /search.
 
 Hybrid search with the real MiniLM embedder and the SQLite FTS5 keyword index, the filter grammar as the
 HTTP caller writes it, validation, expiry and scoping.

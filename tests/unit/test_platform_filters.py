@@ -1,4 +1,4 @@
-"""The platform filter grammar (compat-reference §4.9): allowed keys and operators, and what they mean."""
+"""The platform filter grammar: allowed keys and operators, and what they mean."""
 
 from __future__ import annotations
 

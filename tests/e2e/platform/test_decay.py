@@ -1,4 +1,4 @@
-"""Memory decay (compat-reference §4.10), on both backends: with a project's `decay` on, v3 search ranks by relevance
+"""Memory decay, on both backends: with a project's `decay` on, v3 search ranks by relevance
 times a freshness multiplier — a fresh memory above an older one, a retrieved one higher than before — the
 threshold applying to relevance first and the score answered within [0, 1]; off, and on v1 and v2 whatever the
 project says, nothing changes. A project's retrievals never reach another's ranking, and a deleted memory's go

@@ -1,4 +1,4 @@
-"""The real `mem0ai` 2.2.1 `MemoryClient` against a running server: every method of compat-reference §3.2
+"""The real `mem0ai` 2.2.1 `MemoryClient` against a running server: every method of the client
 except chat, webhooks and profiles, each checked for its effect."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The exact keys of the platform answers (compat-reference §4), in wire order, with what is null and what is
+"""The exact keys of the platform answers, in wire order, with what is null and what is
 absent, for each variant a request picks; and the OpenAPI description of them: every platform route declares a
 typed response model. (The mem0ai clients beside this file check behaviour; they do not pin keys.)
 

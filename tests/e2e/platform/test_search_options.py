@@ -1,4 +1,4 @@
-"""The search options the clients send (compat-reference §4.3, §4.6), on both backends and every search route:
+"""The search options the clients send, on both backends and every search route:
 `rerank` re-scores the candidates with the reranker, `keyword_search` false searches by meaning alone, and
 `reference_date` is the now the query's time phrases are resolved against; a bad `reference_date` is a 400."""
 

@@ -1,4 +1,4 @@
-"""The platform surface (service-interface.md, surface A): `/v1/`, `/v2/`, `/v3/` and `/api/v1/orgs/` routes,
+"""The platform surface: `/v1/`, `/v2/`, `/v3/` and `/api/v1/orgs/` routes,
 authenticated by `Authorization: Token <project key>`. `PLATFORM_ROUTERS` is what the app includes."""
 
 from __future__ import annotations

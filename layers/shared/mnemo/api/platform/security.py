@@ -1,5 +1,5 @@
 """The platform caller: `Authorization: Token <project key>` resolved to the key's user and the project it
-targets (service-interface.md, Authentication A). No other scheme opens the platform routes; AUTH_DISABLED
+targets. No other scheme opens the platform routes; AUTH_DISABLED
 does not either, since every platform call needs a tenant."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Request bodies of the self-hosted routes (compat-reference §1.4): memories and search, then accounts
+"""Request bodies of the self-hosted routes: memories and search, then accounts
 (/auth, /users, /api-keys). Their answers are in responses.py."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Response models of the platform surface (compat-reference §3–§4), and their converters from domain objects.
+"""Response models of the platform surface, and their converters from domain objects.
 
 - `common`: the DRF page `Page[T]`, the `{"results": ...}` envelopes, and `select` (the `fields` projection).
 - `memories`: memories, search hits, history, and the answers of adds and deletes.

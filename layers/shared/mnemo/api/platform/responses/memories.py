@@ -1,4 +1,4 @@
-"""Answers of the platform memory routes (compat-reference §4.2–§4.6): the memory object, search hits, history
+"""Answers of the platform memory routes: the memory object, search hits, history
 entries, and what adds and deletes answer.
 
 A list or search item is the full object, or — when the request's `fields` names some — a selection with only

@@ -1,4 +1,4 @@
-"""Answers of the platform routes over a project's data beside single memories (compat-reference §3.1, §4.7):
+"""Answers of the platform routes over a project's data beside single memories:
 ping, entities, events, exports, summary, stats and feedback."""
 
 from __future__ import annotations

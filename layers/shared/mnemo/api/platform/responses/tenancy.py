@@ -1,5 +1,4 @@
-"""Answers of the organization, project, member and project-key routes (compat-reference §4.7,
-service-interface.md: project member, project settings)."""
+"""Answers of the organization, project, member and project-key routes."""
 
 from __future__ import annotations
 

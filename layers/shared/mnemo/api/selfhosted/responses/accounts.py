@@ -1,4 +1,4 @@
-"""Answers of the account routes: /auth, /users, /api-keys (compat-reference §1.2, §1.4)."""
+"""Answers of the account routes: /auth, /users, /api-keys."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Answers of the configuration and admin routes: /configure, /entities, /requests (compat-reference §1.4)."""
+"""Answers of the configuration and admin routes: /configure, /entities, /requests."""
 
 from __future__ import annotations
 

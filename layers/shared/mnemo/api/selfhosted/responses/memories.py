@@ -1,4 +1,4 @@
-"""Answers of the memory routes: /memories, /search (compat-reference §1.4–§1.5, the OSS memory shape).
+"""Answers of the memory routes: /memories, /search.
 
 Keys are declared in wire order. The optional keys of a memory (user_id … state, sources, score_details) are
 sent only when they apply: the converters (`of`) set only those keys and the routes use

@@ -1,4 +1,4 @@
-"""The platform filter grammar (compat-reference §4.9), checked and translated into mnemo's own grammar.
+"""The platform filter grammar, checked and translated into mnemo's own grammar.
 
 Allowed keys: AND, OR, NOT (an object or a list), the entity ids (eq, ne, in, "*"), created_at, updated_at,
 timestamp (= created_at) and expiration_date (gt, gte, lt, lte, ne, in; a bare value for equality),

@@ -1,6 +1,6 @@
 """Tenancy use cases: users, organizations, projects, members and roles, project API keys, and who may do what.
 
-Roles (service-interface.md): READER views and searches; OWNER does everything, including settings, members
+Roles: READER views and searches; OWNER does everything, including settings, members
 and keys. A user's role in a project is their project membership's role; an organization OWNER is also an
 OWNER of every project of the organization, and an organization READER a READER of them. A caller with no
 role in an organization or project gets NotFoundError, exactly as if it did not exist.
