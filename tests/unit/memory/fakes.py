@@ -63,17 +63,20 @@ class WordEmbedder:
 
 class ScriptedLLM:
     """An LLM answering each completion with the next reply of its script (a dict is answered as its JSON); each
-    call uses 10 input and 5 output tokens. `asked`: the messages of each call."""
+    call uses 10 input and 5 output tokens. `asked`: the messages of each call; `truncated`: which replies are cut
+    off."""
 
     name = "scripted"
 
     def __init__(self, *replies: str | dict[str, Any]) -> None:
         self.replies = [r if isinstance(r, str) else json.dumps(r) for r in replies]
         self.asked: list[list[ChatMessage]] = []
+        self.truncated: list[bool] = []  # whether each reply, in order, is cut off at the output limit
 
     def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         self.asked.append(messages)
-        return Completion(self.replies.pop(0), LLMUsage.of_call(10, 5))
+        cut = self.truncated.pop(0) if self.truncated else False
+        return Completion(self.replies.pop(0), LLMUsage.of_call(10, 5), cut)
 
 
 class ListAccessLog:

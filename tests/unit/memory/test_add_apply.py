@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mnemo.domain.memory import Event, LifecycleState, MemoryRecord, SourceMessage
 from mnemo.services.commands import AddResult
-from mnemo.services.memory.add.apply import Applying
+from mnemo.services.memory.add.apply import Applying, related
 from mnemo.services.memory.add.decide import Decision
 from mnemo.services.memory.erase import Erasing
 from tests.unit.memory.fakes import ALICE, Namespace
@@ -78,3 +78,24 @@ def test_a_decision_on_a_memory_no_longer_active_is_left_alone(ns: Namespace) ->
     decisions = [Decision(Event.UPDATE, "Likes green tea", "0"), Decision(Event.DELETE, "", "0")]
     assert applying(ns).apply(decisions, {"0": tea}, [], {}, {}, []) == []
     assert ns.memories()["Likes tea"].state is LifecycleState.MERGED
+
+
+def test_a_delete_whose_replacement_is_about_something_else_keeps_the_memory(ns: Namespace) -> None:
+    # Given a memory about home and a new fact about drinks, which the LLM says replaced it
+    paris = ns.put("Lives in Paris")
+    fresh = [added(ns, "Drinks green tea")]
+    decisions = [Decision(Event.DELETE, "", "0", replaced_by=0)]
+    embedded = applying(ns).embedded_for(decisions, {"0": paris})
+
+    results = applying(ns).apply(decisions, {"0": paris}, fresh, embedded, {}, ["Drinks green tea"])
+
+    # Then the true fact is not hidden behind an unrelated one
+    assert results == []
+    assert ns.memories()["Lives in Paris"].state is LifecycleState.ACTIVE
+
+
+def test_facts_are_related_by_a_slot_a_word_a_claim_or_their_closeness() -> None:
+    assert related("Lives in Lisbon", "Moved to Porto", 0.0)  # both of home
+    assert related("Drinks black tea", "Drinks green tea now", 0.0)  # a word
+    assert related("Likes jazz", "Prefers opera", 0.5)  # close
+    assert not related("Lives in Lisbon", "Likes jazz", 0.05)

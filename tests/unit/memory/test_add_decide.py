@@ -10,7 +10,7 @@ import pytest
 
 from mnemo.domain.memory import Event
 from mnemo.errors import ProviderError
-from mnemo.services.memory.add.decide import Decision, decide
+from mnemo.services.memory.add.decide import Decision, decide, with_unmentioned
 from tests.unit.memory.fakes import ScriptedLLM
 
 EXISTING = {"0": "Lives in Paris", "1": "Likes tea"}
@@ -62,7 +62,20 @@ def test_a_delete_names_its_replacement_only_by_the_number_of_a_fact(by: Any) ->
     assert delete.replaced_by is None
 
 
-def test_a_reply_without_a_list_is_a_provider_error() -> None:
-    with pytest.raises(ProviderError):
-        decided_reply = ScriptedLLM({"memory": {"id": "0"}})
-        decide(decided_reply, EXISTING, FACTS)
+def test_a_reply_without_a_list_is_asked_for_once_more_then_is_a_provider_error() -> None:
+    llm = ScriptedLLM({"memory": {"id": "0"}}, {"memory": {"id": "0"}})
+    with pytest.raises(ProviderError, match="'memory' is not a list"):
+        decide(llm, EXISTING, FACTS)
+    assert len(llm.asked) == 2
+
+
+def test_a_fact_the_reply_leaves_out_is_added_rather_than_lost() -> None:
+    decisions = [
+        Decision(Event.UPDATE, "Lives in Porto, Portugal", "0"),
+        Decision(Event.DELETE, "", "1", replaced_by=2),
+    ]
+    facts = ["Moved to Porto", "Drinks green tea", "Sold the car"]
+
+    completed = with_unmentioned(decisions, facts)
+
+    assert completed == [*decisions, Decision(Event.ADD, "Drinks green tea", None)]

@@ -55,7 +55,30 @@ def test_a_reply_in_a_code_fence_is_read() -> None:
     assert facts == [ExtractedFact("Lives in Lisbon")]
 
 
-@pytest.mark.parametrize("reply", [{"facts": "Lives in Lisbon"}, "not json at all"])
-def test_a_reply_without_a_list_of_facts_is_a_provider_error(reply: Any) -> None:
-    with pytest.raises(ProviderError):
-        extract(reply)
+def test_a_reply_without_a_list_of_facts_is_asked_for_once_more() -> None:
+    llm = ScriptedLLM({"facts": "Lives in Lisbon"}, {"facts": ["Lives in Lisbon"]})
+    facts = extract_facts(llm, CONVERSATION, instructions=None, multilingual=False, today=date(2025, 5, 1))
+    assert facts == [ExtractedFact("Lives in Lisbon")]
+    assert len(llm.asked) == 2
+
+
+def test_a_reply_that_is_not_json_is_asked_for_once_more_then_is_a_provider_error() -> None:
+    llm = ScriptedLLM("not json at all", "still not json")
+    with pytest.raises(ProviderError, match="JSON object"):
+        extract_facts(llm, CONVERSATION, instructions=None, multilingual=False, today=date(2025, 5, 1))
+    assert len(llm.asked) == 2
+
+
+def test_a_reply_cut_off_at_the_output_limit_is_asked_for_once_more() -> None:
+    llm = ScriptedLLM('{"facts": ["Lives in Lis', {"facts": ["Lives in Lisbon"]})
+    llm.truncated = [True, False]
+    facts = extract_facts(llm, CONVERSATION, instructions=None, multilingual=False, today=date(2025, 5, 1))
+    assert facts == [ExtractedFact("Lives in Lisbon")]
+    assert len(llm.asked) == 2
+
+
+def test_a_reply_cut_off_twice_is_a_provider_error_that_says_so() -> None:
+    llm = ScriptedLLM({"facts": []}, {"facts": []})
+    llm.truncated = [True, True]
+    with pytest.raises(ProviderError, match="cut off"):
+        extract_facts(llm, CONVERSATION, instructions=None, multilingual=False, today=date(2025, 5, 1))

@@ -9,7 +9,8 @@ import pytest
 
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.memory import Event, Scope
-from mnemo.errors import ValidationError
+from mnemo.errors import ProviderError, ValidationError
+from mnemo.ports.llm import ChatMessage, Completion
 from mnemo.services.commands import AddCommand, AddResult, Message
 from mnemo.services.llm_usage import UsageMeter
 from mnemo.services.memory.add.categorizing import Categorizing
@@ -69,3 +70,28 @@ def test_a_procedural_add_is_summarised_by_the_llm(make_namespace: Any) -> None:
     ns = make_namespace(llm=ScriptedLLM("Task: plan a hike."))
     (result,) = add(ns, AddCommand(SAID, Scope(user_id="alice", agent_id="bot"), procedural=True))
     assert result.record.text == "Task: plan a hike."
+
+
+def test_an_llm_answer_that_cannot_be_read_twice_leaves_the_add_to_the_extractor(make_namespace: Any) -> None:
+    llm = ScriptedLLM('{"facts": ["Lives in', '{"facts": ["Lives in')
+    llm.truncated = [True, True]
+    ns = make_namespace(llm=llm)
+
+    results = add(ns, AddCommand(SAID, ALICE))
+
+    assert [r.record.text for r in results] == ["I live in Paris.", "I love hiking in the Alps."]
+    assert len(llm.asked) == 2
+
+
+def test_a_provider_that_is_down_is_still_an_error(make_namespace: Any) -> None:
+    ns = make_namespace(llm=FailingLLM())
+    with pytest.raises(ProviderError, match="down"):
+        add(ns, AddCommand(SAID, ALICE))
+    assert ns.memories() == {}
+
+
+class FailingLLM:
+    name = "failing"
+
+    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+        raise ProviderError("The provider is down.", "provider_unavailable")

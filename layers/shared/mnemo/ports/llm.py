@@ -15,11 +15,12 @@ class ChatMessage(TypedDict):
 
 @dataclass(frozen=True, slots=True)
 class Completion:
-    """The assistant's reply text, and the usage of the one call that made it (its tokens as the provider
-    counted them: zero when it reported none)."""
+    """The assistant's reply text, the usage of the one call that made it (its tokens as the provider counted
+    them: zero when it reported none), and whether the provider cut the reply off at its output limit."""
 
     text: str
     usage: LLMUsage
+    truncated: bool = False  # the provider stopped at its output limit: the text is cut off
 
 
 class LLM(Protocol):

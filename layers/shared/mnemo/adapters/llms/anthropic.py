@@ -66,7 +66,8 @@ class AnthropicLLM:
         body = self.request_body(messages, json_mode=json_mode)
         payload = self._http.post("v1/messages", body)
         text = _reply_text(payload)
-        return Completion(_unfenced(text) if json_mode else text, reply_usage(payload))
+        cut = payload.get("stop_reason") == "max_tokens"
+        return Completion(_unfenced(text) if json_mode else text, reply_usage(payload), cut)
 
     def request_body(self, messages: list[ChatMessage], *, json_mode: bool = False) -> dict[str, Any]:
         """The Messages API request for these chat messages."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mnemo.adapters.azure_openai import AzureOpenAIConfig
-from mnemo.adapters.llms.openai import chat_body, completion_text, completion_usage
+from mnemo.adapters.llms.openai import chat_body, completion_text, completion_usage, cut_off
 from mnemo.adapters.openai_http import Pace
 from mnemo.ports.llm import ChatMessage, Completion
 
@@ -22,4 +22,4 @@ class AzureOpenAILLM:
     def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         body = chat_body(messages, self.config.temperature, self.config.max_tokens, json_mode=json_mode)
         payload = self._http.post("chat/completions", body)
-        return Completion(completion_text(payload), completion_usage(payload))
+        return Completion(completion_text(payload), completion_usage(payload), cut_off(payload))

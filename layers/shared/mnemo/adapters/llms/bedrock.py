@@ -50,7 +50,7 @@ class BedrockLLM:
         except (KeyError, TypeError) as exc:
             raise ProviderError("Amazon Bedrock returned no message.", "provider_bad_response") from exc
         text = "".join(part.get("text", "") for part in parts)
-        return Completion(text, converse_usage(response))
+        return Completion(text, converse_usage(response), response.get("stopReason") == "max_tokens")
 
 
 def converse_usage(response: Any) -> LLMUsage:

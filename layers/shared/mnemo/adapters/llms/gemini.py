@@ -34,7 +34,10 @@ class GeminiLLM:
 
     def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         payload = self._http.model_call(self.config.model, "generateContent", self.request(messages, json_mode))
-        return Completion(reply_text(payload), reply_usage(payload))
+        candidates = payload.get("candidates")
+        first = candidates[0] if isinstance(candidates, list) and candidates else None
+        cut = isinstance(first, dict) and first.get("finishReason") == "MAX_TOKENS"
+        return Completion(reply_text(payload), reply_usage(payload), cut)
 
     def request(self, messages: list[ChatMessage], json_mode: bool) -> dict[str, Any]:
         """The generateContent body: system messages as `systemInstruction`, the others as `contents`."""

@@ -57,4 +57,5 @@ class OllamaLLM:
             raise ProviderError("Provider returned no completion text.", "provider_bad_response")
         # Ollama counts the prompt's tokens (`prompt_eval_count`, left out when the whole prompt was cached) and the
         # reply's (`eval_count`).
-        return Completion(content, LLMUsage.of_call(payload.get("prompt_eval_count"), payload.get("eval_count")))
+        usage = LLMUsage.of_call(payload.get("prompt_eval_count"), payload.get("eval_count"))
+        return Completion(content, usage, payload.get("done_reason") == "length")

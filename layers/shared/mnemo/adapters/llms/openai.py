@@ -30,7 +30,7 @@ class OpenAILLM:
             **chat_body(messages, self.config.temperature, self.config.max_tokens, json_mode=json_mode),
         }
         payload = self._http.post("chat/completions", body)
-        return Completion(completion_text(payload), completion_usage(payload))
+        return Completion(completion_text(payload), completion_usage(payload), cut_off(payload))
 
 
 def chat_body(
@@ -41,6 +41,13 @@ def chat_body(
     if json_mode:
         body["response_format"] = {"type": "json_object"}
     return body
+
+
+def cut_off(payload: dict[str, Any]) -> bool:
+    """Whether the reply stopped at `max_tokens` (finish_reason "length"): its text is cut off."""
+    choices = payload.get("choices")
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    return isinstance(choice, dict) and choice.get("finish_reason") == "length"
 
 
 def completion_text(payload: dict[str, Any]) -> str:

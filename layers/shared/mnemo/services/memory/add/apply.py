@@ -10,13 +10,16 @@ from dataclasses import replace
 import numpy as np
 
 from mnemo.domain.claims import claims
+from mnemo.domain.life_slots import share_a_slot
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, SourceMessage
 from mnemo.ports.embedder import Vectors
 from mnemo.services.commands import AddResult
+from mnemo.services.extraction.wording import content_words
 from mnemo.services.memory.add.decide import Decision
 from mnemo.services.memory.erase import Erasing
 from mnemo.services.memory.parts import MemoryParts
 
+RELATED_COSINE = 0.2  # below it, two facts of no shared slot, word or claim are about different things
 Sources = dict[str, tuple[SourceMessage, ...]]  # a fact's text -> the sources it cites
 
 
@@ -58,7 +61,8 @@ class Applying:
                     results.append(self._rewrite(current, decision.text, embedded[decision.text], cited))
                 elif decision.event is Event.DELETE:
                     named = facts[decision.replaced_by] if decision.replaced_by is not None else None
-                    results.append(self._retire(current, fresh, embedded, named))
+                    retired = self._retire(current, fresh, embedded, named)
+                    results.extend([retired] if retired is not None else [])
         return results
 
     def _rewrite(
@@ -72,11 +76,12 @@ class Applying:
 
     def _retire(
         self, record: MemoryRecord, replacements: list[AddResult], embedded: dict[str, Vectors], named: str | None
-    ) -> AddResult:
+    ) -> AddResult | None:
         """A memory the new facts made false: superseded by the new memory that replaced it, or deleted when none
         did. The one replacing it: the new memory of the fact the LLM named (`named`), else one whose claim
-        conflicts with the memory's (mnemo.domain.claims), else the closest. `embedded`: the vectors of the texts
-        involved, computed before the add wrote anything."""
+        conflicts with the memory's (mnemo.domain.claims), else the closest. None, and the memory kept, when that
+        one is about something else (`related`): a wrong DELETE must not hide a true fact behind an unrelated one.
+        `embedded`: the vectors of the texts involved, computed before the add wrote anything."""
         if not replacements:
             self._erasing.erase([record])
             return AddResult(record, Event.DELETE)
@@ -87,10 +92,23 @@ class Applying:
         target = embedded[record.text]
         closest = replacements[int(np.argmax([embedded[r.record.text] @ target for r in replacements]))].record
         successor = _successor(record, [r.record for r in replacements], named) or closest
+        if not related(record.text, successor.text, float(embedded[successor.text] @ target)):
+            return None
         superseded = record.changed(state=LifecycleState.SUPERSEDED, replaced_by=successor.id)
         self._parts.store.replace(superseded, None, history)
         self._parts.index.upsert([superseded], target[None, :])  # still found by a read that asks for superseded ones
         return AddResult(superseded, Event.DELETE)
+
+
+def related(old: str, new: str, cosine: float) -> bool:
+    """Whether a new fact can be what made an old memory false: both speak of one part of a life (home, work,
+    partner, ...: mnemo.domain.life_slots), their claims conflict, they share a content word, or their embeddings
+    are not far apart."""
+    if cosine >= RELATED_COSINE or share_a_slot(old, new):
+        return True
+    if set(content_words(old)) & set(content_words(new)):
+        return True
+    return any(n.conflicts(o) for n in claims(new) for o in claims(old))
 
 
 def _naming(decisions: list[Decision], event: Event, refs: dict[str, MemoryRecord]) -> list[Decision]:

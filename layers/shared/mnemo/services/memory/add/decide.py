@@ -11,7 +11,8 @@ from typing import Any
 from mnemo.domain.memory import Event
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import LLM
-from mnemo.services.llm_json import parse_json_reply
+from mnemo.services.extraction.wording import content_words
+from mnemo.services.llm_json import json_reply
 from mnemo.services.memory.add import prompts
 
 _ON_MEMORIES = (Event.UPDATE, Event.DELETE, Event.NONE)  # the events that name an existing memory
@@ -29,11 +30,25 @@ def decide(llm: LLM, existing: dict[str, str], facts: list[str]) -> list[Decisio
     """The LLM's decision for each new fact against the `existing` memories (temporary id -> text)."""
     listing = json.dumps([{"id": k, "text": v} for k, v in existing.items()], ensure_ascii=False)
     prompt = prompts.UPDATE_DECISION.format(existing=listing, facts=json.dumps(facts, ensure_ascii=False))
-    reply = parse_json_reply(llm.complete([{"role": "user", "content": prompt}], json_mode=True).text)
+    reply = json_reply(llm, [{"role": "user", "content": prompt}], "memory")
     items = reply.get("memory", [])
     if not isinstance(items, list):
         raise ProviderError("The LLM's 'memory' is not a list.", code="provider_bad_response")
     return [decision for item in items if (decision := _decision(item, existing, facts)) is not None]
+
+
+def with_unmentioned(decisions: list[Decision], facts: list[str]) -> list[Decision]:
+    """The decisions, and an ADD for each fact none of them speaks of: a fact the reply left out is added rather
+    than lost. A decision speaks of a fact when its text shares a content word with the fact, or when it is a DELETE
+    naming the fact as what replaced the memory."""
+    said = set().union(*(content_words(d.text) for d in decisions))
+    named = {d.replaced_by for d in decisions if d.event is Event.DELETE}
+    missing = [
+        Decision(Event.ADD, fact, None)
+        for i, fact in enumerate(facts)
+        if i not in named and not said & set(content_words(fact))
+    ]
+    return [*decisions, *missing]
 
 
 def _decision(item: Any, existing: dict[str, str], facts: list[str]) -> Decision | None:

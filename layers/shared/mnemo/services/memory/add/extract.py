@@ -12,7 +12,7 @@ from typing import Any
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.services.commands import Category
-from mnemo.services.llm_json import parse_json_reply
+from mnemo.services.llm_json import json_reply
 from mnemo.services.memory.add import prompts
 
 
@@ -40,11 +40,8 @@ def extract_facts(
     plain strings is still read: its facts then have no categories and no sources)."""
     system = _system_prompt(instructions, multilingual, today, categories)
     transcript = "\n".join(f"[{i}] {m['role']}: {m['content']}" for i, m in conversation)
-    reply = parse_json_reply(
-        llm.complete(
-            [{"role": "system", "content": system}, {"role": "user", "content": transcript}], json_mode=True
-        ).text
-    )
+    asked: list[ChatMessage] = [{"role": "system", "content": system}, {"role": "user", "content": transcript}]
+    reply = json_reply(llm, asked, "facts")
     facts = reply.get("facts", [])
     if not isinstance(facts, list):
         raise ProviderError("The LLM's 'facts' is not a list.", code="provider_bad_response")

@@ -1,6 +1,7 @@
-"""An inferred add with an LLM: extract the facts (extract.py), show the LLM the active memories closest to them
-and let it decide ADD, UPDATE, DELETE or NONE per fact (decide.py), file the new memories (filing.py), then apply
-the decisions on the memories they name (apply.py). Every provider call comes before the first write."""
+"""An inferred add with an LLM: extract the facts (extract.py), keep those the conversation supports (grounding.py),
+show the LLM the active memories closest to them and let it decide ADD, UPDATE, DELETE or NONE per fact (decide.py),
+file the new memories (filing.py), then apply the decisions on the memories they name (apply.py). Every provider call
+comes before the first write."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.services.commands import AddCommand, AddResult
 from mnemo.services.memory.add.apply import Applying, Sources
-from mnemo.services.memory.add.decide import Decision, decide
+from mnemo.services.memory.add.decide import Decision, decide, with_unmentioned
 from mnemo.services.memory.add.extract import ExtractedFact, extract_facts
 from mnemo.services.memory.add.filing import Filing
+from mnemo.services.memory.add.grounding import grounded_sources
 from mnemo.services.memory.add.instructions import extraction_instructions
 from mnemo.services.memory.add.pending import PendingAdd
-from mnemo.services.memory.add.provenance import cited_sources
 from mnemo.services.memory.parts import MemoryParts
 from mnemo.services.memory.scoping import active_in
 
@@ -37,13 +38,16 @@ class InferredAdd:
             today=now().date(),
             categories=add.category_set,
         )
+        grounded = {x.text: s for x in extracted if (s := grounded_sources(command.messages, x.text, x.sources))}
+        extracted = [x for x in extracted if x.text in grounded]
         if not extracted:
             return []
         facts = [x.text for x in extracted]
         refs = {str(i): record for i, record in enumerate(self._related(self._parts.embed(facts), add.scope))}
-        decisions = decide(llm, {k: r.text for k, r in refs.items()}, facts)
+        decisions = with_unmentioned(decide(llm, {k: r.text for k, r in refs.items()}, facts), facts)
+        sources = _sources(command, grounded, decisions)
+        decisions = [d for d in decisions if d.event is not Event.ADD or sources[d.text]]
         embedded = self._applying.embedded_for(decisions, refs)
-        sources = _sources(command, extracted, decisions)
         new = _new_records(add, extracted, decisions, sources)
         added = self._filing.store_new(new, add)
         fresh = [r for r in added if r.event is Event.ADD]
@@ -81,7 +85,7 @@ def _new_records(
     ]
 
 
-def _sources(command: AddCommand, extracted: list[ExtractedFact], decisions: list[Decision]) -> Sources:
-    """What each decided fact cites: the messages the LLM named for it, checked (provenance.py)."""
-    cited = {x.text: x.sources for x in extracted}
-    return {d.text: cited_sources(command.messages, d.text, cited.get(d.text, ())) for d in decisions}
+def _sources(command: AddCommand, grounded: Sources, decisions: list[Decision]) -> Sources:
+    """What each decided text cites: an extracted fact's grounded sources, else the user's sentence that supports
+    it (grounding.py); empty for a text of the decision the conversation does not support."""
+    return {d.text: grounded.get(d.text) or grounded_sources(command.messages, d.text, ()) for d in decisions}

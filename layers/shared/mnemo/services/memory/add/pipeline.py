@@ -1,12 +1,14 @@
 """One add, from its command to its results: checked, its metadata without identity fields, its categories decided
 (pending.py), then one of four paths — a procedural summary (procedural.py), verbatim (verbatim.py), the statements
-of the extractor when there is no LLM (statements.py), or the LLM's facts and decisions (inferred.py)."""
+of the extractor when there is no LLM (statements.py), or the LLM's facts and decisions (inferred.py) — with the
+extractor's statements instead when the LLM's answer cannot be read even when asked twice."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 
-from mnemo.errors import ValidationError
+from mnemo.errors import ProviderError, ValidationError
 from mnemo.ports.llm import LLM
 from mnemo.services.commands import AddCommand, AddResult, check_topics
 from mnemo.services.llm_usage import UsageMeter
@@ -22,6 +24,8 @@ from mnemo.services.memory.add.verbatim import add_verbatim
 from mnemo.services.memory.erase import Erasing
 from mnemo.services.memory.metadata import strip_identity
 from mnemo.services.memory.parts import MemoryParts
+
+logger = logging.getLogger(__name__)
 
 
 class AddPipeline:
@@ -47,7 +51,15 @@ class AddPipeline:
             return add_verbatim(add, self._filing)
         if llm is None:
             return self._statements.add(add)
-        return self._inferred.add(add, llm)
+        try:
+            return self._inferred.add(add, llm)
+        except ProviderError as error:
+            if error.code != "provider_bad_response":
+                raise
+            # Asked twice, the LLM gave no answer to read (cut off, or not the JSON asked for); it wrote nothing
+            # yet, so the add is the rule-based extractor's rather than lost.
+            logger.warning("the LLM's answer could not be read (%s); the add uses the rule-based extractor", error)
+            return self._statements.add(add)
 
     def _llm(self, meter: UsageMeter | None) -> LLM | None:
         """The LLM in use, counting its usage on `meter` when there is one."""

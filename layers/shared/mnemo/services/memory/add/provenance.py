@@ -21,7 +21,7 @@ def cited_sources(messages: Sequence[Message], fact: str, numbers: Sequence[int]
     with the fact, or every user message when none shares any."""
     usable = [n for n in dict.fromkeys(numbers) if 0 <= n < len(messages) and _citable(messages[n])]
     if any(messages[n].role == "user" for n in usable):
-        return tuple(_best_sentence(messages[n], n, fact)[0] for n in usable)
+        return tuple(best_sentence(messages[n], n, fact)[0] for n in usable)
     return _searched(messages, fact)
 
 
@@ -29,7 +29,7 @@ def _searched(messages: Sequence[Message], fact: str) -> tuple[SourceMessage, ..
     """The one sentence of the user's messages sharing most words with the fact, or every user message when none
     shares any."""
     users = [n for n, m in enumerate(messages) if m.role == "user" and m.content.strip()]
-    best = [_best_sentence(messages[n], n, fact) for n in users]
+    best = [best_sentence(messages[n], n, fact) for n in users]
     shared = [b for b in best if b[1] > 0]
     if shared:
         return (max(shared, key=lambda b: b[1])[0],)
@@ -45,7 +45,7 @@ def _citable(message: Message) -> bool:
     return message.role != "system" and bool(message.content.strip())
 
 
-def _best_sentence(message: Message, index: int, fact: str) -> tuple[SourceMessage, int]:
+def best_sentence(message: Message, index: int, fact: str) -> tuple[SourceMessage, int]:
     """The sentence of the message that shares most content words with the fact (the first of equals), with how many
     it shares; the whole message when it shares none."""
     wanted = set(content_words(fact))

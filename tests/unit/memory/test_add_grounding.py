@@ -1,0 +1,55 @@
+"""Whether a fact the LLM extracted is in the conversation (services/memory/add/grounding.py): said by the user, in
+words the messages hold."""
+
+from __future__ import annotations
+
+from mnemo.services.commands import Message
+from mnemo.services.memory.add.grounding import grounded_sources, names, supports
+
+MESSAGES = [
+    Message("system", "You are helpful."),
+    Message("user", "I moved to Porto last year. I love the tiles."),
+    Message("assistant", "Porto is lovely. Lisbon is a great choice for a weekend too."),
+    Message("user", "Thanks!"),
+]
+
+
+def test_a_fact_citing_a_user_sentence_that_says_it_keeps_that_sentence() -> None:
+    (source,) = grounded_sources(MESSAGES, "Moved to Porto last year", [1])
+    assert (source.role, source.content) == ("user", "I moved to Porto last year.")
+
+
+def test_a_fact_citing_only_an_assistant_remark_the_user_never_confirmed_is_dropped() -> None:
+    assert grounded_sources(MESSAGES, "Thinks Lisbon is a great weekend choice", [2]) == ()
+
+
+def test_an_assistant_remark_the_user_confirms_is_the_users_with_both_messages_cited() -> None:
+    said = [Message("assistant", "So you are vegetarian?"), Message("user", "Yes, for ten years.")]
+    sources = grounded_sources(said, "Is vegetarian", [0])
+    assert [(s.role, s.index) for s in sources] == [("assistant", 0), ("user", 1)]
+    denied = [Message("assistant", "So you are vegetarian?"), Message("user", "No, not at all.")]
+    assert grounded_sources(denied, "Is vegetarian", [0]) == ()
+
+
+def test_a_prompt_example_the_user_never_said_is_dropped_whatever_it_cites() -> None:
+    # The prompt's own examples, copied by a weak model: no word of them is in the conversation.
+    assert grounded_sources(MESSAGES, "Lives in Lisbon", [1]) == ()
+    assert grounded_sources(MESSAGES, "Is allergic to peanuts", [1, 3]) == ()
+    assert grounded_sources(MESSAGES, "Is allergic to peanuts", []) == ()
+
+
+def test_without_a_citation_the_users_sentence_that_supports_it_is_found() -> None:
+    (source,) = grounded_sources(MESSAGES, "Loves the tiles", [])
+    assert (source.index, source.content) == (1, "I love the tiles.")
+
+
+def test_a_name_the_fact_holds_must_be_in_the_messages_it_rests_on() -> None:
+    assert supports("I moved to Porto.", "Moved to Porto")
+    assert not supports("I moved to Porto.", "Moved to Porto with Ana")
+    assert names("Moved to Porto in March with Ana on Friday") == ["porto", "ana"]
+    assert names("User's sister is called Mia") == ["mia"]
+
+
+def test_a_fact_sharing_no_content_word_with_its_citation_is_not_supported() -> None:
+    assert not supports("Thanks!", "Is polite")
+    assert grounded_sources(MESSAGES, "Is polite", [3]) == ()
