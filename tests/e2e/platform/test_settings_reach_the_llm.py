@@ -9,7 +9,7 @@ import pytest
 from mem0 import MemoryClient
 
 from tests.e2e.platform.conftest import Server, new_tenant, wait_for_event
-from tests.support.openai_server import OpenAIServer
+from tests.support.openai_server import HTTPFailure, OpenAIServer
 
 
 @pytest.fixture(scope="module")
@@ -59,14 +59,24 @@ def test_project_settings_reach_the_extraction_prompt(server: Server, llm: OpenA
     assert "Write each fact in English." in untouched
 
 
-def test_an_llm_failure_ends_the_event_failed(server: Server, llm: OpenAIServer) -> None:
+def test_an_llm_that_refuses_the_key_ends_the_event_failed(server: Server, llm: OpenAIServer) -> None:
     tenant = new_tenant(server)
     client = MemoryClient(api_key=tenant.key, host=server.url)
-    llm.reply("this is not JSON")
+    llm.reply(HTTPFailure(401))
     queued = client.add("I live in Oslo.", user_id="alice")
     event = wait_for_event(server, tenant, queued["event_id"])
-    assert event["status"] == "FAILED" and "JSON" in event["error"]
+    assert event["status"] == "FAILED" and event["error"]
     assert client.get_all(filters={"user_id": "alice"})["count"] == 0
+
+
+def test_llm_answers_that_cannot_be_read_leave_the_add_to_the_extractor(server: Server, llm: OpenAIServer) -> None:
+    tenant = new_tenant(server)
+    client = MemoryClient(api_key=tenant.key, host=server.url)
+    llm.reply("this is not JSON", "nor is this")
+    queued = client.add("I live in Oslo.", user_id="alice")
+    event = wait_for_event(server, tenant, queued["event_id"])
+    assert event["status"] == "SUCCEEDED"
+    assert [m["memory"] for m in client.get_all(filters={"user_id": "alice"})["results"]] == ["I live in Oslo."]
 
 
 def test_the_deployments_instructions_reach_only_projects_without_their_own_settings(

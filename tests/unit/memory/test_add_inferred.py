@@ -13,6 +13,7 @@ from mnemo.services.memory.add.filing import Filing
 from mnemo.services.memory.add.inferred import InferredAdd
 from mnemo.services.memory.add.inserting import Inserting
 from mnemo.services.memory.add.merging import Merging
+from mnemo.services.memory.add.outdating import Outdating
 from mnemo.services.memory.add.pending import PendingAdd
 from mnemo.services.memory.erase import Erasing
 from tests.unit.memory.fakes import ALICE, BOB, Namespace, ScriptedLLM
@@ -22,9 +23,8 @@ SAID = [Message("system", "Be brief."), Message("user", "I moved to Porto. I dri
 
 def add(ns: Namespace, llm: ScriptedLLM, *category_set: tuple[str, str]) -> list[AddResult]:
     parts = ns.parts
-    inferred = InferredAdd(
-        parts, Filing(parts, Categorizing(parts), Merging(parts), Inserting(parts)), Applying(parts, Erasing(parts))
-    )
+    filing = Filing(parts, Categorizing(parts), Merging(parts), Inserting(parts))
+    inferred = InferredAdd(parts, filing, Applying(parts, Erasing(parts)), Outdating(parts))
     return inferred.add(PendingAdd(AddCommand(SAID, ALICE), (), category_set), llm)
 
 
@@ -86,3 +86,30 @@ def test_the_llms_categories_are_kept_and_nothing_is_decided_without_facts(ns: N
     nothing = ScriptedLLM({"facts": []})
     assert add(ns, nothing) == []
     assert len(nothing.asked) == 1  # no decision asked
+
+
+def test_the_current_fact_wins_even_when_the_llm_flags_no_change(ns: Namespace) -> None:
+    # Given an older memory of where alice lives, and an LLM that adds the new home without a word about the old
+    paris = ns.put("I live in Paris.")
+    llm = ScriptedLLM(
+        facts("I moved to Porto."), {"memory": [{"id": "new", "text": "I moved to Porto.", "event": "ADD"}]}
+    )
+
+    (result,) = add(ns, llm)
+
+    # Then the rule that the current fact wins outdates the old one, as without an LLM
+    stored = ns.memories()
+    assert (stored[paris.text].state, stored[paris.text].replaced_by) == (LifecycleState.OUTDATED, result.record.id)
+
+
+def test_a_new_fact_that_repeats_an_active_memory_is_answered_as_that_memory(ns: Namespace) -> None:
+    tea = ns.put("Drinks green tea")
+    llm = ScriptedLLM(
+        facts("Drinks green tea now"), {"memory": [{"id": "new", "text": "drinks green tea", "event": "ADD"}]}
+    )
+    ns.embedder.same["drinks green tea"] = "Drinks green tea"
+
+    (result,) = add(ns, llm)
+
+    assert (result.record.id, result.event) == (tea.id, Event.NONE)
+    assert list(ns.memories()) == ["Drinks green tea"]

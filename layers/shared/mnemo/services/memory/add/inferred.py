@@ -15,7 +15,9 @@ from mnemo.services.memory.add.extract import ExtractedFact, extract_facts
 from mnemo.services.memory.add.filing import Filing
 from mnemo.services.memory.add.grounding import grounded_sources
 from mnemo.services.memory.add.instructions import extraction_instructions
+from mnemo.services.memory.add.outdating import Outdating
 from mnemo.services.memory.add.pending import PendingAdd
+from mnemo.services.memory.add.statements import NEAR_DUPLICATE
 from mnemo.services.memory.parts import MemoryParts
 from mnemo.services.memory.scoping import active_in
 
@@ -23,10 +25,11 @@ RELATED_PER_FACT = 5  # existing memories shown to the LLM for each new fact
 
 
 class InferredAdd:
-    def __init__(self, parts: MemoryParts, filing: Filing, applying: Applying) -> None:
+    def __init__(self, parts: MemoryParts, filing: Filing, applying: Applying, outdating: Outdating) -> None:
         self._parts = parts
         self._filing = filing
         self._applying = applying
+        self._outdating = outdating
 
     def add(self, add: PendingAdd, llm: LLM) -> list[AddResult]:
         command = add.command
@@ -49,9 +52,38 @@ class InferredAdd:
         decisions = [d for d in decisions if d.event is not Event.ADD or sources[d.text]]
         embedded = self._applying.embedded_for(decisions, refs)
         new = _new_records(add, extracted, decisions, sources)
-        added = self._filing.store_new(new, add)
+        vectors = self._parts.embed([r.text for r in new]) if new else None
+        repeats: list[AddResult] = []
+        if vectors is not None:
+            new, vectors, repeats = self._not_repeated(new, vectors, add.scope)
+        added = [*self._filing.store_new(new, add, vectors), *repeats]
         fresh = [r for r in added if r.event is Event.ADD]
-        return [*added, *self._applying.apply(decisions, refs, fresh, embedded, sources, facts)]
+        results = [*added, *self._applying.apply(decisions, refs, fresh, embedded, sources, facts)]
+        if vectors is not None:  # the current fact wins on this path too, whatever the LLM flagged
+            by_text = {r.text: v for r, v in zip(new, vectors, strict=True)}
+            still = [(r.record, by_text[r.record.text]) for r in fresh if r.record.text in by_text]
+            self._outdating.outdate_replaced(still, add.scope)
+        return results
+
+    def _not_repeated(
+        self, records: list[MemoryRecord], vectors: Vectors, scope: Scope
+    ) -> tuple[list[MemoryRecord], Vectors, list[AddResult]]:
+        """The new records that repeat neither an earlier one of the add nor an active memory of the scope (cosine
+        at or above NEAR_DUPLICATE, as on the extractor's path), with their embeddings; and the memories repeated,
+        answered as NONE."""
+        scope_filter = active_in(scope)
+        kept: list[int] = []
+        repeated: dict[str, AddResult] = {}
+        for i, vector in enumerate(vectors):
+            if any(float(vector @ vectors[k]) >= NEAR_DUPLICATE for k in kept):
+                continue
+            nearest = self._parts.index.search(vector, "", scope_filter, 1)
+            existing = self._parts.store.get(nearest[0].memory_id) if nearest else None
+            if existing is not None and nearest[0].semantic >= NEAR_DUPLICATE:
+                repeated.setdefault(existing.id, AddResult(existing, Event.NONE))
+                continue
+            kept.append(i)
+        return [records[i] for i in kept], vectors[kept], list(repeated.values())
 
     def _related(self, fact_vectors: Vectors, scope: Scope) -> list[MemoryRecord]:
         """The active memories of the scope closest to each new fact, each once, in the order found; not the

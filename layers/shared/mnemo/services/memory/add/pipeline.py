@@ -33,8 +33,9 @@ class AddPipeline:
         """`erasing`: what erases a memory the LLM decided to DELETE when the add stored nothing to replace it."""
         self._parts = parts
         self._filing = filing
-        self._statements = StatementsAdd(parts, filing, Topics(parts), Outdating(parts))
-        self._inferred = InferredAdd(parts, filing, Applying(parts, erasing))
+        outdating = Outdating(parts)
+        self._statements = StatementsAdd(parts, filing, Topics(parts), outdating)
+        self._inferred = InferredAdd(parts, filing, Applying(parts, erasing), outdating)
 
     def add(self, command: AddCommand, meter: UsageMeter | None) -> list[AddResult]:
         """Store what the add says (its size was checked where it was made). Every provider call happens before
