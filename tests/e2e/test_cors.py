@@ -191,15 +191,14 @@ def test_a_value_that_is_not_an_origin_is_refused_at_start(monkeypatch: pytest.M
 def test_mnemo_serve_allows_the_configured_origins(
     monkeypatch: pytest.MonkeyPatch, container: Container, tmp_path: Any
 ) -> None:
-    import uvicorn
-
     import mnemo.composition.container as composition
+    from mnemo.entrypoints import http_server
 
     settings_from(monkeypatch, DASHBOARD_URL="https://dash.example.com", MNEMO_CORS_ORIGINS=OTHER_APP)
     monkeypatch.setenv("AUTH_DISABLED", "true")
     served: list[Any] = []
     monkeypatch.setattr(composition, "build_container", lambda _settings: _Unclosed(container))
-    monkeypatch.setattr(uvicorn, "run", lambda app, **_options: served.append(app))
+    monkeypatch.setattr(http_server, "run", lambda config: served.append(config.app))
     args = argparse.Namespace(host=None, port=None, data_dir=tmp_path / "data")
     assert cli._serve(args) == 0
     with TestClient(served[0]) as client:

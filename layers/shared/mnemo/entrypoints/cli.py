@@ -170,8 +170,6 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     settings = with_jwt_secret(settings)
-    import uvicorn
-
     if settings.http_workers > 1:
         # Each worker process builds its own container from the environment (mnemo.entrypoints.http_workers).
         os.environ.update({"MNEMO_DATA_DIR": str(settings.data_dir), "MNEMO_HTTP_WORKERS": str(settings.http_workers)})
@@ -187,6 +185,7 @@ def _serve(args: argparse.Namespace) -> int:
         return serve_workers(
             settings.host, settings.port, settings.http_workers, settings.log_level, pin=settings.pin_workers
         )
+    from mnemo.entrypoints import http_server
     from mnemo.entrypoints.http_workers import serving_app
 
     app, container = serving_app(settings)
@@ -194,7 +193,8 @@ def _serve(args: argparse.Namespace) -> int:
         "data in %s; serving on http://%s:%d", settings.database_path, settings.host, settings.port
     )
     try:
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
+        options = {"host": settings.host, "port": settings.port, "log_level": settings.log_level}
+        http_server.run(http_server.server_config(app, settings, **options))
     finally:
         container.close()
     return 0

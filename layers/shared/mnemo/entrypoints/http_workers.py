@@ -26,9 +26,11 @@ import sys
 import time
 from typing import Any
 
+import uvicorn
 from fastapi import FastAPI
 
 from mnemo.composition.container import Container
+from mnemo.entrypoints.http_server import server_config
 from mnemo.settings import Settings
 
 
@@ -120,10 +122,12 @@ def serve_workers(host: str, port: int, workers: int, log_level: str, *, pin: st
     """Serve `app()` from `workers` processes until SIGINT or SIGTERM (each worker then finishes its requests and
     closes its store); a worker that dies later is replaced (on the same CPU, when they are pinned: `worker_cpus`).
     The exit status: 0, or 1 when a worker failed to start."""
-    import uvicorn
-
     if not balances_reuseport():
-        uvicorn.run(APP, factory=True, host=host, port=port, workers=workers, log_level=log_level)
+        from uvicorn.supervisors import Multiprocess
+
+        options = {"host": host, "port": port, "workers": workers, "log_level": log_level}
+        config = server_config(APP, Settings(), factory=True, **options)
+        Multiprocess(config, sockets=[config.bind_socket()]).run()
         return 0
     try:
         # A plain bind first: it fails on a port anything holds, another server's group of SO_REUSEPORT sockets
@@ -209,8 +213,6 @@ class _Supervisor:
 def _worker(host: str, port: int, log_level: str, ready: Any, cpu: int | None = None) -> None:
     """One worker process: `app()` served on a listening socket of its own; `ready` set once it serves. Kept on `cpu`
     when one is given, from before its first thread (every thread it starts inherits that)."""
-    import uvicorn
-
     global _ready
     _ready = ready
     if cpu is not None:
@@ -221,5 +223,5 @@ def _worker(host: str, port: int, log_level: str, ready: Any, cpu: int | None = 
                 "worker %s cannot be kept on CPU %s (%s): it runs where the kernel puts it", os.getpid(), cpu, exc
             )
     sock = _bound(host, port, reuseport=True)
-    config = uvicorn.Config(APP, factory=True, log_level=log_level)
+    config = server_config(APP, Settings(), factory=True, log_level=log_level)
     uvicorn.Server(config).run(sockets=[sock])

@@ -1,5 +1,6 @@
-"""How `mnemo serve` serves: where its data lives, its address, its processes and threads, the request log's
-retention, and which browser origins may call it (CORS)."""
+"""How `mnemo serve` serves: where its data lives, its address, its processes and threads, the bounds of its HTTP
+server's edge (a request's head, slow and idle clients, open connections), the request log's retention, and which
+browser origins may call it (CORS)."""
 
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -57,6 +58,43 @@ class ServerSettings(BaseSettings):
         default=8,
         ge=1,
         description="mnemo serve: how many requests run their synchronous part at once (the others wait their turn).",
+    )
+    http_max_request_line_bytes: int = Field(
+        default=65_536,
+        ge=1_024,
+        description="mnemo serve: the longest request target (path and query string, as sent) in bytes; a longer one "
+        "is answered 414 and the connection closed. A `filters` query parameter at its 16,384-character bound fits "
+        "even with every character percent-encoded.",
+    )
+    http_max_header_bytes: int = Field(
+        default=8_192,
+        ge=256,
+        description="mnemo serve: the largest header (name and value) in bytes; a larger one is answered 431 and the "
+        "connection closed.",
+    )
+    http_max_headers_bytes: int = Field(
+        default=32_768,
+        ge=1_024,
+        description="mnemo serve: the bytes of all of a request's headers together; past them the request is answered "
+        "431 and the connection closed, without reading the rest.",
+    )
+    http_head_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="mnemo serve: a client must have sent a request's line and headers within this many seconds of "
+        "connecting or of the previous response, else its connection is closed.",
+    )
+    http_keep_alive_seconds: int = Field(
+        default=5,
+        ge=1,
+        description="mnemo serve: an idle keep-alive connection (nothing sent since the last response) is closed after "
+        "this many seconds.",
+    )
+    http_max_connections: int = Field(
+        default=1_000,
+        ge=1,
+        description="mnemo serve: open connections per process at most (and at most half the process's open-file "
+        "limit); past them a new connection is answered 503 at once and closed while the open ones are served.",
     )
     embed_batch_wait_ms: float = Field(
         default=1.0,
