@@ -33,16 +33,7 @@ class InferredAdd:
 
     def add(self, add: PendingAdd, llm: LLM) -> list[AddResult]:
         command = add.command
-        extracted = extract_facts(
-            llm,
-            _numbered(command),
-            instructions=extraction_instructions(command, self._parts.policy, self._parts.providers),
-            multilingual=command.multilingual,
-            today=now().date(),
-            categories=add.category_set,
-        )
-        grounded = {x.text: s for x in extracted if (s := grounded_sources(command.messages, x.text, x.sources))}
-        extracted = [x for x in extracted if x.text in grounded]
+        extracted, grounded = self._grounded_facts(add, llm)
         if not extracted:
             return []
         facts = [x.text for x in extracted]
@@ -52,18 +43,31 @@ class InferredAdd:
         decisions = [d for d in decisions if d.event is not Event.ADD or sources[d.text]]
         embedded = self._applying.embedded_for(decisions, refs)
         new = _new_records(add, extracted, decisions, sources)
-        vectors = self._parts.embed([r.text for r in new]) if new else None
-        repeats: list[AddResult] = []
-        if vectors is not None:
-            new, vectors, repeats = self._not_repeated(new, vectors, add.scope)
+        if not new:
+            return self._applying.apply(decisions, refs, [], embedded, sources, facts)
+        new, vectors, repeats = self._not_repeated(new, self._parts.embed([r.text for r in new]), add.scope)
         added = [*self._filing.store_new(new, add, vectors), *repeats]
         fresh = [r for r in added if r.event is Event.ADD]
         results = [*added, *self._applying.apply(decisions, refs, fresh, embedded, sources, facts)]
-        if vectors is not None:  # the current fact wins on this path too, whatever the LLM flagged
-            by_text = {r.text: v for r, v in zip(new, vectors, strict=True)}
-            still = [(r.record, by_text[r.record.text]) for r in fresh if r.record.text in by_text]
-            self._outdating.outdate_replaced(still, add.scope)
+        # The current fact wins on this path too, whatever the LLM flagged.
+        by_text = {r.text: v for r, v in zip(new, vectors, strict=True)}
+        still = [(r.record, by_text[r.record.text]) for r in fresh if r.record.text in by_text]
+        self._outdating.outdate_replaced(still, add.scope)
         return results
+
+    def _grounded_facts(self, add: PendingAdd, llm: LLM) -> tuple[list[ExtractedFact], Sources]:
+        """The facts the LLM extracts that the conversation supports (grounding.py), with their sources."""
+        command = add.command
+        extracted = extract_facts(
+            llm,
+            _numbered(command),
+            instructions=extraction_instructions(command, self._parts.policy, self._parts.providers),
+            multilingual=command.multilingual,
+            today=now().date(),
+            categories=add.category_set,
+        )
+        grounded = {x.text: s for x in extracted if (s := grounded_sources(command.messages, x.text, x.sources))}
+        return [x for x in extracted if x.text in grounded], grounded
 
     def _not_repeated(
         self, records: list[MemoryRecord], vectors: Vectors, scope: Scope
