@@ -3,6 +3,7 @@ new facts, apply the decisions."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from mnemo.domain.memory import Event, LifecycleState
@@ -113,3 +114,18 @@ def test_a_new_fact_that_repeats_an_active_memory_is_answered_as_that_memory(ns:
 
     assert (result.record.id, result.event) == (tea.id, Event.NONE)
     assert list(ns.memories()) == ["Drinks green tea"]
+
+
+def test_a_relative_date_the_llm_kept_is_written_as_the_date_it_means(ns: Namespace) -> None:
+    llm = ScriptedLLM(facts("Moved to Porto last month"), {"memory": []})
+    command = AddCommand(SAID, ALICE, timestamp=datetime(2026, 11, 29, tzinfo=UTC))
+    inferred = InferredAdd(
+        ns.parts,
+        Filing(ns.parts, Categorizing(ns.parts), Merging(ns.parts), Inserting(ns.parts)),
+        Applying(ns.parts, Erasing(ns.parts)),
+        Outdating(ns.parts),
+    )
+
+    (result,) = inferred.add(PendingAdd(command, (), ()), llm)
+
+    assert result.record.text == "Moved to Porto in October 2026"

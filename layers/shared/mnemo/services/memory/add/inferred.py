@@ -5,10 +5,13 @@ comes before the first write."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mnemo.domain.memory import Event, LifecycleState, MemoryRecord, Scope, now
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.services.commands import AddCommand, AddResult
+from mnemo.services.extraction.dates import resolve_dates
 from mnemo.services.memory.add.apply import Applying, Sources
 from mnemo.services.memory.add.decide import Decision, decide, with_unmentioned
 from mnemo.services.memory.add.extract import ExtractedFact, extract_facts
@@ -56,8 +59,10 @@ class InferredAdd:
         return results
 
     def _grounded_facts(self, add: PendingAdd, llm: LLM) -> tuple[list[ExtractedFact], Sources]:
-        """The facts the LLM extracts that the conversation supports (grounding.py), with their sources."""
+        """The facts the LLM extracts that the conversation supports (grounding.py), with their sources; a relative
+        date a fact keeps ("last month") is written as the date it means at the add's time, as without an LLM."""
         command = add.command
+        said_at = command.timestamp or now()
         extracted = extract_facts(
             llm,
             _numbered(command),
@@ -66,6 +71,7 @@ class InferredAdd:
             today=now().date(),
             categories=add.category_set,
         )
+        extracted = [replace(x, text=resolve_dates(x.text, said_at)) for x in extracted]
         grounded = {x.text: s for x in extracted if (s := grounded_sources(command.messages, x.text, x.sources))}
         return [x for x in extracted if x.text in grounded], grounded
 
