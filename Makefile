@@ -52,8 +52,12 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
+# The suite on a worker per core (pytest-xdist; TEST_WORKERS=0: in this process). A file's tests stay on one worker
+# (--dist loadfile), so a module's fixtures (a served platform, its moto backend) are built once. Every run prints its
+# 20 slowest tests (--durations in pyproject.toml), to keep the suite's time in view.
+TEST_WORKERS ?= auto
 unit: $(DEV_STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Write tests/fixtures/openapi.json again from the served /openapi.json (after an intended change of the API).
 openapi-snapshot: $(DEV_STAMP)

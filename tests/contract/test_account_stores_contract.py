@@ -34,6 +34,7 @@ from mnemo.ports.refresh_token_store import RefreshTokenStore
 from mnemo.ports.user_store import UserStore
 from tests.support import moto_aws
 from tests.support.dynamodb_tables import create_accounts_table
+from tests.support.waits import seconds
 
 T0 = datetime(2025, 3, 1, 12, 0, 0, 123456, tzinfo=UTC)
 
@@ -122,14 +123,14 @@ def test_add_first_stores_only_while_there_is_no_user_even_when_racing(stores: S
     won: list[bool] = []
 
     def attempt(candidate: User) -> None:
-        start.wait(timeout=10)
+        start.wait(timeout=seconds(10))
         won.append(stores.users.add_first(candidate))
 
     threads = [threading.Thread(target=attempt, args=(c,)) for c in candidates]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=30)
+        thread.join(timeout=seconds(30))
     assert sorted(won) == [False] * 7 + [True]
     assert stores.users.count() == 1
     assert stores.users.add_first(user("late@example.com")) is False
@@ -248,14 +249,14 @@ def test_concurrent_consumers_of_one_refresh_token_never_both_succeed(stores: St
     results: list[RefreshTokenRecord | None] = []
 
     def consume() -> None:
-        start.wait(timeout=10)
+        start.wait(timeout=seconds(10))
         results.append(stores.tokens.consume(record.token_hash, T0 + timedelta(seconds=1)))
 
     threads = [threading.Thread(target=consume) for _ in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=30)
+        thread.join(timeout=seconds(30))
     assert sum(r is not None for r in results) == 1
 
 

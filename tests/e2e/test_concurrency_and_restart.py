@@ -26,6 +26,7 @@ from mnemo.domain.memory import Scope
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.commands import AddCommand, Message, SearchCommand
 from mnemo.settings import Settings
+from tests.support.waits import HTTP_TIMEOUT, seconds
 
 THREADS = 8
 OPS_PER_THREAD = 25
@@ -76,7 +77,7 @@ class MixedWorker:
         self.mine: list[str] = []
 
     def run(self, start: threading.Barrier) -> None:
-        start.wait(timeout=30)
+        start.wait(timeout=seconds(30))
         try:
             self.add_the_shared_sentence()
             for j in range(OPS_PER_THREAD):
@@ -145,7 +146,7 @@ def test_concurrent_mixed_requests_all_succeed_and_every_write_is_kept(
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=120)
+        thread.join(timeout=seconds(120))
     assert not any(t.is_alive() for t in threads), "a worker hung"
 
     assert ledger.errors == []
@@ -191,7 +192,7 @@ def test_concurrent_adds_directly_against_the_service(container: Container) -> N
     lock = threading.Lock()
 
     def worker(n: int) -> None:
-        start.wait(timeout=30)
+        start.wait(timeout=seconds(30))
         try:
             for j in range(0, SERVICE_ADDS_PER_THREAD, 5):
                 batch = [f"Service thread {n} item {k} code s{n}y{k}q" for k in range(j, j + 5)]
@@ -214,7 +215,7 @@ def test_concurrent_adds_directly_against_the_service(container: Container) -> N
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=120)
+        thread.join(timeout=seconds(120))
     assert errors == []
     assert len(stored) == THREADS * SERVICE_ADDS_PER_THREAD
     everything = service.get_all(f.parse({"agent_id": "*"}), top_k=None)
@@ -371,11 +372,11 @@ def serving(data_dir: Path, log: Path, **extra_env: str) -> Iterator[str]:
     base = f"http://127.0.0.1:{port}"
     SERVED[base] = process.pid
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + seconds(60)
         while True:
             assert process.poll() is None, f"mnemo serve exited with {process.returncode}:\n{log.read_text()}"
             try:
-                if httpx.get(f"{base}/docs", timeout=2).status_code == 200:
+                if httpx.get(f"{base}/docs", timeout=seconds(2)).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
@@ -385,16 +386,16 @@ def serving(data_dir: Path, log: Path, **extra_env: str) -> Iterator[str]:
     finally:
         process.terminate()
         try:
-            process.wait(timeout=15)
+            process.wait(timeout=seconds(15))
         except subprocess.TimeoutExpired:
             process.kill()
-            process.wait(timeout=15)
+            process.wait(timeout=seconds(15))
 
 
 def test_mnemo_serve_answers_over_real_http(tmp_path: Path) -> None:
     data_dir = tmp_path / "served"
     log = tmp_path / "serve.log"
-    with serving(data_dir, log) as base, httpx.Client(base_url=base, timeout=30) as http:
+    with serving(data_dir, log) as base, httpx.Client(base_url=base, timeout=HTTP_TIMEOUT) as http:
         root = http.get("/", follow_redirects=False)
         assert root.status_code == 307
         assert root.headers["location"] == "/docs"
@@ -430,13 +431,15 @@ def test_mnemo_serve_answers_over_real_http(tmp_path: Path) -> None:
     assert (data_dir / "mnemo.sqlite3").is_file()
 
     # a second process on the same data dir sees what the first stored
-    with serving(data_dir, log) as base, httpx.Client(base_url=base, timeout=30) as http:
+    with serving(data_dir, log) as base, httpx.Client(base_url=base, timeout=HTTP_TIMEOUT) as http:
         again = ok(http.post("/search", json={"query": "tennis balls", "filters": {"user_id": "alice"}}))
         assert [r["id"] for r in again["results"]] == [memory["id"]]
 
 
 def test_mnemo_serve_help_lists_its_options() -> None:
-    result = subprocess.run([str(MNEMO), "serve", "--help"], capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [str(MNEMO), "serve", "--help"], capture_output=True, text=True, timeout=seconds(60), check=False
+    )
     assert result.returncode == 0, result.stderr
     for option in ("--host", "--port", "--data-dir", "--workers"):
         assert option in result.stdout
@@ -453,7 +456,7 @@ def test_mnemo_serve_with_two_workers_serves_one_consistent_store(tmp_path: Path
     def on_fresh_connections(base: str, act: Any, times: int = 12) -> list[Any]:
         answers = []
         for _ in range(times):  # a new connection each time: the kernel hands them to either process
-            with httpx.Client(base_url=base, timeout=30) as http:
+            with httpx.Client(base_url=base, timeout=HTTP_TIMEOUT) as http:
                 answers.append(act(http))
         return answers
 
@@ -466,20 +469,20 @@ def test_mnemo_serve_with_two_workers_serves_one_consistent_store(tmp_path: Path
         assert len(workers) >= 2  # the two workers (and multiprocessing's resource tracker)
         texts = []
         for word in ["three", "four", "five", "six"]:
-            with httpx.Client(base_url=base, timeout=30) as http:
+            with httpx.Client(base_url=base, timeout=HTTP_TIMEOUT) as http:
                 said = [{"role": "user", "content": f"I keep {word} hives of bees."}]
                 body = {"messages": said, "user_id": "alice", "infer": False}
                 texts.append(ok(http.post("/memories", json=body))["results"][0]["memory"])
         assert all(sorted(hits) == sorted(texts) for hits in on_fresh_connections(base, found))
 
-        with httpx.Client(base_url=base, timeout=30) as http:
+        with httpx.Client(base_url=base, timeout=HTTP_TIMEOUT) as http:
             memories = ok(http.get("/memories", params={"user_id": "alice"}))["results"]
             first = next(m for m in memories if "three" in m["memory"])
             ok(http.put(f"/memories/{first['id']}", json={"text": "I keep thirty hives of bees now."}))
         reads = on_fresh_connections(base, lambda http: ok(http.get(f"/memories/{first['id']}"))["memory"])
         assert set(reads) == {"I keep thirty hives of bees now."}
 
-        with httpx.Client(base_url=base, timeout=30) as http:
+        with httpx.Client(base_url=base, timeout=HTTP_TIMEOUT) as http:
             assert http.delete(f"/memories/{first['id']}").status_code == 200
         gone = on_fresh_connections(base, lambda http: http.get(f"/memories/{first['id']}").status_code)
         assert set(gone) == {404}
@@ -498,23 +501,25 @@ def test_mnemo_serve_keeps_each_worker_on_a_cpu_of_its_own_when_pinned(tmp_path:
         cpus = sorted(tuple(sorted(os.sched_getaffinity(pid))) for pid in _serving_workers(base))
         assert cpus == expected
         for _ in range(6):  # new connections, which the kernel hands to either worker
-            with httpx.Client(base_url=base, timeout=30) as http:
+            with httpx.Client(base_url=base, timeout=HTTP_TIMEOUT) as http:
                 assert (
                     ok(http.post("/search", json={"query": "bees", "filters": {"user_id": "alice"}}))["results"] == []
                 )
 
 
-def _serving_workers(base: str, count: int = 2, seconds: float = 60) -> list[int]:
+def _serving_workers(base: str, count: int = 2, timeout: float = 60) -> list[int]:
     """The workers of a served `mnemo serve --workers`, once `count` of them listen on its port. `serving` returns when
     one worker answers; another may still be starting (building its container), and until it listens the kernel
     gives it no connection, and the supervisor counts its death as a failure to start."""
     port = int(base.rsplit(":", 1)[1])
-    deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + seconds(timeout)
     while True:
         workers = _workers_of(base)
         if len(workers) == count and all(_sockets_of(pid, port, "0A") for pid in workers):  # 0A: LISTEN
             return workers
-        assert time.monotonic() < deadline, f"{count} workers did not all listen within {seconds:.0f} s: {workers}"
+        assert time.monotonic() < deadline, (
+            f"{count} workers did not all listen within {seconds(timeout):.0f} s: {workers}"
+        )
         time.sleep(0.2)
 
 
@@ -563,7 +568,7 @@ def test_the_workers_share_keep_alive_connections(tmp_path: Path) -> None:
     with serving(tmp_path / "served", tmp_path / "serve.log", MNEMO_HTTP_WORKERS="2") as base:
         port = int(base.rsplit(":", 1)[1])
         workers = _serving_workers(base)
-        clients = [httpx.Client(base_url=base, timeout=30) for _ in range(16)]
+        clients = [httpx.Client(base_url=base, timeout=HTTP_TIMEOUT) for _ in range(16)]
         try:
             for client in clients:
                 assert client.get("/memories", params={"user_id": "alice"}).status_code == 200
@@ -579,7 +584,7 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
     with serving(tmp_path / "served", tmp_path / "serve.log", MNEMO_HTTP_WORKERS="2") as base:
         before = _serving_workers(base)
         os.kill(before[0], signal.SIGKILL)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + seconds(60)
         while True:
             now_running = _workers_of(base)
             if len(now_running) == 2 and before[0] not in now_running:
@@ -587,7 +592,7 @@ def test_a_worker_that_dies_is_replaced(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, f"no worker replaced the killed one: {now_running}"
             time.sleep(0.2)
         for _ in range(8):  # fresh connections reach either worker, the new one included
-            with httpx.Client(base_url=base, timeout=30) as http:
+            with httpx.Client(base_url=base, timeout=HTTP_TIMEOUT) as http:
                 said = [{"role": "user", "content": "I keep bees."}]
                 ok(http.post("/memories", json={"messages": said, "user_id": "alice", "infer": False}))
 
@@ -604,9 +609,9 @@ def test_workers_refuse_a_port_another_server_holds(tmp_path: Path) -> None:
             capture_output=True,
             text=True,
             env=env,
-            timeout=60,
+            timeout=seconds(60),
             check=False,
         )
         assert second.returncode == 1
         assert f"cannot serve on 127.0.0.1:{port}" in second.stderr and "in use" in second.stderr
-        assert httpx.get(f"{base}/memories", params={"user_id": "alice"}, timeout=30).status_code == 200
+        assert httpx.get(f"{base}/memories", params={"user_id": "alice"}, timeout=HTTP_TIMEOUT).status_code == 200

@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from mnemo.api.app import create_app
 from mnemo.composition.container import Container
 from mnemo.services.workers import Backoff, Supervisor, Worker
+from tests.support.waits import seconds
 
 LOCAL_WORKERS = [
     "request-log",
@@ -49,7 +50,7 @@ def test_health_is_503_while_a_worker_waits_to_restart(container: Container) -> 
     served = replace(container, workers=Supervisor([worker]))
     served.workers.start()
     try:
-        assert worker.crashed.wait(10)
+        assert worker.crashed.wait(seconds(10))
         with TestClient(create_app(served)) as http:
             for _ in range(1000):  # the worker's thread marks it unhealthy just after the crash
                 answer = http.get("/health")

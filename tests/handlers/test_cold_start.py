@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 from tests.support.lambda_aws import FUNCTIONS, ROOT
+from tests.support.waits import seconds
 
 HEAVY = ("torch", "onnxruntime", "onnx", "tokenizers", "sentence_transformers", "transformers")
 
@@ -44,7 +45,7 @@ def test_every_function_starts_with_its_default_composition_and_without_torch_or
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=seconds(120),
     )
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])

@@ -33,6 +33,7 @@ from tests.support.lambda_aws import (
     environment,
     load_event,
 )
+from tests.support.waits import seconds
 
 
 class Deployed:
@@ -107,6 +108,6 @@ def test_only_the_mcp_function_imports_the_mcp_sdk() -> None:
         "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))"
     )
     loaded = subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True, timeout=seconds(120)
     )
     assert loaded.stdout.strip() == "[]", loaded.stdout

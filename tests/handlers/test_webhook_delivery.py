@@ -45,6 +45,7 @@ from tests.handlers.test_template import RESOURCES
 from tests.support import moto_aws
 from tests.support.aws_backend import InProcessIndexes, one_aws_call_at_a_time
 from tests.support.lambda_aws import BedrockAsLocalCatalog, Stack, create_stack, environment, load_event, sqs_record
+from tests.support.waits import seconds
 from tests.support.webhook_aws import DeliveryPump, WebhookQueues, create_webhook_queues
 from tests.support.webhook_receiver import Received, receiving
 
@@ -293,7 +294,7 @@ def test_a_failing_receiver_is_retried_by_the_schedule_until_delivered(deployed:
         deployed.add(tenant, "I swim on Sundays.")
         deployed.add(tenant, "I swim on Mondays.")
         assert deployed.drain_queue() >= 2  # the first event fails once; the second waits behind it
-        for _ in range(40):
+        for _ in range(round(seconds(40))):  # polls of 0.3 s: a quiet machine's 12 s, scaled
             time.sleep(0.3)  # past the next attempt (0.2 s, give or take 20%)
             deployed.pump.sweep()
             if len(receiver.delivered()) == 2:
@@ -316,7 +317,7 @@ def test_a_receiver_that_never_answers_2xx_is_dead_lettered_after_the_schedule_a
         hook = deployed.create_hook(tenant, receiver.url, ["memory_add"])
         deployed.add(tenant, "I play the cello.")
         deployed.drain_queue()
-        for _ in range(40):
+        for _ in range(round(seconds(40))):  # polls of 0.3 s: a quiet machine's 12 s, scaled
             if deployed.deliveries(tenant, hook["webhook_id"], status="dead")["count"]:
                 break
             time.sleep(0.3)

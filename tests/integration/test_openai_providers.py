@@ -579,14 +579,14 @@ def test_timeouts_that_outlast_the_retries_are_provider_timeout(server: OpenAISe
 def test_the_deadline_cuts_an_attempts_timeout(server: OpenAIServer) -> None:
     release = threading.Event()
     server.reply(stalling(release))
-    llm = make_llm(server, timeout=30, total_timeout=0.3)  # the real clock and sleep
-    started = time.monotonic()
+    # the real clock and sleep; the server stalls until released after the call: an attempt that kept its own
+    # timeout (an hour) would hang the test
+    llm = make_llm(server, timeout=3600, total_timeout=0.3)
     try:
         with pytest.raises(ProviderError) as caught:
             llm.complete(MESSAGES)
     finally:
         release.set()
-    assert time.monotonic() - started < 2
     assert caught.value.code == "provider_timeout"
     assert len(server.requests) == 1  # no time was left for another attempt
 

@@ -27,6 +27,7 @@ from mnemo.services.platform.jobs.queueing import Enqueue
 from mnemo.services.platform.jobs.router import JobRouter
 from mnemo.services.platform.tenancy.events import ADD, new_event
 from mnemo.services.providers import ActiveProviders, ProviderSet
+from tests.support.waits import seconds
 
 
 class ScriptedEmbedder:
@@ -98,7 +99,7 @@ def run_one(setup: Setup, embedder: Embedder, failures: list[Exception]) -> tupl
     try:
         event = adds.submit(setup.project, BEES)
         worker.drain()
-        deadline = now().timestamp() + 10
+        deadline = now().timestamp() + seconds(10)
         while (found := setup.store.get_event(setup.project.id, event.id)) is not None and found.status in (
             EventStatus.PENDING,
             EventStatus.RUNNING,

@@ -24,11 +24,12 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from mnemo.adapters.webhooks.http_sender import USER_AGENT, HttpWebhookSender, address_problem
+from tests.support.waits import seconds
 
 PUBLIC_V4 = "93.184.216.34"
 PUBLIC_V6 = "2606:2800:220:1:248:1893:25c8:1946"
 TIMEOUT = 0.5  # the whole attempt, in the tests of the deadline
-MARGIN = 2.0  # generous: a slow CI machine still passes, a sender that waits for the receiver does not
+MARGIN = 2.0  # a quiet machine's bound on an attempt that must not wait for the receiver (scaled: seconds())
 
 
 # ---- the receiver -------------------------------------------------------------------------------------------
@@ -100,7 +101,7 @@ class Receiver:
         elif kind == "redirect":
             self._reply(handler, int(code), b"", location=self.url("/target"))
         elif kind == "sleep":
-            self.release.wait(10)
+            self.release.wait()  # until the test ends: a sender without a deadline of its own would hang
             self._reply(handler, 200, b"late")
         elif kind == "trickle-head":
             self._trickle(handler, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
@@ -223,16 +224,17 @@ def test_a_redirect_is_not_followed(receiver: Receiver, local: HttpWebhookSender
     assert receiver.paths == [f"/redirect/{status}"]  # the target got nothing
 
 
-def test_a_large_answer_is_not_read_whole(receiver: Receiver, local: HttpWebhookSender) -> None:
-    started = time.monotonic()
+def test_a_large_answer_is_not_read_whole(receiver: Receiver) -> None:
+    # the sender's own deadline bounds each attempt: one that read the 10 MB whole would end "timed out"
+    bounded = sender(timeout=seconds(MARGIN))
 
-    failed = local.send(receiver.url("/huge/500"), b"{}", {})
-    delivered = local.send(receiver.url("/huge/200"), b"{}", {})
+    failed = bounded.send(receiver.url("/huge/500"), b"{}", {})
+    delivered = bounded.send(receiver.url("/huge/200"), b"{}", {})
 
     assert (failed.status_code, delivered.status_code, delivered.error) == (500, 200, None)
     assert failed.error is not None
     assert len(failed.error) < 300
-    assert time.monotonic() - started < MARGIN
+    bounded.close()
 
 
 def test_a_connection_is_kept_alive_between_deliveries(receiver: Receiver, local: HttpWebhookSender) -> None:
@@ -254,15 +256,16 @@ def test_deliveries_may_be_sent_from_many_threads(receiver: Receiver, local: Htt
 # ---- no answer: a status of None, never an exception, within the deadline -----------------------------------
 
 
-def test_a_refused_connection_has_no_status(local: HttpWebhookSender) -> None:
-    started = time.monotonic()
+def test_a_refused_connection_has_no_status() -> None:
+    # the sender's own deadline bounds the attempt: one that kept retrying the connection would end "timed out"
+    bounded = sender(timeout=seconds(MARGIN))
 
-    result = local.send(f"http://127.0.0.1:{closed_port()}/ok", b"{}", {})
+    result = bounded.send(f"http://127.0.0.1:{closed_port()}/ok", b"{}", {})
 
     assert result.status_code is None
     assert result.error is not None
     assert result.error.startswith("connection failed")
-    assert time.monotonic() - started < MARGIN
+    bounded.close()
 
 
 @pytest.mark.parametrize("path", ["/sleep", "/trickle-head"])
@@ -273,38 +276,41 @@ def test_a_receiver_that_does_not_answer_in_time_has_no_status(receiver: Receive
     result = quick.send(receiver.url(path), b"{}", {})
 
     elapsed = time.monotonic() - started
+    # the receiver holds its answer until the test ends (/sleep) or for seconds (/trickle-head): no status is the
+    # sender's deadline at work; it waited that deadline out, and its latency is the attempt's, within the call's
     assert result.status_code is None
     assert result.error == f"timed out after {TIMEOUT:g} s"
-    assert TIMEOUT * 0.8 <= elapsed < TIMEOUT + MARGIN
-    assert result.latency_ms == pytest.approx(elapsed * 1000, abs=100)
+    assert TIMEOUT * 0.8 <= result.latency_ms / 1000 <= elapsed
     quick.close()
 
 
 def test_a_trickled_body_does_not_hold_the_attempt(receiver: Receiver) -> None:
-    """The status line came at once: it is the answer, whatever the body does afterwards."""
+    """The status line came at once: it is the answer, whatever the body does afterwards (a byte every 50 ms: read
+    whole, it would outlast the deadline and end "timed out")."""
     quick = sender(timeout=TIMEOUT)
-    started = time.monotonic()
 
     result = quick.send(receiver.url("/trickle-body"), b"{}", {})
 
     assert (result.status_code, result.error) == (200, None)
-    assert time.monotonic() - started < TIMEOUT + MARGIN
     quick.close()
 
 
 def test_a_slow_name_lookup_does_not_hold_the_attempt(receiver: Receiver) -> None:
+    returned = threading.Event()
+
     def slow(host: str, port: int) -> list[str]:
-        time.sleep(3)
+        returned.wait(seconds(60))  # until the attempt has returned: one that waited for the lookup would hang
         return ["127.0.0.1"]
 
     quick = sender(timeout=TIMEOUT, resolve=slow)
-    started = time.monotonic()
 
-    result = quick.send(receiver.url("/ok", host="slow.test"), b"{}", {})
+    try:
+        result = quick.send(receiver.url("/ok", host="slow.test"), b"{}", {})
+    finally:
+        returned.set()
 
     assert result.status_code is None
     assert result.error == "refused: the host's name lookup timed out"
-    assert time.monotonic() - started < TIMEOUT + MARGIN
     assert receiver.requests == []
     quick.close()
 

@@ -17,11 +17,13 @@ from pathlib import Path
 
 import httpx
 
+from tests.support.waits import seconds
+
 MNEMO = Path(sys.executable).with_name("mnemo")
 JWT_SECRET = "reliability-suite-jwt-secret-" + "k7" * 16
 ADMIN_API_KEY = "reliability-suite-admin-key-0123456789"
 ADMIN = {"X-API-Key": ADMIN_API_KEY}
-READY_SECONDS = 120.0  # a loaded two-core machine loads the model and the index slowly; nothing here measures it
+READY_SECONDS = seconds(120)  # a loaded two-core machine loads the model and the index slowly; nothing here measures it
 _OUTER = ("JWT_SECRET", "ADMIN_API_KEY", "AUTH_DISABLED", "REQUEST_LOG_RETENTION_DAYS")
 
 
@@ -60,7 +62,7 @@ def bootstrap(data_dir: Path, email: str, org: str) -> Tenant:
         [*command, "--data-dir", str(data_dir)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=seconds(120),
         check=False,
         env=server_env(),
     )
@@ -86,17 +88,17 @@ class Server:
         """SIGKILL, as a crash or the OOM killer would: no shutdown code runs."""
         if self.alive():
             self.process.kill()
-        self.process.wait(timeout=60)
+        self.process.wait(timeout=seconds(60))
 
     def stop(self) -> None:
         """SIGTERM (uvicorn shuts down, the container closes its files); SIGKILL if that takes too long."""
         if self.alive():
             self.process.terminate()
             try:
-                self.process.wait(timeout=60)
+                self.process.wait(timeout=seconds(60))
             except subprocess.TimeoutExpired:
                 self.process.kill()
-        self.process.wait(timeout=60)
+        self.process.wait(timeout=seconds(60))
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")[-5_000:]
@@ -138,7 +140,7 @@ def _wait_ready(server: Server) -> bool:
     deadline = time.monotonic() + READY_SECONDS
     while server.alive():
         try:
-            if httpx.get(f"{server.base}/auth/setup-status", timeout=5).status_code == 200:
+            if httpx.get(f"{server.base}/auth/setup-status", timeout=seconds(5)).status_code == 200:
                 return True
         except httpx.TransportError:
             pass

@@ -25,15 +25,16 @@ import httpx
 import pytest
 
 from tests.reliability.live_server import ADMIN, Server, Tenant, bootstrap, serving
+from tests.support.waits import seconds
 
 CRASHES = 2  # the second while the restarted worker still runs what the first left
 ACKS_BEFORE_KILL = 500  # acknowledged writes (all kinds together) in each round before its SIGKILL
 SELF_HOSTED_WRITERS = 4
 SYNC_WRITERS_PER_TENANT = 2
 ASYNC_WRITERS_PER_TENANT = 2
-WRITE_SECONDS = 60.0  # at most, to reach ACKS_BEFORE_KILL (about 3 s on two idle cores)
-FINISH_SECONDS = 90.0  # at most, for the restarted worker to finish the acknowledged asynchronous adds
-HTTP_TIMEOUT = 60.0  # latency is not what is tested here
+WRITE_SECONDS = seconds(60)  # at most, to reach ACKS_BEFORE_KILL (a few seconds on two idle cores)
+FINISH_SECONDS = seconds(90)  # at most, for the restarted worker to finish the acknowledged asynchronous adds
+HTTP_TIMEOUT = seconds(60)  # latency is not what is tested here
 
 # The sentences of an asynchronous add: distinct topics, so that the extractor keeps each (it drops a statement
 # whose embedding is within 0.9 of another of the same scope); {t} is the sentence's own token.
@@ -193,7 +194,7 @@ class Writer:
 
 def integrity(database: Path) -> str:
     """`PRAGMA integrity_check` of one SQLite file, opened read-only."""
-    conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=30)
+    conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=seconds(30))
     try:
         return ", ".join(str(row[0]) for row in conn.execute("PRAGMA integrity_check"))
     finally:
@@ -206,7 +207,7 @@ def every_database(data_dir: Path) -> list[Path]:
 
 def event_statuses(data_dir: Path, event_ids: list[str]) -> dict[str, str]:
     """The stored status of each event, read from the main SQLite file (read-only, the server being down)."""
-    conn = sqlite3.connect(f"file:{data_dir / 'mnemo.sqlite3'}?mode=ro", uri=True, timeout=30)
+    conn = sqlite3.connect(f"file:{data_dir / 'mnemo.sqlite3'}?mode=ro", uri=True, timeout=seconds(30))
     try:
         rows = conn.execute("SELECT id, status FROM platform_events").fetchall()
     finally:

@@ -136,6 +136,9 @@ def served(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 CONFIG = schemathesis.Config.from_dict(
     {
         "seed": SEED,
+        # Hypothesis times how long each example takes to generate and fails a slow one: a wall-clock check, which a
+        # busy machine fails with nothing wrong (the number of examples, not their speed, is what is set here).
+        "suppress-health-check": ["too_slow"],
         "generation": {
             "max-examples": EXAMPLES,
             "deterministic": True,

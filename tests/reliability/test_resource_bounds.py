@@ -1,5 +1,5 @@
 """Resource bounds: a real `mnemo serve` under the largest request of each kind it accepts, sent concurrently on
-both surfaces, keeps its memory under a stated budget and still answers a small request promptly.
+both surfaces, keeps its memory under a stated budget and answers a small request while large ones are in flight.
 
 The load (one client thread per kind, each sending its kind in a loop for LOAD_SECONDS):
 - adds of just under 100 kB of messages and metadata (1,000 messages, the deepest metadata: 8 levels, a 1,000-item
@@ -9,8 +9,11 @@ The load (one client thread per kind, each sending its kind in a loop for LOAD_S
   add of 1,000 messages and ~45 kB of metadata (each memory carries that metadata: a page is ~45 MB of JSON);
 - platform batch updates of 1,000 memories (~1 MB bodies); exports with a ~100 kB schema, one shaped within the
   5 MB result bound and one that names every memory hundreds of times (refused by its size); bodies over 1 MiB.
-Meanwhile a probe sends `GET /auth/setup-status` and a tiny search, one after the other, and times each answer; a
-sampler reads the server's VmRSS and VmHWM from /proc. The budgets are below, with what they were measured as.
+Meanwhile a probe sends `GET /auth/setup-status` and a tiny search, one after the other, and notes for each whether a
+large request was in flight from before it was sent until after it was answered (the server did not make it wait for
+the load); a sampler reads the server's VmRSS and VmHWM from /proc. The memory budget is below, with what it was
+measured as; the probe's latencies are printed in the report, not asserted (a wall-clock figure is the benchmarks'
+business, not a test's).
 """
 
 from __future__ import annotations
@@ -35,24 +38,20 @@ from mnemo.errors import PayloadTooLargeError
 from mnemo.services.commands import MAX_ADD_BYTES, json_size
 from mnemo.services.platform.tenancy.reports import MAX_EXPORT_BYTES, shape
 from tests.reliability.live_server import ADMIN, Tenant, bootstrap, memory_status, serving
+from tests.support.waits import seconds
 
 # ---- budgets ----------------------------------------------------------------------------------------------
-# Measured on two shared cores (other test suites running beside it), nine runs: VmHWM 711-867 MB (idle after the
-# seeding ~275 MB; the pages and searches of 1,000 memories with ~45 kB of metadata each, ~45 MB answers, are most
-# of it); the small requests answered in 7-18 ms (median), 1.0-4.2 s at worst (while the process renders the
-# large answers), 8.6 s at worst with two more CPU-bound processes on the machine. The budgets: the peak x 1.5;
-# the worst latency x 3.5 (x 1.7 of the worst seen on the overloaded machine); the median x 14.
+# The peak measured on two shared cores, with half as much again for headroom (the figures are in the history of this
+# file); the pages and searches of 1,000 memories with ~45 kB of metadata each are most of it.
 PEAK_RSS_BUDGET_MB = 1_300  # the server's VmHWM over the whole run
-PROBE_BUDGET_SECONDS = 15.0  # the slowest answer to a small request during the load
-PROBE_MEDIAN_BUDGET_SECONDS = 0.25  # their median
 
 LOAD_SECONDS = 8.0  # how long the clients start new requests; each add client sends at most MAX_ADDS_PER_CLIENT
 MAX_ADDS_PER_CLIENT = 2  # the store (and the in-process index) grows with every add: keep the growth bounded
-HTTP_TIMEOUT = 120.0  # a largest request under this load is slow; its latency is not what is measured
+HTTP_TIMEOUT = seconds(120)  # a largest request under this load is slow; its latency is not what is measured
 JSON = {"content-type": "application/json"}
 PAGE_USER = "page-user"  # 1,000 memories, each with ~45 kB of metadata
 PROBE_USER = "probe-user"  # one memory: the tiny search's scope
-QUEUED_SECONDS = 120.0  # at most, for the worker to finish the queued adds after the load
+QUEUED_SECONDS = seconds(120)  # at most, for the worker to finish the queued adds after the load
 
 WORDS = (
     "amber basil cedar delta ember fjord garnet harbor island juniper kestrel lagoon meadow nectar orchid pepper "
@@ -181,6 +180,22 @@ class Tally:
     seconds: dict[str, list[float]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     queued: list[str] = field(default_factory=list)
+    in_flight: set[int] = field(default_factory=set)  # the large requests sent and not yet answered
+    sent: int = 0
+
+    def begin(self) -> int:
+        with self.lock:
+            self.sent += 1
+            self.in_flight.add(self.sent)
+            return self.sent
+
+    def end(self, request: int) -> None:
+        with self.lock:
+            self.in_flight.discard(request)
+
+    def flying(self) -> frozenset[int]:
+        with self.lock:
+            return frozenset(self.in_flight)
 
     def count(self, kind: str, status: int, seconds: float) -> None:
         with self.lock:
@@ -213,11 +228,14 @@ def client_loop(base: str, kind: Kind, stop: threading.Event, tally: Tally) -> N
         n = 0
         while not stop.is_set() and (kind.limit is None or n < kind.limit):
             began = time.monotonic()
+            request = tally.begin()
             try:
                 response = kind.send(http, n)
             except Exception as exc:  # reported by the test
                 tally.fail(f"{kind.name} #{n}: {type(exc).__name__}: {exc}")
                 return
+            finally:
+                tally.end(request)
             tally.count(kind.name, response.status_code, time.monotonic() - began)
             if response.status_code not in kind.expected:
                 tally.fail(f"{kind.name} #{n}: {response.status_code} {response.text[:300]}")
@@ -231,9 +249,11 @@ def client_loop(base: str, kind: Kind, stop: threading.Event, tally: Tally) -> N
 
 @dataclass
 class Probe:
-    """The small requests, timed: (what, seconds, status) of each."""
+    """The small requests: (what, seconds, status) of each, and which were answered while one large request was in
+    flight from before the small one was sent until after it was answered."""
 
     results: list[tuple[str, float, int]] = field(default_factory=list)
+    beside_the_load: list[str] = field(default_factory=list)
 
     def run(self, base: str, stop: threading.Event, tally: Tally) -> None:
         tiny = {"query": "which pebble", "filters": {"user_id": PROBE_USER}, "top_k": 1}
@@ -244,13 +264,15 @@ class Probe:
                     ("tiny search", lambda: http.post("/search", json=tiny)),
                 )
                 for name, call in calls:
-                    began = time.monotonic()
+                    began, flying = time.monotonic(), tally.flying()
                     try:
                         status = call().status_code
                     except httpx.TransportError as exc:
                         tally.fail(f"probe {name}: {type(exc).__name__}: {exc}")
                         return
                     self.results.append((name, time.monotonic() - began, status))
+                    if flying & tally.flying():
+                        self.beside_the_load.append(name)
                 stop.wait(0.05)  # a pause between probes, not a synchronisation
 
     def slowest(self) -> float:
@@ -388,7 +410,7 @@ def wait_queued(http: httpx.Client, tenant: Tenant, event_ids: list[str]) -> Non
 
 
 @pytest.mark.timeout(300)
-def test_the_largest_requests_stay_within_memory_and_latency_budgets(tmp_path: Path) -> None:
+def test_the_largest_requests_stay_within_the_memory_budget_and_leave_room_for_small_ones(tmp_path: Path) -> None:
     began = time.monotonic()
     data_dir = tmp_path / "data"
     tenant = bootstrap(data_dir, "bounds@example.com", "Bounds")
@@ -452,6 +474,7 @@ def test_the_largest_requests_stay_within_memory_and_latency_budgets(tmp_path: P
             "load_max": round(slowest, 3),
             "load_median": round(probe.median(), 3),
             "count": len(probe.results),
+            "beside_the_load": len(probe.beside_the_load),
         },
         "requests": {
             kind: {"answers": tally.answers[kind], "max_s": round(max(tally.seconds[kind]), 2)}
@@ -463,8 +486,8 @@ def test_the_largest_requests_stay_within_memory_and_latency_budgets(tmp_path: P
     }
     print("\nresource bounds:", json.dumps(report, indent=1))
     assert peak_mb <= PEAK_RSS_BUDGET_MB, report
-    assert slowest <= PROBE_BUDGET_SECONDS, report
-    assert probe.median() <= PROBE_MEDIAN_BUDGET_SECONDS, report
+    # each kind of small request was answered while a large request stayed in flight around it: none waited for it
+    assert set(probe.beside_the_load) == {"setup-status", "tiny search"}, report
 
 
 def test_an_export_is_refused_by_its_size_before_it_is_built() -> None:

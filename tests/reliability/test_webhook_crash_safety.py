@@ -11,6 +11,7 @@ import httpx
 from standardwebhooks import Webhook as StandardWebhook
 
 from tests.reliability.live_server import bootstrap, serving
+from tests.support.waits import HTTP_TIMEOUT, LONG_HTTP_TIMEOUT, seconds
 from tests.support.webhook_receiver import receiving
 
 WEBHOOK_ENV = {
@@ -23,7 +24,7 @@ ADDS = 12
 
 def add(base: str, headers: dict[str, str], text: str, *, infer: bool = False) -> dict[str, object]:
     body = {"messages": [{"role": "user", "content": text}], "user_id": "alice", "infer": infer}
-    answer = httpx.post(f"{base}/v3/memories/add/", json=body, headers=headers, timeout=60)
+    answer = httpx.post(f"{base}/v3/memories/add/", json=body, headers=headers, timeout=LONG_HTTP_TIMEOUT)
     assert answer.status_code == 200, answer.text
     made: dict[str, object] = answer.json()
     return made
@@ -38,11 +39,11 @@ def test_acknowledged_changes_are_delivered_after_a_kill_9(tmp_path: Path) -> No
         with serving(data, log, **WEBHOOK_ENV) as server:
             hooks = f"{server.base}/api/v1/webhooks/projects/{tenant.project_id}/"
             body = {"name": "crash", "url": receiver.url, "event_types": ["memory_add", "ingest_job_completed"]}
-            made = httpx.post(hooks, json=body, headers=tenant.headers, timeout=30)
+            made = httpx.post(hooks, json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT)
             assert made.status_code == 201, made.text
             secret = made.json()["secret"]
             first = add(server.base, tenant.headers, texts[0])
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + seconds(30)
             while receiver.arrived == 0:  # the first delivery is in flight, its receiver hanging
                 assert time.monotonic() < deadline, server.log_text()
                 time.sleep(0.05)

@@ -36,6 +36,7 @@ from tests.support.lambda_aws import (
     environment,
     sqs_record,
 )
+from tests.support.waits import seconds
 
 
 class InProcessIndexes:
@@ -96,7 +97,7 @@ class QueueDrain:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=30)
+        self._thread.join(timeout=seconds(30))
 
     def _run(self) -> None:
         sqs = moto_aws.client("sqs")

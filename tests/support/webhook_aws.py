@@ -35,6 +35,7 @@ from tests.support.lambda_aws import (
     environment,
     sqs_record,
 )
+from tests.support.waits import seconds
 
 RETRY_SCHEDULE = "0.2,0.2,0.2"  # four attempts in about half a second, then dead-lettered
 
@@ -140,7 +141,7 @@ class PumpThread:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=30)
+        self._thread.join(timeout=seconds(30))
 
     def _run(self) -> None:
         import time

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.support.waits import seconds
+
 
 @dataclass
 class Received:
@@ -60,7 +62,7 @@ class Receiver:
         return out
 
     def wait_for(self, predicate: Callable[[list[Received]], bool], timeout: float = 20.0) -> list[Received]:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + seconds(timeout)
         while True:
             got = self.delivered()
             if predicate(got):

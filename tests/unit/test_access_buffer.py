@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from mnemo.services.access_buffer import AccessBuffer
+from tests.support.waits import seconds
 
 T0 = datetime(2026, 1, 1, 9, 0, tzinfo=UTC)
 
@@ -35,7 +36,7 @@ class Log:
     def record(self, accesses: Mapping[str, Sequence[datetime]]) -> None:
         self.writing.set()
         if self.hold is not None:
-            assert self.hold.wait(10)
+            assert self.hold.wait(seconds(10))
         if self.failing:
             raise RuntimeError("the store is down")
         self.writes.append({k: list(v) for k, v in accesses.items()})
@@ -84,7 +85,7 @@ def test_a_write_that_ends_between_the_two_reads_is_counted_once():
     log.hold = threading.Event()
     writer = threading.Thread(target=buffer.flush)
     writer.start()
-    assert log.writing.wait(10)
+    assert log.writing.wait(seconds(10))
     log.times["a"] = [at(1)]  # as if the write had landed, while the buffer still holds it as under way
     assert accesses.recent(["a"]) == {"a": [at(1)]}
     log.times.clear()
@@ -138,7 +139,7 @@ def test_behind_an_invocation_what_waits_is_written_while_it_runs_and_before_it_
     assert log.writes == []
     log.hold = threading.Event()
     with buffer.writing_behind():
-        assert log.writing.wait(10)  # written beside the invocation's own work
+        assert log.writing.wait(seconds(10))  # written beside the invocation's own work
         accesses.record({"b": [at(2)]})
         log.hold.set()
     assert log.writes == [{"a": [at(1)]}]  # done when the invocation ends
@@ -160,7 +161,7 @@ def test_the_writer_thread_writes_on_its_own():
     buffer.start()
     try:
         accesses.record({"a": [at(1)]})
-        assert log.writing.wait(10)
+        assert log.writing.wait(seconds(10))
     finally:
         buffer.close()
     assert log.writes == [{"a": [at(1)]}]

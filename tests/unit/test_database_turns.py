@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from mnemo.adapters.sqlite.database import Database
+from tests.support.waits import seconds
 
 
 def test_given_two_connections_to_one_file_then_a_second_writer_waits_for_the_first_to_commit(tmp_path: Path):
@@ -22,7 +23,7 @@ def test_given_two_connections_to_one_file_then_a_second_writer_waits_for_the_fi
             with first.write() as conn:
                 conn.execute("INSERT INTO t VALUES (1)")
                 inside.set()
-                release.wait(10)
+                release.wait(seconds(10))
 
         def follow() -> None:
             with second.write() as conn:
@@ -31,14 +32,14 @@ def test_given_two_connections_to_one_file_then_a_second_writer_waits_for_the_fi
 
         holder = threading.Thread(target=hold)
         holder.start()
-        assert inside.wait(10)
+        assert inside.wait(seconds(10))
         follower = threading.Thread(target=follow)
         follower.start()
         follower.join(0.3)
         assert follower.is_alive() and seen == []  # still waiting its turn
         release.set()
-        holder.join(10)
-        follower.join(10)
+        holder.join(seconds(10))
+        follower.join(seconds(10))
 
         assert seen == [1]  # it began after the first committed
         assert [r[0] for r in second.read().execute("SELECT n FROM t ORDER BY n")] == [1, 2]

@@ -8,6 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tests.support.waits import seconds
+
 TESTS = Path(__file__).resolve().parents[2] / "bench" / "llm_local" / "tests"
 
 
@@ -17,7 +19,7 @@ def test_the_server_modules_pass_their_node_tests() -> None:
     files = sorted(str(path) for path in TESTS.glob("*.test.mjs"))
     assert len(files) == 3
 
-    done = subprocess.run([node, "--test", *files], capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run([node, "--test", *files], capture_output=True, text=True, timeout=seconds(120), check=False)
 
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout

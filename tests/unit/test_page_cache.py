@@ -18,6 +18,7 @@ from mnemo.adapters.sqlite.database import Database
 from mnemo.composition import local
 from mnemo.composition.container import build_container
 from mnemo.settings import Settings
+from tests.support.waits import seconds
 
 linux_only = pytest.mark.skipif(sys.platform != "linux", reason="mincore and posix_fadvise are Linux calls")
 
@@ -58,9 +59,9 @@ def test_prewarm_brings_a_file_back_into_the_page_cache(tmp_path: Path) -> None:
     # When it is prewarmed, as a server does it (in a child process)
     child = page_cache.prewarm_in_child(tmp_path)
     assert child is not None
-    assert child.wait(timeout=60) == 0
+    assert child.wait(timeout=seconds(60)) == 0
     # Then the kernel reads all of it in
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + seconds(10)
     while resident_share(data) < 0.99 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert resident_share(data) >= 0.99
@@ -125,14 +126,14 @@ def test_prewarming_keeps_the_serving_process_sqlite_locks(tmp_path: Path) -> No
             # When its data dir is prewarmed (closing a descriptor of the file in this process would drop every
             # fcntl lock the process holds on it)
             child = page_cache.prewarm_in_child(tmp_path)
-            assert child is not None and child.wait(timeout=60) == 0
+            assert child is not None and child.wait(timeout=seconds(60)) == 0
             # Then another process still cannot write
             other = subprocess.run(
                 [sys.executable, "-c", LOCKED_ELSEWHERE, str(db.path)],
                 check=True,
                 capture_output=True,
                 text=True,
-                timeout=60,
+                timeout=seconds(60),
             )
             assert other.stdout.strip() == "database is locked"
     finally:

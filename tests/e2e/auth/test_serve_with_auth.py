@@ -12,6 +12,7 @@ import httpx
 
 from tests.e2e.auth.conftest import ADMIN
 from tests.e2e.test_concurrency_and_restart import MNEMO, serving
+from tests.support.waits import HTTP_TIMEOUT, seconds
 
 CHEAP = {"MNEMO_ARGON2_TIME_COST": "1", "MNEMO_ARGON2_MEMORY_KIB": "64", "MNEMO_ARGON2_PARALLELISM": "1"}
 NEW_PASSWORD = "a brand new passphrase"
@@ -28,7 +29,7 @@ def test_mnemo_serve_makes_its_jwt_secret_and_serves_the_account_flow(tmp_path: 
     credentials = {"email": ADMIN["email"], "password": ADMIN["password"]}
     with (
         serving(data_dir, log, AUTH_DISABLED="false", MNEMO_LOG_LEVEL="info", **CHEAP) as base,
-        httpx.Client(base_url=base, timeout=30) as http,
+        httpx.Client(base_url=base, timeout=HTTP_TIMEOUT) as http,
     ):
         secret_file = data_dir / "jwt_secret"
         assert stat.S_IMODE(secret_file.stat().st_mode) == 0o600
@@ -72,7 +73,7 @@ def test_mnemo_serve_refuses_other_hosts_while_auth_is_disabled(tmp_path: Path) 
         [str(MNEMO), "serve", "--host", "0.0.0.0", "--data-dir", str(tmp_path / "d")],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=seconds(60),
         check=False,
         env={"PATH": "/usr/bin:/bin", "AUTH_DISABLED": "true"},
     )

@@ -26,6 +26,7 @@ from mnemo.composition.container import Container, build_container
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.e2e.platform.conftest import Tenant, serving
+from tests.support.waits import HTTP_TIMEOUT, seconds
 
 ADMIN_KEY = "mcp-tests-admin-key-0123456789abcdef"
 JWT_SECRET = "mcp-tests-jwt-secret-" + "0123456789" * 4
@@ -62,7 +63,7 @@ def settings(data_dir: Path, **overrides: Any) -> Settings:
 
 def member_key(url: str) -> str:
     """Registers the admin (the first account) and a member, and makes the member an m0sk_ key."""
-    with httpx.Client(base_url=url) as http:
+    with httpx.Client(base_url=url, timeout=HTTP_TIMEOUT) as http:
         assert http.post("/auth/register", json=ADMIN).status_code == 200
         token = http.post("/auth/login", json={"email": ADMIN["email"], "password": ADMIN["password"]})
         admin = {"Authorization": f"Bearer {token.json()['access_token']}"}
@@ -90,7 +91,7 @@ def deployment(embedder: Any, tmp_path_factory: pytest.TempPathFactory) -> Itera
 async def over_http(url: str, headers: dict[str, str]) -> AsyncIterator[Client]:
     """The SDK's client on /mcp (streamable HTTP), sending these headers with every request."""
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        httpx2.AsyncClient(headers=headers, timeout=seconds(60)) as http,
         Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
     ):
         yield client

@@ -13,6 +13,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.e2e.mcp.conftest import ADMIN_KEY, Deployment, ok, over_http, refused, text_of
+from tests.support.waits import HTTP_TIMEOUT
 
 TOOLS = {
     "add_memory",
@@ -176,7 +177,7 @@ def test_without_valid_credentials_mcp_answers_401_before_any_tool(
 ) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     accept = {"Accept": "application/json, text/event-stream"}
-    answer = httpx.post(f"{deployment.url}/mcp", json=body, headers={**accept, **headers})
+    answer = httpx.post(f"{deployment.url}/mcp", json=body, headers={**accept, **headers}, timeout=HTTP_TIMEOUT)
     assert answer.status_code == 401, answer.text
     assert answer.json()["detail"]
 
@@ -252,11 +253,11 @@ def test_the_platform_and_self_hosted_memories_stay_apart(deployment: Deployment
 def test_no_server_stream_and_no_sessions_are_offered(deployment: Deployment) -> None:
     acme = deployment.tenant(f"acme{uuid.uuid4().hex[:6]}")
     headers = {**acme.headers, "Accept": "text/event-stream"}
-    assert httpx.get(f"{deployment.url}/mcp", headers=headers).status_code == 405
-    assert httpx.delete(f"{deployment.url}/mcp", headers=acme.headers).status_code == 405
+    assert httpx.get(f"{deployment.url}/mcp", headers=headers, timeout=HTTP_TIMEOUT).status_code == 405
+    assert httpx.delete(f"{deployment.url}/mcp", headers=acme.headers, timeout=HTTP_TIMEOUT).status_code == 405
     body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
     accept = {"Accept": "application/json, text/event-stream"}
-    answer = httpx.post(f"{deployment.url}/mcp", json=body, headers={**acme.headers, **accept})
+    answer = httpx.post(f"{deployment.url}/mcp", json=body, headers={**acme.headers, **accept}, timeout=HTTP_TIMEOUT)
     assert answer.status_code == 200 and answer.json() == {"jsonrpc": "2.0", "id": 1, "result": {}}
     assert "mcp-session-id" not in answer.headers
     nul = {
@@ -265,25 +266,38 @@ def test_no_server_stream_and_no_sessions_are_offered(deployment: Deployment) ->
         "method": "tools/call",
         "params": {"name": "get_memory", "arguments": {"memory_id": "a\x00b"}},
     }
-    refused = httpx.post(f"{deployment.url}/mcp", json=nul, headers={**acme.headers, **accept})
+    refused = httpx.post(f"{deployment.url}/mcp", json=nul, headers={**acme.headers, **accept}, timeout=HTTP_TIMEOUT)
     assert refused.status_code == 400 and "params.arguments.memory_id" in refused.json()["detail"]
     for id_ in (False, True):  # not an id JSON-RPC allows: refused, not a notification accepted with 202
         message = {"jsonrpc": "2.0", "id": id_, "method": ""}
-        boolean = httpx.post(f"{deployment.url}/mcp", json=message, headers={**acme.headers, **accept})
+        boolean = httpx.post(
+            f"{deployment.url}/mcp", json=message, headers={**acme.headers, **accept}, timeout=HTTP_TIMEOUT
+        )
         assert boolean.status_code == 422 and "boolean" in boolean.text
     # 2.0 is the integer 2 (as JSON Schema has it); the SDK took it for a notification: a request never answered
-    whole_float = httpx.post(f"{deployment.url}/mcp", json={**body, "id": 2.0}, headers={**acme.headers, **accept})
+    whole_float = httpx.post(
+        f"{deployment.url}/mcp", json={**body, "id": 2.0}, headers={**acme.headers, **accept}, timeout=HTTP_TIMEOUT
+    )
     assert whole_float.status_code == 200 and whole_float.json() == {"jsonrpc": "2.0", "id": 2, "result": {}}
-    fraction = httpx.post(f"{deployment.url}/mcp", json={**body, "id": 2.5}, headers={**acme.headers, **accept})
+    fraction = httpx.post(
+        f"{deployment.url}/mcp", json={**body, "id": 2.5}, headers={**acme.headers, **accept}, timeout=HTTP_TIMEOUT
+    )
     assert fraction.status_code == 422
-    extra = httpx.post(f"{deployment.url}/mcp", json={**body, "bogus": 1}, headers={**acme.headers, **accept})
+    extra = httpx.post(
+        f"{deployment.url}/mcp", json={**body, "bogus": 1}, headers={**acme.headers, **accept}, timeout=HTTP_TIMEOUT
+    )
     assert extra.status_code == 400
     assert [problem["loc"] for problem in extra.json()["detail"]] == [["body", "bogus"]]
 
 
 def test_a_401_names_every_credential_mcp_takes(deployment: Deployment) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    answer = httpx.post(f"{deployment.url}/mcp", json=body, headers={"Accept": "application/json, text/event-stream"})
+    answer = httpx.post(
+        f"{deployment.url}/mcp",
+        json=body,
+        headers={"Accept": "application/json, text/event-stream"},
+        timeout=HTTP_TIMEOUT,
+    )
     assert answer.status_code == 401
     assert all(form in answer.json()["detail"] for form in ("Authorization: Token", "X-API-Key", "Bearer"))
 
@@ -297,7 +311,9 @@ def test_the_page_links_of_get_memories_point_where_the_client_called(deployment
                 ok(await client.call_tool("add_memory", {"text": f"Fact number {n}", "user_id": "pager"}))
             page = ok(await client.call_tool("get_memories", {"filters": {"user_id": "pager"}, "page_size": 2}))
             assert page["next"].startswith(f"{deployment.url}/v3/memories/")
-            following = httpx.post(page["next"], json={"filters": {"user_id": "pager"}}, headers=acme.headers)
+            following = httpx.post(
+                page["next"], json={"filters": {"user_id": "pager"}}, headers=acme.headers, timeout=HTTP_TIMEOUT
+            )
             assert following.status_code == 200 and len(following.json()["results"]) == 1
 
     run(scenario)

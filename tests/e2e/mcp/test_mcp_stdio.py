@@ -13,6 +13,7 @@ import anyio
 import httpx
 
 from tests.e2e.mcp.conftest import JWT_SECRET, MNEMO, Deployment, ok, over_stdio, refused
+from tests.support.waits import HTTP_TIMEOUT, seconds
 
 
 def bootstrap(data_dir: Path) -> str:
@@ -85,7 +86,12 @@ def test_on_a_remote_mnemo_the_tools_call_its_api_with_the_key(deployment: Deplo
             assert found["results"] == []  # a self-hosted key never reaches the project's memories
 
     anyio.run(scenario)
-    listed = httpx.post(f"{deployment.url}/v3/memories/", json={"filters": {"user_id": "rio"}}, headers=tenant.headers)
+    listed = httpx.post(
+        f"{deployment.url}/v3/memories/",
+        json={"filters": {"user_id": "rio"}},
+        headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
+    )
     assert [m["memory"] for m in listed.json()["results"]] == ["Birthday is on March 9"]  # on the server, its project
 
 
@@ -96,7 +102,7 @@ def test_a_refused_key_ends_the_command_with_the_apis_message(deployment: Deploy
         capture_output=True,
         text=True,
         check=False,
-        timeout=60,
+        timeout=seconds(60),
         stdin=subprocess.DEVNULL,
     )
     assert remote.returncode == 1 and remote.stdout == ""
@@ -107,7 +113,7 @@ def test_a_refused_key_ends_the_command_with_the_apis_message(deployment: Deploy
         capture_output=True,
         text=True,
         check=False,
-        timeout=120,
+        timeout=seconds(120),
         stdin=subprocess.DEVNULL,
     )
     assert local.returncode == 1 and local.stdout == ""

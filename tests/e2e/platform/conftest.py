@@ -34,6 +34,7 @@ from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.support.aws_backend import aws_backend
 from tests.support.openai_server import OpenAIServer
+from tests.support.waits import HTTP_TIMEOUT, seconds
 
 
 @dataclass
@@ -76,7 +77,7 @@ def serving(container: Container, *, inline_work: bool = False) -> Iterator[str]
     running = uvicorn.Server(config)
     thread = threading.Thread(target=running.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + seconds(30)
     while not running.started:
         assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
         time.sleep(0.02)
@@ -84,7 +85,7 @@ def serving(container: Container, *, inline_work: bool = False) -> Iterator[str]
         yield f"http://127.0.0.1:{port}"
     finally:
         running.should_exit = True
-        thread.join(timeout=15)
+        thread.join(timeout=seconds(15))
 
 
 @contextmanager
@@ -126,9 +127,11 @@ def wait_for_event(server: Server | str, tenant: Tenant, event_id: str, timeout:
     """Poll GET /v1/event/{id}/ (of a Server, or of a base URL) until the event has ended (SUCCEEDED, FAILED,
     PARTIALLY_COMPLETED or CANCELLED)."""
     base = server if isinstance(server, str) else server.url
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + seconds(timeout)
     while True:
-        body: dict[str, Any] = httpx.get(f"{base}/v1/event/{event_id}/", headers=tenant.headers).json()
+        body: dict[str, Any] = httpx.get(
+            f"{base}/v1/event/{event_id}/", headers=tenant.headers, timeout=HTTP_TIMEOUT
+        ).json()
         if EventStatus(body["status"]).finished:
             return body
         assert time.monotonic() < deadline, f"event {event_id} still {body['status']}"

@@ -8,11 +8,12 @@ import httpx
 
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant
 from tests.e2e.platform.test_categories import add, memory
+from tests.support.waits import HTTP_TIMEOUT
 
 
 def test_an_immutable_memory_is_never_updated_but_can_be_deleted(server: Server) -> None:
     tenant = new_tenant(server, "immutable")
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     (kept,) = add(server, tenant, "I live in Paris.", infer=True, immutable=True, timestamp=1_700_000_000)
     (other,) = add(server, tenant, "My favourite colour is green.")
 
@@ -43,7 +44,9 @@ SAID = (
 
 
 def stored(server: Server, tenant: Tenant, user: str) -> list[str]:
-    page = httpx.post(f"{server.url}/v2/memories/", json={"filters": {"user_id": user}}, headers=tenant.headers)
+    page = httpx.post(
+        f"{server.url}/v2/memories/", json={"filters": {"user_id": user}}, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )
     assert page.status_code == 200, page.text
     return sorted(m["memory"] for m in page.json())
 
@@ -60,13 +63,14 @@ def test_includes_and_excludes_say_what_is_extracted_without_an_llm(server: Serv
         f"{server.url}/v3/memories/add/",
         json={"messages": [{"role": "user", "content": SAID}], "user_id": "x", "infer": False, "excludes": "health"},
         headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
     )
     assert refused.status_code == 400 and "infer=false" in refused.json()["detail"]
 
 
 def test_an_app_alone_is_a_scope_like_the_others(server: Server) -> None:
     tenant = new_tenant(server, "apps")
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     for app, text in (("web", "Prefers dark mode"), ("web", "Ships on Fridays"), ("cli", "Uses zsh")):
         body = {"messages": [{"role": "user", "content": text}], "app_id": app, "infer": False}
         answer = http.post("/v3/memories/add/", json=body)

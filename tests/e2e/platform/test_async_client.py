@@ -13,6 +13,7 @@ from mem0 import AsyncMemoryClient
 from mem0.exceptions import MemoryNotFoundError
 
 from tests.e2e.platform.conftest import Server, Tenant, wait_for_event
+from tests.support.waits import HTTP_TIMEOUT, seconds
 
 
 async def scenario(server: Server, tenant: Tenant) -> None:
@@ -90,7 +91,7 @@ PROFILE_SCHEMA = {
 async def until(
     read: Callable[[], Awaitable[dict[str, Any]]], done: Callable[[dict[str, Any]], bool], timeout: float = 30
 ) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + seconds(timeout)
     while True:
         got = await read()
         if done(got):
@@ -200,7 +201,7 @@ async def members_and_projects(server: Server, tenant: Tenant) -> None:
     created = await client.project.create("Second", description="for experiments")
     assert created["message"] == "Project created successfully."
     org = f"{server.url}/api/v1/orgs/organizations/{tenant.org_id}"
-    async with httpx.AsyncClient(headers=tenant.headers) as http:
+    async with httpx.AsyncClient(headers=tenant.headers, timeout=HTTP_TIMEOUT) as http:
         made_key = await http.post(f"{org}/projects/{created['project_id']}/api-keys/", json={"label": "exp"})
         key = made_key.json()["api_key"]
         second = AsyncMemoryClient(api_key=key, host=server.url)

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 
 from tests.e2e.platform.conftest import Server, Tenant
+from tests.support.waits import HTTP_TIMEOUT
 
 WRONG_VALUES: list[Any] = [
     None,
@@ -28,7 +29,7 @@ WRONG_VALUES: list[Any] = [
 
 
 def platform_routes(server: Server) -> list[tuple[str, str, dict[str, Any]]]:
-    spec = httpx.get(f"{server.url}/openapi.json").json()
+    spec = httpx.get(f"{server.url}/openapi.json", timeout=HTTP_TIMEOUT).json()
     out = []
     for path, methods in sorted(spec["paths"].items()):
         if path.startswith(("/v1/", "/v2/", "/v3/", "/api/v1/")):
@@ -56,12 +57,12 @@ def assert_clean_4xx(response: httpx.Response, where: Any) -> None:
 
 
 def test_every_platform_route_answers_bad_input_with_a_4xx(server: Server, tenant: Tenant) -> None:
-    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=30)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     kept = http.post(
         "/v3/memories/add/",
         json={"messages": [{"role": "user", "content": "I keep bees"}], "user_id": "alice", "infer": False},
     ).json()["results"][0]["id"]
-    spec = httpx.get(f"{server.url}/openapi.json").json()
+    spec = httpx.get(f"{server.url}/openapi.json", timeout=HTTP_TIMEOUT).json()
     ids = {
         "org_id": tenant.org_id,
         "project_id": tenant.project_id,

@@ -11,11 +11,14 @@ import httpx
 
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
 from tests.support.openai_server import OpenAIServer
+from tests.support.waits import HTTP_TIMEOUT
 
 
 def add(server: Server, tenant: Tenant, text: str, *, infer: bool = False, **extra: Any) -> list[dict[str, Any]]:
     body = {"messages": [{"role": "user", "content": text}], "user_id": "alice", "infer": infer, **extra}
-    answer = httpx.post(f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers, timeout=30).json()
+    answer = httpx.post(
+        f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    ).json()
     if answer.get("status") != "SUCCEEDED":
         answer = wait_for_event(server, tenant, answer["event_id"])
     assert answer["status"] == "SUCCEEDED", answer
@@ -24,13 +27,15 @@ def add(server: Server, tenant: Tenant, text: str, *, infer: bool = False, **ext
 
 
 def memory(server: Server, tenant: Tenant, memory_id: str) -> dict[str, Any]:
-    got: dict[str, Any] = httpx.get(f"{server.url}/v1/memories/{memory_id}/", headers=tenant.headers).json()
+    got: dict[str, Any] = httpx.get(
+        f"{server.url}/v1/memories/{memory_id}/", headers=tenant.headers, timeout=HTTP_TIMEOUT
+    ).json()
     return got
 
 
 def listed(server: Server, tenant: Tenant, filters: dict[str, Any]) -> list[str]:
     body = {"filters": {"AND": [{"user_id": "alice"}, filters]}}
-    page = httpx.post(f"{server.url}/v2/memories/", json=body, headers=tenant.headers)
+    page = httpx.post(f"{server.url}/v2/memories/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert page.status_code == 200, page.text
     return sorted(m["memory"] for m in page.json())
 
@@ -58,6 +63,7 @@ def test_without_an_llm_each_memory_is_filed_under_a_default_category(server: Se
         f"{server.url}/v2/memories/search/",
         json={"query": "allergies", "filters": {"AND": [{"user_id": "alice"}, {"categories": {"in": ["health"]}}]}},
         headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
     ).json()
     assert [m["id"] for m in found] == [ids["I am allergic to peanuts and take antihistamines"]]
 
@@ -73,7 +79,12 @@ def test_a_memory_that_fits_no_category_is_misc_and_custom_categories_replace_th
     assert memory(server, tenant, stew["id"])["categories"] == ["cooking"]
     # the project's own categories, for every add that names none
     project = f"{server.url}/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
-    assert httpx.patch(project, json={"custom_categories": custom}, headers=tenant.headers).status_code == 200
+    assert (
+        httpx.patch(
+            project, json={"custom_categories": custom}, headers=tenant.headers, timeout=HTTP_TIMEOUT
+        ).status_code
+        == 200
+    )
     (cat,) = add(server, tenant, "Adopted a black cat from the shelter")
     assert memory(server, tenant, cat["id"])["categories"] == ["pets"]
 
@@ -107,14 +118,29 @@ def test_a_new_text_is_filed_anew(server: Server) -> None:
     (tennis,) = add(server, tenant, "I play tennis every Sunday morning")
     assert memory(server, tenant, tennis["id"])["categories"] == ["sports"]
     url = f"{server.url}/v1/memories/{tennis['id']}/"
-    changed = httpx.put(url, json={"text": "I am allergic to peanuts and take antihistamines"}, headers=tenant.headers)
+    changed = httpx.put(
+        url,
+        json={"text": "I am allergic to peanuts and take antihistamines"},
+        headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
+    )
     assert changed.status_code == 200, changed.text
     assert memory(server, tenant, tennis["id"])["categories"] == ["health"]
-    kept = httpx.put(url, json={"metadata": {"checked": True}}, headers=tenant.headers)  # the text is the same
+    kept = httpx.put(
+        url, json={"metadata": {"checked": True}}, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )  # the text is the same
     assert kept.status_code == 200 and memory(server, tenant, tennis["id"])["categories"] == ["health"]
     project = f"{server.url}/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
     custom = [{"pets": "Animals the user owns or cares for: dogs, cats"}]
-    assert httpx.patch(project, json={"custom_categories": custom}, headers=tenant.headers).status_code == 200
+    assert (
+        httpx.patch(
+            project, json={"custom_categories": custom}, headers=tenant.headers, timeout=HTTP_TIMEOUT
+        ).status_code
+        == 200
+    )
     batch = {"memories": [{"memory_id": tennis["id"], "text": "Adopted a black cat from the shelter"}]}
-    assert httpx.put(f"{server.url}/v1/batch/", json=batch, headers=tenant.headers).status_code == 200
+    assert (
+        httpx.put(f"{server.url}/v1/batch/", json=batch, headers=tenant.headers, timeout=HTTP_TIMEOUT).status_code
+        == 200
+    )
     assert memory(server, tenant, tennis["id"])["categories"] == ["pets"]

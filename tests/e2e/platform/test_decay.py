@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant
+from tests.support.waits import HTTP_TIMEOUT
 
 DAY = 86_400
 ALICE = {"user_id": "alice"}
@@ -25,7 +26,9 @@ def add(server: Server, tenant: Tenant, text: str, days_ago: float) -> str:
         "infer": False,
         "timestamp": int(time.time() - days_ago * DAY),
     }
-    answer = httpx.post(f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers, timeout=30).json()
+    answer = httpx.post(
+        f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    ).json()
     assert answer["status"] == "SUCCEEDED" and answer["results"][0]["event"] == "ADD", answer
     memory_id: str = answer["results"][0]["id"]
     return memory_id
@@ -33,7 +36,7 @@ def add(server: Server, tenant: Tenant, text: str, days_ago: float) -> str:
 
 def set_decay(server: Server, tenant: Tenant, on: bool) -> None:
     path = f"{server.url}/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
-    answer = httpx.patch(path, json={"decay": on}, headers=tenant.headers)
+    answer = httpx.patch(path, json={"decay": on}, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert answer.status_code == 200 and answer.json()["decay"] is on, answer.text
 
 
@@ -41,7 +44,9 @@ def search(server: Server, tenant: Tenant, query: str, version: str = "v3", **op
     body: dict[str, Any] = {"query": query, "filters": ALICE, **options}
     if version == "v1":
         body = {"query": query, "user_id": "alice", **options}
-    answer = httpx.post(f"{server.url}/{version}/memories/search/", json=body, headers=tenant.headers)
+    answer = httpx.post(
+        f"{server.url}/{version}/memories/search/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )
     assert answer.status_code == 200, answer.text
     got = answer.json()
     found: list[dict[str, Any]] = got["results"] if isinstance(got, dict) else got
@@ -178,5 +183,8 @@ def test_a_deleted_memory_takes_its_retrievals_with_it(server: Server) -> None:
     server.platform.namespaces.access_buffer.flush()
     service = server.platform.project_memory.memory_service(tenant.project_id)
     assert service.accesses is not None and tea in service.accesses.recent([tea])
-    assert httpx.delete(f"{server.url}/v1/memories/{tea}/", headers=tenant.headers).status_code == 200
+    assert (
+        httpx.delete(f"{server.url}/v1/memories/{tea}/", headers=tenant.headers, timeout=HTTP_TIMEOUT).status_code
+        == 200
+    )
     assert service.accesses.recent([tea]) == {}

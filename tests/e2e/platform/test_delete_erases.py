@@ -22,6 +22,7 @@ import pytest
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, serving, wait_for_event
 from tests.e2e.platform.test_webhooks import container_for, create
 from tests.support.erasure_scan import Sentinel, files_holding, items_holding
+from tests.support.waits import HTTP_TIMEOUT, seconds
 from tests.support.webhook_aws import aws_webhook_backend
 from tests.support.webhook_receiver import Receiver, receiving
 
@@ -61,7 +62,9 @@ class Written:
 
 
 def call(deployment: Deployment, tenant: Tenant, method: str, path: str, **kwargs: Any) -> Any:
-    answer = httpx.request(method, f"{deployment.server.url}{path}", headers=tenant.headers, timeout=30, **kwargs)
+    answer = httpx.request(
+        method, f"{deployment.server.url}{path}", headers=tenant.headers, timeout=HTTP_TIMEOUT, **kwargs
+    )
     assert answer.status_code < 300, (method, path, answer.status_code, answer.text)
     return answer.json() if answer.content else None
 
@@ -168,7 +171,7 @@ def write(deployment: Deployment, receiver: Receiver, word: str) -> Written:
 
 def settled(receiver: Receiver, quiet: float = 1.0, timeout: float = 30.0) -> None:
     """Wait until the receiver has received nothing new for `quiet` seconds (every delivery made is sent)."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + seconds(timeout)
     count, since = -1, time.monotonic()
     while time.monotonic() < deadline:
         now_count = len(receiver.delivered())

@@ -15,6 +15,7 @@ from mnemo.services.platform.dream.runs import NO_LLM
 from mnemo.services.platform.dream.service import NOT_ON_PLAN, Entitlements
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant
 from tests.support.openai_server import OpenAIServer
+from tests.support.waits import HTTP_TIMEOUT
 
 
 def dream_url(server: Server, tenant: Tenant) -> str:
@@ -34,7 +35,7 @@ def plan_without_synthesis(server: Server) -> Iterator[None]:
 
 def test_the_config_and_the_entitlements(server: Server) -> None:
     tenant = new_tenant(server, "dream")
-    got = httpx.get(dream_url(server, tenant), headers=tenant.headers)
+    got = httpx.get(dream_url(server, tenant), headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert got.status_code == 200, got.text
     assert got.json() == {
         "config": {"reflection_enabled": False, "reflection_enabled_at": None, "reflection_mode": "batch"},
@@ -65,28 +66,41 @@ def test_the_config_and_the_entitlements(server: Server) -> None:
 )
 def test_what_cannot_be_set(server: Server, body: dict[str, object], status: int, message: str) -> None:
     tenant = new_tenant(server, "dream-bad")
-    answer = httpx.patch(dream_url(server, tenant), json=body, headers=tenant.headers)
+    answer = httpx.patch(dream_url(server, tenant), json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert answer.status_code == status, answer.text
     assert message in answer.text
-    assert httpx.get(dream_url(server, tenant), headers=tenant.headers).json()["config"]["reflection_enabled"] is False
+    assert (
+        httpx.get(dream_url(server, tenant), headers=tenant.headers, timeout=HTTP_TIMEOUT).json()["config"][
+            "reflection_enabled"
+        ]
+        is False
+    )
 
 
 def test_turned_on_where_offered_it_says_since_when(server: Server, llm: OpenAIServer) -> None:
     tenant = new_tenant(server, "dream-on")
     url = dream_url(server, tenant)
-    on = httpx.patch(url, json={"reflection_enabled": True, "reflection_mode": "batch"}, headers=tenant.headers)
+    on = httpx.patch(
+        url, json={"reflection_enabled": True, "reflection_mode": "batch"}, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )
     assert on.status_code == 200, on.text
     config = on.json()["config"]
     assert config["reflection_enabled"] is True and config["reflection_enabled_at"]
     assert on.json()["entitlements"]["features"]["synthesis"] is True
     assert "synthesis_unavailable" not in on.json()["entitlements"]["features"]
-    assert httpx.get(url, headers=tenant.headers).json()["config"] == config  # stored
+    assert httpx.get(url, headers=tenant.headers, timeout=HTTP_TIMEOUT).json()["config"] == config  # stored
     assert tenant.project_id in server.platform.dream_reflections.enabled_projects()  # what the schedule reads
-    again = httpx.patch(url, json={"reflection_enabled": True}, headers=tenant.headers).json()["config"]
+    again = httpx.patch(url, json={"reflection_enabled": True}, headers=tenant.headers, timeout=HTTP_TIMEOUT).json()[
+        "config"
+    ]
     assert again["reflection_enabled_at"] == config["reflection_enabled_at"]  # already on: the same moment
-    manual = httpx.patch(url, json={"reflection_mode": "manual"}, headers=tenant.headers).json()["config"]
+    manual = httpx.patch(url, json={"reflection_mode": "manual"}, headers=tenant.headers, timeout=HTTP_TIMEOUT).json()[
+        "config"
+    ]
     assert manual == {**config, "reflection_mode": "manual"}
-    off = httpx.patch(url, json={"reflection_enabled": False}, headers=tenant.headers).json()["config"]
+    off = httpx.patch(url, json={"reflection_enabled": False}, headers=tenant.headers, timeout=HTTP_TIMEOUT).json()[
+        "config"
+    ]
     assert off["reflection_enabled"] is False and off["reflection_enabled_at"] == config["reflection_enabled_at"]
     assert tenant.project_id not in server.platform.dream_reflections.enabled_projects()
 
@@ -96,9 +110,9 @@ def test_a_plan_without_synthesis_refuses_it_even_with_an_llm(
 ) -> None:
     tenant = new_tenant(server, "dream-plan")
     url = dream_url(server, tenant)
-    features = httpx.get(url, headers=tenant.headers).json()["entitlements"]["features"]
+    features = httpx.get(url, headers=tenant.headers, timeout=HTTP_TIMEOUT).json()["entitlements"]["features"]
     assert features["synthesis"] is False and features["synthesis_unavailable"] == NOT_ON_PLAN
-    refused = httpx.patch(url, json={"reflection_enabled": True}, headers=tenant.headers)
+    refused = httpx.patch(url, json={"reflection_enabled": True}, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert refused.status_code == 400 and NOT_ON_PLAN in refused.text
 
 
@@ -106,12 +120,17 @@ def test_a_reader_reads_it_and_another_organization_never_finds_it(server: Serve
     owner = new_tenant(server, "dream-owner")
     MemoryClient(api_key=owner.key, host=server.url).project.add_member("dream-reader@example.com", "READER")
     keys = f"{server.url}/api/v1/orgs/organizations/{owner.org_id}/projects/{owner.project_id}/api-keys/"
-    made = httpx.post(keys, json={"email": "dream-reader@example.com", "label": "reader"}, headers=owner.headers)
+    made = httpx.post(
+        keys, json={"email": "dream-reader@example.com", "label": "reader"}, headers=owner.headers, timeout=HTTP_TIMEOUT
+    )
     assert made.status_code == 201, made.text
     reader = {"Authorization": f"Token {made.json()['api_key']}"}
     url = dream_url(server, owner)
-    assert httpx.get(url, headers=reader).status_code == 200
-    assert httpx.patch(url, json={"reflection_mode": "batch"}, headers=reader).status_code == 403
+    assert httpx.get(url, headers=reader, timeout=HTTP_TIMEOUT).status_code == 200
+    assert httpx.patch(url, json={"reflection_mode": "batch"}, headers=reader, timeout=HTTP_TIMEOUT).status_code == 403
     stranger = new_tenant(server, "dream-stranger")
-    assert httpx.get(url, headers=stranger.headers).status_code == 404
-    assert httpx.patch(url, json={"reflection_mode": "batch"}, headers=stranger.headers).status_code == 404
+    assert httpx.get(url, headers=stranger.headers, timeout=HTTP_TIMEOUT).status_code == 404
+    assert (
+        httpx.patch(url, json={"reflection_mode": "batch"}, headers=stranger.headers, timeout=HTTP_TIMEOUT).status_code
+        == 404
+    )

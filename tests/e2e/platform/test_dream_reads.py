@@ -12,13 +12,14 @@ import httpx
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant
 from tests.e2e.platform.test_categories import add, memory
 from tests.support.openai_server import OpenAIServer
+from tests.support.waits import HTTP_TIMEOUT
 
 ALICE = {"user_id": "alice"}
 
 
 def listed(server: Server, tenant: Tenant, version: str = "v2", **options: Any) -> list[dict[str, Any]]:
     body = {"filters": ALICE, **options}
-    page = httpx.post(f"{server.url}/{version}/memories/", json=body, headers=tenant.headers)
+    page = httpx.post(f"{server.url}/{version}/memories/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert page.status_code == 200, page.text
     answer = page.json()
     found: list[dict[str, Any]] = answer["results"] if isinstance(answer, dict) else answer
@@ -27,7 +28,9 @@ def listed(server: Server, tenant: Tenant, version: str = "v2", **options: Any) 
 
 def searched(server: Server, tenant: Tenant, query: str, version: str = "v2", **options: Any) -> list[dict[str, Any]]:
     body = {"query": query, "filters": ALICE, **options}
-    answer = httpx.post(f"{server.url}/{version}/memories/search/", json=body, headers=tenant.headers)
+    answer = httpx.post(
+        f"{server.url}/{version}/memories/search/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )
     assert answer.status_code == 200, answer.text
     got = answer.json()
     found: list[dict[str, Any]] = got["results"] if isinstance(got, dict) else got

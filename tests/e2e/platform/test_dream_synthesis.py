@@ -17,6 +17,7 @@ from mem0 import MemoryClient
 from mnemo.services.platform.dream.runs import NO_LLM, SYNTHESIS_OFF
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
 from tests.support.openai_server import OpenAIServer
+from tests.support.waits import HTTP_TIMEOUT
 
 PARIS = "Lives in Paris"
 LISBON = "Moved to Lisbon in May"
@@ -57,7 +58,7 @@ def add_all(server: Server, tenant: Tenant, texts: list[str], user_id: str = "al
         "infer": False,
         "timestamp": int(datetime(2025, 1, 1, tzinfo=UTC).timestamp()),
     }
-    answer = httpx.post(f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers)
+    answer = httpx.post(f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert answer.status_code == 200, answer.text
     results = answer.json()["results"]
     assert [r["event"] for r in results] == ["ADD"] * len(texts), results  # none merged at add time
@@ -69,13 +70,16 @@ def turn_on(server: Server, tenant: Tenant, **extra: Any) -> None:
         f"{project_url(server, tenant)}/dream/config/",
         json={"reflection_enabled": True, **extra},
         headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
     )
     assert on.status_code == 200, on.text
 
 
 def run(server: Server, tenant: Tenant, **body: Any) -> dict[str, Any]:
     """POST …/dream/run/, then the run's event once it has ended."""
-    queued = httpx.post(f"{project_url(server, tenant)}/dream/run/", json=body or None, headers=tenant.headers)
+    queued = httpx.post(
+        f"{project_url(server, tenant)}/dream/run/", json=body or None, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )
     assert queued.status_code == 200, queued.text
     assert queued.json()["status"] == "PENDING"
     return wait_for_event(server, tenant, queued.json()["event_id"], timeout=60)
@@ -103,7 +107,7 @@ def plan(request: dict[str, Any]) -> str:
 
 
 def memory(server: Server, tenant: Tenant, memory_id: str) -> dict[str, Any]:
-    got = httpx.get(f"{server.url}/v1/memories/{memory_id}/", headers=tenant.headers)
+    got = httpx.get(f"{server.url}/v1/memories/{memory_id}/", headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert got.status_code == 200, got.text
     found: dict[str, Any] = got.json()
     return found
@@ -139,18 +143,24 @@ def test_a_run_synthesizes_merges_and_supersedes_and_says_what_it_changed(server
     assert pattern["synthesized"] is True and pattern["user_id"] == "alice"
     assert pattern["source_memory_ids"] == synthesized["source_memory_ids"] and pattern["categories"]
     sources = httpx.get(
-        f"{project_url(server, tenant)}/dream/memory/{synthesized['id']}/sources/", headers=tenant.headers
+        f"{project_url(server, tenant)}/dream/memory/{synthesized['id']}/sources/",
+        headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
     )
     assert sources.status_code == 200, sources.text
     assert sources.json()["synthesized"] is True
     assert [s["memory"] for s in sources.json()["sources"]] == [RUNS, MEETINGS, ESPRESSO]
-    plain = httpx.get(f"{project_url(server, tenant)}/dream/memory/{ids[RUNS]}/sources/", headers=tenant.headers)
+    plain = httpx.get(
+        f"{project_url(server, tenant)}/dream/memory/{ids[RUNS]}/sources/", headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )
     assert plain.json() == {"memory_id": ids[RUNS], "synthesized": False, "sources": []}
 
     paris = memory(server, tenant, ids[PARIS])
     assert paris["lifecycle_state"] == "superseded" and paris["replaced_by"] == ids[LISBON]
     assert memory(server, tenant, ids[NO_MEAT])["lifecycle_state"] == "merged"
-    history = httpx.get(f"{server.url}/v1/memories/{ids[PARIS]}/history/", headers=tenant.headers).json()
+    history = httpx.get(
+        f"{server.url}/v1/memories/{ids[PARIS]}/history/", headers=tenant.headers, timeout=HTTP_TIMEOUT
+    ).json()
     assert [h["event"] for h in history] == ["ADD", "DELETE"]
 
     # Reads follow the states: latest_only hides the superseded fact; the merged one is hidden unless asked for.
@@ -158,6 +168,7 @@ def test_a_run_synthesizes_merges_and_supersedes_and_says_what_it_changed(server
         f"{server.url}/v3/memories/",
         json={"filters": {"user_id": "alice"}, "latest_only": True},
         headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
     ).json()["results"]
     listed_ids = {m["id"] for m in listed}
     assert synthesized["id"] in listed_ids and ids[PARIS] not in listed_ids and ids[NO_MEAT] not in listed_ids
@@ -165,6 +176,7 @@ def test_a_run_synthesizes_merges_and_supersedes_and_says_what_it_changed(server
         f"{server.url}/v3/memories/search/",
         json={"query": "When does she wake up?", "filters": {"user_id": "alice"}},
         headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
     ).json()["results"]
     assert synthesized["id"] in [h["id"] for h in found[:3]]
 
@@ -252,7 +264,9 @@ def test_what_a_run_does_not_take(
 ) -> None:
     tenant = new_tenant(server, "dream-body")
     turn_on(server, tenant)
-    answer = httpx.post(f"{project_url(server, tenant)}/dream/run/", json=body, headers=tenant.headers)
+    answer = httpx.post(
+        f"{project_url(server, tenant)}/dream/run/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )
     assert answer.status_code == status, answer.text
     assert message in answer.text
 
@@ -260,28 +274,33 @@ def test_what_a_run_does_not_take(
 def test_no_run_without_an_llm_or_with_synthesis_off(server: Server) -> None:
     tenant = new_tenant(server, "dream-off")
     url = f"{project_url(server, tenant)}/dream/run/"
-    no_llm = httpx.post(url, headers=tenant.headers)
+    no_llm = httpx.post(url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert no_llm.status_code == 400 and NO_LLM in no_llm.json()["detail"]
 
 
 def test_a_run_needs_synthesis_on_an_owner_and_the_project(server: Server, llm: OpenAIServer) -> None:
     owner = new_tenant(server, "dream-owner")
     url = f"{project_url(server, owner)}/dream/run/"
-    off = httpx.post(url, headers=owner.headers)
+    off = httpx.post(url, headers=owner.headers, timeout=HTTP_TIMEOUT)
     assert off.status_code == 400 and off.json()["detail"] == SYNTHESIS_OFF
     turn_on(server, owner)
     keys = f"{project_url(server, owner)}/api-keys/"
     MemoryClient(api_key=owner.key, host=server.url).project.add_member("dream-run-reader@example.com", "READER")
-    made = httpx.post(keys, json={"email": "dream-run-reader@example.com", "label": "reader"}, headers=owner.headers)
+    made = httpx.post(
+        keys,
+        json={"email": "dream-run-reader@example.com", "label": "reader"},
+        headers=owner.headers,
+        timeout=HTTP_TIMEOUT,
+    )
     assert made.status_code == 201, made.text
     reader = {"Authorization": f"Token {made.json()['api_key']}"}
-    assert httpx.post(url, headers=reader).status_code == 403
+    assert httpx.post(url, headers=reader, timeout=HTTP_TIMEOUT).status_code == 403
     stranger = new_tenant(server, "dream-stranger")
-    assert httpx.post(url, headers=stranger.headers).status_code == 404
+    assert httpx.post(url, headers=stranger.headers, timeout=HTTP_TIMEOUT).status_code == 404
     sources = f"{project_url(server, owner)}/dream/memory/not-a-uuid/sources/"
-    assert httpx.get(sources, headers=owner.headers).status_code == 400
+    assert httpx.get(sources, headers=owner.headers, timeout=HTTP_TIMEOUT).status_code == 400
     missing = f"{project_url(server, owner)}/dream/memory/00000000-0000-4000-8000-000000000000/sources/"
-    assert httpx.get(missing, headers=owner.headers).status_code == 404
+    assert httpx.get(missing, headers=owner.headers, timeout=HTTP_TIMEOUT).status_code == 404
 
 
 def test_the_schedule_picks_due_users_once_per_interval(server: Server, llm: OpenAIServer) -> None:

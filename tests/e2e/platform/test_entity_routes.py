@@ -7,6 +7,7 @@ from __future__ import annotations
 import httpx
 
 from tests.e2e.platform.conftest import Server, Tenant
+from tests.support.waits import HTTP_TIMEOUT
 
 
 def add(http: httpx.Client, text: str, **ids: str) -> str:
@@ -22,7 +23,7 @@ def add(http: httpx.Client, text: str, **ids: str) -> str:
 
 
 def test_the_memories_of_one_entity(server: Server, tenant: Tenant) -> None:
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     flight = add(http, "I booked flights to Tokyo for the holidays", user_id="alice")
     cooking = add(http, "I love cooking ramen", user_id="alice", agent_id="chef")
     add(http, "Bob prefers tea", user_id="bob")
@@ -40,7 +41,7 @@ def test_the_memories_of_one_entity(server: Server, tenant: Tenant) -> None:
 
 
 def test_what_a_project_can_be_filtered_by(server: Server, tenant: Tenant) -> None:
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     add(http, "I booked flights to Tokyo for the holidays", user_id="alice")
     add(http, "I love cooking ramen", user_id="bob", agent_id="chef", run_id="r1")
 
@@ -53,7 +54,7 @@ def test_what_a_project_can_be_filtered_by(server: Server, tenant: Tenant) -> No
 
 
 def test_the_deprecated_entity_delete_takes_the_listed_id(server: Server, tenant: Tenant) -> None:
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     add(http, "I booked flights to Tokyo", user_id="alice")
     kept = add(http, "Bob prefers tea", user_id="bob")
     (alice,) = [e for e in http.get("/v1/entities/").json()["results"] if e["name"] == "alice"]
@@ -68,7 +69,7 @@ def test_the_deprecated_entity_delete_takes_the_listed_id(server: Server, tenant
 
 
 def test_entities_created_explicitly_are_listed_read_and_deleted(server: Server, tenant: Tenant) -> None:
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     created = http.post("/v1/users/", json={"user_id": "carol", "name": "Carol C.", "metadata": {"plan": "pro"}})
     assert created.status_code == 201, created.text
     body = created.json()
@@ -103,7 +104,7 @@ def test_entities_created_explicitly_are_listed_read_and_deleted(server: Server,
 
 
 def test_creating_an_entity_checks_its_input_and_needs_an_owner(server: Server, tenant: Tenant) -> None:
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     for body in ({}, {"user_id": ""}, {"user_id": 7}, {"user_id": "u" * 256}, {"user_id": "u", "metadata": [1]}):
         response = http.post("/v1/users/", json=body)
         assert response.status_code == 400, (body, response.text)
@@ -111,6 +112,6 @@ def test_creating_an_entity_checks_its_input_and_needs_an_owner(server: Server, 
     project = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
     http.post(project + "members/", json={"email": "entity-reader@example.com", "role": "READER"})
     reader_key = http.post(project + "api-keys/", json={"email": "entity-reader@example.com"}).json()["api_key"]
-    reader = httpx.Client(base_url=server.url, headers={"Authorization": f"Token {reader_key}"})
+    reader = httpx.Client(base_url=server.url, headers={"Authorization": f"Token {reader_key}"}, timeout=HTTP_TIMEOUT)
     assert reader.post("/v1/users/", json={"user_id": "dave"}).status_code == 403
     assert reader.get("/v1/entities/").status_code == 200

@@ -15,6 +15,7 @@ import pytest
 
 from mnemo.services.platform.jobs.imports import PART_SECONDS, ImportJobs
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+from tests.support.waits import LONG_HTTP_TIMEOUT, seconds
 
 FIELDS = ("id", "memory", "user_id", "agent_id", "app_id", "run_id", "metadata", "categories", "created_at")
 EXPORT_SCHEMA = {
@@ -38,7 +39,7 @@ CATEGORIES = [{"food": "meals, cooking and diets"}, {"travel": "trips, flights a
 
 
 def client(server: Server, tenant: Tenant) -> httpx.Client:
-    return httpx.Client(base_url=server.url, headers=tenant.headers, timeout=60)
+    return httpx.Client(base_url=server.url, headers=tenant.headers, timeout=LONG_HTTP_TIMEOUT)
 
 
 def seed(http: httpx.Client) -> None:
@@ -193,7 +194,7 @@ def slow_import(http: httpx.Client, user: str, count: int = 1000) -> str:
 
 
 def wait_running(http: httpx.Client, event_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + seconds(60)
     while True:
         event: dict[str, Any] = http.get(f"/v1/event/{event_id}/").json()
         if event["status"] == "RUNNING" and event["progress"]["done"] > 0:

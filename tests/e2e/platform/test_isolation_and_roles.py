@@ -12,6 +12,7 @@ from mem0 import MemoryClient
 from mem0.exceptions import AuthenticationError
 
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+from tests.support.waits import HTTP_TIMEOUT
 
 MISSING = {"GET", "PUT", "DELETE"}
 
@@ -25,8 +26,8 @@ def add(http: httpx.Client, text: str, user_id: str) -> str:
 
 def test_no_route_reaches_another_projects_data(server: Server) -> None:
     owner, intruder = new_tenant(server, "victim"), new_tenant(server, "intruder")
-    victim = httpx.Client(base_url=server.url, headers=owner.headers)
-    other = httpx.Client(base_url=server.url, headers=intruder.headers)
+    victim = httpx.Client(base_url=server.url, headers=owner.headers, timeout=HTTP_TIMEOUT)
+    other = httpx.Client(base_url=server.url, headers=intruder.headers, timeout=HTTP_TIMEOUT)
     secret = add(victim, "The vault code is 4711", "alice")
     queued = victim.post(
         "/v3/memories/add/",
@@ -86,7 +87,7 @@ def test_no_route_reaches_another_projects_data(server: Server) -> None:
 
 
 def test_a_reader_views_and_searches_but_changes_nothing(server: Server, tenant: Tenant) -> None:
-    owner = httpx.Client(base_url=server.url, headers=tenant.headers)
+    owner = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     project = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
     memory_id = add(owner, "Reader can see this", "alice")
     added = MemoryClient(api_key=tenant.key, host=server.url).project.add_member("reader@example.com", "READER")
@@ -116,6 +117,7 @@ def test_a_reader_views_and_searches_but_changes_nothing(server: Server, tenant:
         f"{server.url}{project}members/",
         json={"email": "x@example.com", "role": "READER"},
         headers={"Authorization": f"Token {reader_key}"},
+        timeout=HTTP_TIMEOUT,
     )
     assert (refused.status_code, refused.json()["message"]) == (
         403,
@@ -127,15 +129,30 @@ def test_a_reader_views_and_searches_but_changes_nothing(server: Server, tenant:
     (reader_entry,) = [k for k in owner.get(project + "api-keys/").json() if k["user_email"] == "reader@example.com"]
     assert "api_key" not in reader_entry and reader_key.startswith(reader_entry["key_prefix"])
     assert owner.delete(project + f"api-keys/{reader_entry['id']}/").status_code == 200
-    assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {reader_key}"}).status_code == 401
+    assert (
+        httpx.get(
+            f"{server.url}/v1/ping/", headers={"Authorization": f"Token {reader_key}"}, timeout=HTTP_TIMEOUT
+        ).status_code
+        == 401
+    )
     second = owner.post(project + "api-keys/", json={"email": "reader@example.com"}).json()["api_key"]
-    assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {second}"}).status_code == 200
+    assert (
+        httpx.get(
+            f"{server.url}/v1/ping/", headers={"Authorization": f"Token {second}"}, timeout=HTTP_TIMEOUT
+        ).status_code
+        == 200
+    )
     owner.delete(project + "members/", params={"email": "reader@example.com"})
-    assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {second}"}).status_code == 401
+    assert (
+        httpx.get(
+            f"{server.url}/v1/ping/", headers={"Authorization": f"Token {second}"}, timeout=HTTP_TIMEOUT
+        ).status_code
+        == 401
+    )
 
 
 def test_every_platform_route_needs_a_token_key(server: Server) -> None:
-    spec = httpx.get(f"{server.url}/openapi.json").json()
+    spec = httpx.get(f"{server.url}/openapi.json", timeout=HTTP_TIMEOUT).json()
     platform = {
         (method, path)
         for path, methods in spec["paths"].items()
@@ -144,7 +161,7 @@ def test_every_platform_route_needs_a_token_key(server: Server) -> None:
     }
     assert len(platform) >= 46  # the routes of this issue; webhooks and profiles add more
     values = {"memory_id": "00000000-0000-4000-8000-000000000000", "event_id": "e", "entity_type": "user"}
-    http = httpx.Client()
+    http = httpx.Client(timeout=HTTP_TIMEOUT)
     for method, path in sorted(platform):
         assert spec["paths"][path][method]["security"] == [{"PlatformToken": []}], (method, path)
         url = server.url + path.format_map(

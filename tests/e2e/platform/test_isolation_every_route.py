@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+from tests.support.waits import HTTP_TIMEOUT, seconds
 
 ORG = "/api/v1/orgs/organizations/{org_id}/"
 PROJECT = ORG + "projects/{project_id}/"
@@ -45,7 +46,7 @@ def project_path(tenant: Tenant) -> str:
 
 def add_reader(server: Server, owner: Tenant, name: str) -> Tenant:
     """A READER of the owner's project, with a key of its own."""
-    http = httpx.Client(base_url=server.url, headers=owner.headers)
+    http = httpx.Client(base_url=server.url, headers=owner.headers, timeout=HTTP_TIMEOUT)
     email = f"{name}@example.com"
     added = http.post(project_path(owner) + "members/", json={"email": email, "role": "READER"})
     assert added.status_code == 200, added.text
@@ -57,7 +58,7 @@ def add_reader(server: Server, owner: Tenant, name: str) -> Tenant:
 @pytest.fixture(scope="module")
 def victim(server: Server) -> Victim:
     owner = new_tenant(server, "victim")
-    http = httpx.Client(base_url=server.url, headers=owner.headers)
+    http = httpx.Client(base_url=server.url, headers=owner.headers, timeout=HTTP_TIMEOUT)
     added = http.post(
         "/v3/memories/add/",
         json={"messages": [{"role": "user", "content": SECRET}], "user_id": "alice", "infer": False},
@@ -99,8 +100,8 @@ def victim(server: Server) -> Victim:
 
 
 def wait_for_profile_job(server: Server, owner: Tenant, job_id: str) -> None:
-    http = httpx.Client(base_url=server.url, headers=owner.headers)
-    deadline = time.monotonic() + 30
+    http = httpx.Client(base_url=server.url, headers=owner.headers, timeout=HTTP_TIMEOUT)
+    deadline = time.monotonic() + seconds(30)
     while http.get(f"/v2/profiles/jobs/{job_id}/").json()["job"]["status"] != "succeeded":
         assert time.monotonic() < deadline
         time.sleep(0.05)
@@ -244,7 +245,7 @@ def requests_scoped_by_the_key(victim: Victim) -> list[tuple[str, str, Any]]:
 
 def snapshot(server: Server, victim: Victim) -> dict[str, Any]:
     """Everything the victim's owner can read that an attack could change."""
-    http = httpx.Client(base_url=server.url, headers=victim.owner.headers)
+    http = httpx.Client(base_url=server.url, headers=victim.owner.headers, timeout=HTTP_TIMEOUT)
     project = project_path(victim.owner)
     keys = [{k: v for k, v in key.items() if k != "last_used_at"} for key in http.get(project + "api-keys/").json()]
     event = http.get(f"/v1/event/{victim.event_id}/").json()
@@ -273,7 +274,7 @@ def snapshot(server: Server, victim: Victim) -> dict[str, Any]:
 
 
 def test_every_platform_route_is_covered_here(server: Server, victim: Victim, attackers: list[Attacker]) -> None:
-    spec = httpx.get(f"{server.url}/openapi.json").json()
+    spec = httpx.get(f"{server.url}/openapi.json", timeout=HTTP_TIMEOUT).json()
     platform = {
         (method.upper(), path)
         for path, methods in spec["paths"].items()
@@ -300,7 +301,7 @@ def test_no_key_from_outside_reaches_changes_or_sees_the_victim(
     victim_ids = [victim.memory_id, victim.event_id, victim.export_id, victim.key_id, victim.owner.project_id]
     victim_ids += [victim.webhook_id, victim.delivery_id, victim.profile_job_id]
     for attacker in attackers:
-        http = httpx.Client(base_url=server.url, headers=attacker.tenant.headers)
+        http = httpx.Client(base_url=server.url, headers=attacker.tenant.headers, timeout=HTTP_TIMEOUT)
         for method, _route, path, body in requests_naming_the_victim(victim, attacker.tenant):
             response = http.request(method, path, json=body)
             where = (attacker.name, method, path, response.status_code, response.text)
@@ -315,6 +316,6 @@ def test_no_key_from_outside_reaches_changes_or_sees_the_victim(
             assert victim.owner.org_id not in response.text, where
 
     assert snapshot(server, victim) == before
-    assert httpx.get(f"{server.url}/v1/ping/", headers=victim.owner.headers).json()["project_id"] == (
-        victim.owner.project_id
-    )
+    assert httpx.get(f"{server.url}/v1/ping/", headers=victim.owner.headers, timeout=HTTP_TIMEOUT).json()[
+        "project_id"
+    ] == (victim.owner.project_id)

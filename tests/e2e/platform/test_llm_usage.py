@@ -11,6 +11,7 @@ import httpx
 
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
 from tests.support.openai_server import OpenAIServer
+from tests.support.waits import HTTP_TIMEOUT
 
 ZERO = {"calls": 0, "input_tokens": 0, "output_tokens": 0}
 
@@ -28,7 +29,7 @@ def spent(llm: OpenAIServer, replies: list[str], since: int = 0) -> dict[str, in
 
 
 def call(server: Server, tenant: Tenant, method: str, path: str, **kwargs: Any) -> Any:
-    response = httpx.request(method, f"{server.url}{path}", headers=tenant.headers, timeout=30, **kwargs)
+    response = httpx.request(method, f"{server.url}{path}", headers=tenant.headers, timeout=HTTP_TIMEOUT, **kwargs)
     assert response.status_code < 300, response.text
     return response.json()
 

@@ -13,6 +13,7 @@ from mem0.exceptions import MemoryNotFoundError, ValidationError
 from mnemo.domain.memory import now
 from mnemo.services.extraction.dates import resolve_dates
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+from tests.support.waits import HTTP_TIMEOUT
 
 
 def client_of(server: Server, tenant: Tenant) -> MemoryClient:
@@ -34,7 +35,7 @@ def texts(page: dict[str, Any]) -> set[str]:
 def test_construction_pings_and_learns_the_org_and_project(server: Server, tenant: Tenant) -> None:
     client = client_of(server, tenant)
     assert (client.org_id, client.project_id, client.user_email) == (tenant.org_id, tenant.project_id, tenant.email)
-    ping = httpx.get(f"{server.url}/v1/ping/", headers=tenant.headers).json()
+    ping = httpx.get(f"{server.url}/v1/ping/", headers=tenant.headers, timeout=HTTP_TIMEOUT).json()
     assert ping == {
         "status": "ok",
         "org_id": tenant.org_id,
@@ -43,8 +44,13 @@ def test_construction_pings_and_learns_the_org_and_project(server: Server, tenan
     }
     with pytest.raises(ValueError, match="Invalid API key"):
         MemoryClient(api_key="m0-" + "x" * 43, host=server.url)
-    assert httpx.get(f"{server.url}/v1/ping/").status_code == 401
-    assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Bearer {tenant.key}"}).status_code == 401
+    assert httpx.get(f"{server.url}/v1/ping/", timeout=HTTP_TIMEOUT).status_code == 401
+    assert (
+        httpx.get(
+            f"{server.url}/v1/ping/", headers={"Authorization": f"Bearer {tenant.key}"}, timeout=HTTP_TIMEOUT
+        ).status_code
+        == 401
+    )
 
 
 def test_add_infer_true_is_queued_then_processed_by_the_worker(server: Server, tenant: Tenant) -> None:
@@ -118,7 +124,10 @@ def test_search_uses_filters_and_rejects_top_level_ids(server: Server, tenant: T
     with pytest.raises(ValueError):  # refused by the client itself
         client.search("peanuts", user_id="alice")
     raw = httpx.post(
-        f"{server.url}/v3/memories/search/", json={"query": "x", "user_id": "alice"}, headers=tenant.headers
+        f"{server.url}/v3/memories/search/",
+        json={"query": "x", "user_id": "alice"},
+        headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
     )
     assert raw.status_code == 400 and "filters" in raw.json()["detail"]
     with pytest.raises(ValidationError):  # no entity id at all
@@ -196,10 +205,16 @@ def test_users_delete_users_and_reset(server: Server, tenant: Tenant) -> None:
     client.delete_users(user_id="alice")
     assert client.get_all(filters={"user_id": "alice"})["count"] == 0
     assert {e["name"] for e in client.users()["results"]} == {"helper", "session-9"}
-    entity = httpx.get(f"{server.url}/v2/entities/agent/helper/", headers=tenant.headers).json()
+    entity = httpx.get(f"{server.url}/v2/entities/agent/helper/", headers=tenant.headers, timeout=HTTP_TIMEOUT).json()
     assert entity[0]["name"] == "helper" and entity[0]["type"] == "agent"
-    assert httpx.get(f"{server.url}/v2/entities/agent/nobody/", headers=tenant.headers).status_code == 404
-    assert httpx.delete(f"{server.url}/v2/entities/planet/x/", headers=tenant.headers).status_code == 400
+    assert (
+        httpx.get(f"{server.url}/v2/entities/agent/nobody/", headers=tenant.headers, timeout=HTTP_TIMEOUT).status_code
+        == 404
+    )
+    assert (
+        httpx.delete(f"{server.url}/v2/entities/planet/x/", headers=tenant.headers, timeout=HTTP_TIMEOUT).status_code
+        == 400
+    )
     client.reset()
     assert client.users()["results"] == []
 
@@ -225,14 +240,16 @@ def test_users_lists_the_apps_of_app_only_memories_and_reset_erases_them(server:
         2,
         0,
     )
-    (one,) = httpx.get(f"{server.url}/v2/entities/app/cli/", headers=tenant.headers).json()
+    (one,) = httpx.get(f"{server.url}/v2/entities/app/cli/", headers=tenant.headers, timeout=HTTP_TIMEOUT).json()
     assert (one["type"], one["name"]) == ("app", "cli")
 
     client.delete_users(app_id="cli")  # DELETE /v2/entities/app/cli/
     assert client.get_all(filters={"app_id": "cli"})["count"] == 0
     assert {(e["type"], e["name"]) for e in client.users()["results"]} == {("app", "web"), ("user", "alice")}
     verbatim(client, "Uses fish now", app_id="cli")
-    deleted = httpx.delete(f"{server.url}/v1/entities/app/cli/", headers=tenant.headers)  # the older route
+    deleted = httpx.delete(
+        f"{server.url}/v1/entities/app/cli/", headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )  # the older route
     assert deleted.status_code == 200 and deleted.json()["deleted"] == 1
 
     client.reset()
@@ -276,7 +293,7 @@ def test_exports_summary_stats_and_feedback(server: Server, tenant: Tenant) -> N
     assert summary["summary"] == "- I like green tea\n- I work as a nurse"
 
     client.search("tea", filters={"user_id": "alice"})
-    stats = httpx.get(f"{server.url}/v1/stats/", headers=tenant.headers).json()
+    stats = httpx.get(f"{server.url}/v1/stats/", headers=tenant.headers, timeout=HTTP_TIMEOUT).json()
     assert stats["total_memories"] == 3 and stats["total_users_with_memories"] == 2
     assert stats["memories_per_user"] == {"alice": 2, "bob": 1}
     assert stats["total_retrieval_events"] >= 1 and stats["total_add_events"] == 3
@@ -287,14 +304,17 @@ def test_exports_summary_stats_and_feedback(server: Server, tenant: Tenant) -> N
     with pytest.raises(MemoryNotFoundError):
         client.feedback("00000000-0000-4000-8000-000000000000", feedback="NEGATIVE")
     refused = httpx.post(
-        f"{server.url}/v1/feedback/", json={"memory_id": "not-a-uuid", "feedback": "NEGATIVE"}, headers=tenant.headers
+        f"{server.url}/v1/feedback/",
+        json={"memory_id": "not-a-uuid", "feedback": "NEGATIVE"},
+        headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
     )
     assert refused.status_code == 400  # the reference's answer, under `error`; under `detail` for the clients
     assert refused.json() == {"detail": "Invalid memory_id", "error": "Invalid memory_id"}
 
 
 def test_events_list_and_legacy_routes(server: Server, tenant: Tenant) -> None:
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     queued = http.post(
         "/v1/memories/", json={"messages": [{"role": "user", "content": "I sail on weekends."}], "user_id": "dan"}
     )
@@ -344,4 +364,4 @@ def test_add_failures_are_reported(server: Server) -> None:
             infer=False,
         )
     assert client.users()["results"] == []
-    assert httpx.get(f"{server.url}/v1/events/", headers=tenant.headers).json()["count"] == 0
+    assert httpx.get(f"{server.url}/v1/events/", headers=tenant.headers, timeout=HTTP_TIMEOUT).json()["count"] == 0

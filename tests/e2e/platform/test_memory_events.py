@@ -7,12 +7,13 @@ import httpx
 
 from tests.e2e.platform.conftest import Server, new_tenant
 from tests.e2e.platform.test_categories import add
+from tests.support.waits import HTTP_TIMEOUT
 
 
 def test_the_projects_newest_history_entries_newest_first(server: Server) -> None:
     tenant = new_tenant(server, "memory-events")
     other = new_tenant(server, "memory-events-other")
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     (tea,) = add(server, tenant, "I like tea")
     (coffee,) = add(server, tenant, "I like coffee")
     assert http.put(f"/v1/memories/{tea['id']}/", json={"text": "I like green tea"}).status_code == 200

@@ -10,8 +10,9 @@ import httpx
 import pytest
 
 from tests.e2e.platform.conftest import Server, Tenant
+from tests.support.waits import LONG_HTTP_TIMEOUT
 
-http = httpx.Client(timeout=120)  # a busy machine answers slowly, never wrongly
+http = httpx.Client(timeout=LONG_HTTP_TIMEOUT)  # a busy machine answers slowly, never wrongly
 
 
 def test_v3_add_with_async_mode_false_answers_what_it_stored(server: Server, tenant: Tenant) -> None:

@@ -29,6 +29,7 @@ from mnemo.services.platform.profiles.service import ProfileService
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, serving
+from tests.support.waits import HTTP_TIMEOUT, seconds
 
 SCHEMA = {
     "type": "object",
@@ -56,7 +57,7 @@ class Scripted:
     ) -> ProfileDraft:
         self.entered.set()
         if self.gate is not None:
-            self.gate.wait(timeout=30)
+            self.gate.wait(timeout=seconds(30))
         user = memories[0].scope.user_id if memories else "?"
         self.calls[str(user)] = self.calls.get(str(user), 0) + 1
         self.seen.append((schema, instructions))
@@ -127,7 +128,7 @@ def service(server: Server) -> ProfileService:
 
 
 def http(server: Server, tenant: Tenant) -> httpx.Client:
-    return httpx.Client(base_url=server.url, headers=tenant.headers)
+    return httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
 
 
 def add(server: Server, tenant: Tenant, text: str, user_id: str = "alice") -> str:
@@ -148,7 +149,7 @@ def enable(server: Server, tenant: Tenant, **user: Any) -> None:
 def until(
     read: Callable[[], dict[str, Any]], done: Callable[[dict[str, Any]], bool], timeout: float = 20
 ) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + seconds(timeout)
     while True:
         got = read()
         if done(got):
@@ -472,7 +473,7 @@ def test_a_change_during_a_generation_is_read_by_one_more(server: Server, tenant
     scripted.gate = threading.Event()
     scripted.entered.clear()
     add(server, tenant, "Alice sails")  # a regeneration starts, and is held after reading the memories...
-    assert scripted.entered.wait(timeout=20)
+    assert scripted.entered.wait(timeout=seconds(20))
     add(server, tenant, "Alice paints")  # ...while this comes
     scripted.gate.set()
     last = until(
@@ -520,7 +521,9 @@ def test_a_reader_reads_profiles_and_settings_but_changes_nothing(
     project = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
     created = owner.post(project + "api-keys/", json={"email": "reader@example.com", "label": "reader"})
     assert created.status_code == 201, created.text
-    reader = httpx.Client(base_url=server.url, headers={"Authorization": f"Token {created.json()['api_key']}"})
+    reader = httpx.Client(
+        base_url=server.url, headers={"Authorization": f"Token {created.json()['api_key']}"}, timeout=HTTP_TIMEOUT
+    )
     assert reader.get("/v2/entities/user/alice/profile/").json()["status"] == "succeeded"
     assert reader.get("/v2/profiles/settings/").json()["enabled"] is True
     assert reader.post("/v2/profiles/settings/", json={"enabled": False}).status_code == 403

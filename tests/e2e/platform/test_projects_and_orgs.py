@@ -10,6 +10,7 @@ from mem0.exceptions import AuthenticationError, MemoryNotFoundError
 
 from mnemo.composition.platform import open_tenancy_store
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+from tests.support.waits import HTTP_TIMEOUT
 
 
 def test_project_get_update_and_fields(server: Server, tenant: Tenant) -> None:
@@ -40,7 +41,7 @@ def test_project_get_update_and_fields(server: Server, tenant: Tenant) -> None:
     }
     client.project.update(decay=False)
     assert client.project.get(fields=["decay"]) == {"decay": False}
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     path = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
     assert http.get(path, params={"fields": "nonsense"}).status_code == 400
     assert http.patch(path, json={"org_id": tenant.org_id, "project_id": tenant.project_id}).status_code == 400
@@ -63,7 +64,7 @@ def test_the_clients_project_update_options_are_stored_and_answered(server: Serv
     read = client.project.get()
     assert read["agent_custom_instructions"] == "Keep the tools the agent learned."
     assert (read["memory_depth"], read["usecase_setting"]) == ("deep", "A travel concierge")
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     path = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
     assert http.patch(path, json={"version": "v2", "enable_graph": False}).status_code == 200
     assert http.get(path, params={"fields": ["version", "enable_graph"]}).json() == {
@@ -116,7 +117,7 @@ def test_project_members_and_the_three_outcomes_of_adding_one(server: Server, te
     with pytest.raises(MemoryNotFoundError):
         client.project.remove_member("ana@example.com")
 
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     missing = http.post(
         f"/api/v1/orgs/organizations/{tenant.org_id}/projects/proj_nonexistent/members/",
         json={"email": "x@example.com", "role": "READER"},
@@ -132,7 +133,7 @@ def test_project_members_and_the_three_outcomes_of_adding_one(server: Server, te
 def test_projects_and_orgs_are_created_listed_and_deleted_with_their_data(server: Server) -> None:
     tenant = new_tenant(server)
     client = MemoryClient(api_key=tenant.key, host=server.url)
-    http = httpx.Client(base_url=server.url, headers=tenant.headers)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     created = client.project.create("Second", description="for experiments")
     assert created["message"] == "Project created successfully." and created["project_id"].startswith("proj_")
     second = created["project_id"]
@@ -148,7 +149,10 @@ def test_projects_and_orgs_are_created_listed_and_deleted_with_their_data(server
     assert second in server.platform.namespaces.stored_namespaces()
     assert other.project.delete() == {"message": "Project and related data deleted successfully."}
     assert second not in server.platform.namespaces.stored_namespaces()
-    assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {key}"}).status_code == 401
+    assert (
+        httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {key}"}, timeout=HTTP_TIMEOUT).status_code
+        == 401
+    )
     assert http.get(org_path + f"projects/{second}/").status_code == 404
     with open_tenancy_store(server.container.settings) as store:
         assert store.events_of_project(second, 10, 0) == []
@@ -179,7 +183,7 @@ def test_projects_and_orgs_are_created_listed_and_deleted_with_their_data(server
 
 
 def test_a_project_reader_cannot_create_projects_in_the_org(server: Server, tenant: Tenant) -> None:
-    owner = httpx.Client(base_url=server.url, headers=tenant.headers)
+    owner = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     path = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
     owner.post(path + "members/", json={"email": "rita@example.com", "role": "READER"})
     key = owner.post(path + "api-keys/", json={"email": "rita@example.com"}).json()["api_key"]
@@ -192,7 +196,7 @@ def test_a_project_reader_cannot_create_projects_in_the_org(server: Server, tena
 
 
 def test_organization_roles_carry_over_to_its_projects(server: Server, tenant: Tenant) -> None:
-    owner = httpx.Client(base_url=server.url, headers=tenant.headers)
+    owner = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     org_path = f"/api/v1/orgs/organizations/{tenant.org_id}/"
     project_path = org_path + f"projects/{tenant.project_id}/"
     assert owner.post(project_path + "api-keys/", json={"email": "outsider@example.com"}).status_code == 400
@@ -206,7 +210,10 @@ def test_organization_roles_carry_over_to_its_projects(server: Server, tenant: T
     assert olga.project.get(fields=["user_role"]) == {"user_role": "OWNER"}
     assert olga.add("I like figs", user_id="u", infer=False)["status"] == "SUCCEEDED"
     owner.request("DELETE", org_path + "members/", json={"email": "olga@example.com"})
-    assert httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {key}"}).status_code == 401
+    assert (
+        httpx.get(f"{server.url}/v1/ping/", headers={"Authorization": f"Token {key}"}, timeout=HTTP_TIMEOUT).status_code
+        == 401
+    )
 
 
 def test_a_caller_who_may_not_change_members_or_settings_learns_that_before_anything_about_the_body(
@@ -215,13 +222,13 @@ def test_a_caller_who_may_not_change_members_or_settings_learns_that_before_anyt
     """An organization READER, and a stranger, sending a body that is also malformed: the role check (403) or
     the not-found (404) answers first, as it always did; only the interface's project-member add checks its body
     first (its three outcomes)."""
-    owner = httpx.Client(base_url=server.url, headers=tenant.headers)
+    owner = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     org_path = f"/api/v1/orgs/organizations/{tenant.org_id}/"
     project_path = org_path + f"projects/{tenant.project_id}/"
     owner.post(org_path + "members/", json={"email": "rhea@example.com", "role": "READER"})
     key = owner.post(project_path + "api-keys/", json={"email": "rhea@example.com"}).json()["api_key"]
-    reader = httpx.Client(base_url=server.url, headers={"Authorization": f"Token {key}"})
-    stranger = httpx.Client(base_url=server.url, headers=new_tenant(server, "stranger").headers)
+    reader = httpx.Client(base_url=server.url, headers={"Authorization": f"Token {key}"}, timeout=HTTP_TIMEOUT)
+    stranger = httpx.Client(base_url=server.url, headers=new_tenant(server, "stranger").headers, timeout=HTTP_TIMEOUT)
     for caller, status in ((reader, 403), (stranger, 404)):
         assert caller.post(org_path + "members/", json={}).status_code == status
         assert caller.put(org_path + "members/", json={"role": "OWNER"}).status_code == status

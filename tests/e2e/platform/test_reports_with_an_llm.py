@@ -15,6 +15,7 @@ import httpx
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant
 from tests.e2e.platform.test_categories import add
 from tests.support.openai_server import OpenAIServer
+from tests.support.waits import HTTP_TIMEOUT
 
 SCHEMA = {
     "type": "object",
@@ -27,11 +28,16 @@ INSTRUCTIONS = "Give the diet in one word, in lower case."
 
 def export(server: Server, tenant: Tenant, **body: Any) -> httpx.Response:
     request = {"schema": SCHEMA, "filters": {"user_id": "alice"}, **body}
-    return httpx.post(f"{server.url}/v1/exports/", json=request, headers=tenant.headers, timeout=30)
+    return httpx.post(f"{server.url}/v1/exports/", json=request, headers=tenant.headers, timeout=HTTP_TIMEOUT)
 
 
 def exported(server: Server, tenant: Tenant, export_id: str) -> Any:
-    got = httpx.post(f"{server.url}/v1/exports/get/", json={"memory_export_id": export_id}, headers=tenant.headers)
+    got = httpx.post(
+        f"{server.url}/v1/exports/get/",
+        json={"memory_export_id": export_id},
+        headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
+    )
     assert got.status_code == 200, got.text
     return got.json()
 
@@ -68,13 +74,18 @@ def test_an_answer_rejected_twice_is_a_502_and_nothing_is_stored(server: Server,
     llm.reply("not json at all", '{"city": "Lisbon"}')
     failed = export(server, tenant, export_instructions=INSTRUCTIONS)
     assert failed.status_code == 502 and "rejected twice" in failed.json()["detail"]
-    got = httpx.post(f"{server.url}/v1/exports/get/", json={"filters": {"user_id": "alice"}}, headers=tenant.headers)
+    got = httpx.post(
+        f"{server.url}/v1/exports/get/",
+        json={"filters": {"user_id": "alice"}},
+        headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
+    )
     assert got.status_code == 404
 
 
 def summarize(server: Server, tenant: Tenant, **body: Any) -> httpx.Response:
     request = {"filters": {"user_id": "alice"}, **body}
-    return httpx.post(f"{server.url}/v1/summary/", json=request, headers=tenant.headers, timeout=30)
+    return httpx.post(f"{server.url}/v1/summary/", json=request, headers=tenant.headers, timeout=HTTP_TIMEOUT)
 
 
 def test_summaries_are_written_by_the_llm_with_the_prompt(server: Server, llm: OpenAIServer) -> None:

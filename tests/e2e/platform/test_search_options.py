@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from tests.e2e.platform.conftest import Server, Tenant
+from tests.support.waits import HTTP_TIMEOUT
 
 ALICE = {"user_id": "alice"}
 
@@ -19,7 +20,9 @@ def add(server: Server, tenant: Tenant, text: str, when: datetime | None = None)
     body: dict[str, Any] = {"messages": [{"role": "user", "content": text}], "user_id": "alice", "infer": False}
     if when is not None:
         body["timestamp"] = int(when.timestamp())
-    answer = httpx.post(f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers, timeout=30).json()
+    answer = httpx.post(
+        f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    ).json()
     assert answer["status"] == "SUCCEEDED", answer
     memory_id: str = answer["results"][0]["id"]
     return memory_id
@@ -29,7 +32,9 @@ def post_search(server: Server, tenant: Tenant, version: str, query: str, **opti
     body: dict[str, Any] = {"query": query, "filters": ALICE, **options}
     if version == "v1":
         body = {"query": query, "user_id": "alice", **options}
-    return httpx.post(f"{server.url}/{version}/memories/search/", json=body, headers=tenant.headers, timeout=30)
+    return httpx.post(
+        f"{server.url}/{version}/memories/search/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )
 
 
 def search(server: Server, tenant: Tenant, version: str, query: str, **options: Any) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.e2e.platform.conftest import Tenant, wait_for_event
 from tests.e2e.test_concurrency_and_restart import MNEMO, serving
+from tests.support.waits import HTTP_TIMEOUT, seconds
 
 
 def run_bootstrap(data_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -27,7 +28,7 @@ def run_bootstrap(data_dir: Path, *extra: str) -> subprocess.CompletedProcess[st
         [str(MNEMO), "platform", "bootstrap", "--data-dir", str(data_dir), *extra],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=seconds(60),
         check=False,
     )
 
@@ -57,9 +58,9 @@ def test_bootstrap_then_serve_both_surfaces_on_one_port(tmp_path: Path) -> None:
         found = client.search("pets", filters={"user_id": "alice"})["results"]
         assert found[0]["memory"] == "I keep three cats at home."
         # the self-hosted surface on the same port keeps its own data
-        selfhosted = httpx.get(f"{base}/memories", params={"user_id": "alice"}).json()
+        selfhosted = httpx.get(f"{base}/memories", params={"user_id": "alice"}, timeout=HTTP_TIMEOUT).json()
         assert selfhosted == {"results": []}
-        assert httpx.get(f"{base}/v1/memories/", params={"user_id": "alice"}).status_code == 401
+        assert httpx.get(f"{base}/v1/memories/", params={"user_id": "alice"}, timeout=HTTP_TIMEOUT).status_code == 401
 
 
 def test_a_queued_add_survives_a_restart(tmp_path: Path, registry: CachedModelRegistry) -> None:
@@ -76,7 +77,7 @@ def test_a_queued_add_survives_a_restart(tmp_path: Path, registry: CachedModelRe
     try:
         assert second.platform is not None
         events = second.platform.events
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + seconds(30)
         while (finished := events.get(made.project.id, event.id)).status in (
             EventStatus.PENDING,
             EventStatus.RUNNING,

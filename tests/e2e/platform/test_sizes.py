@@ -11,13 +11,14 @@ import pytest
 
 from mnemo.services.platform.tenancy import reports
 from tests.e2e.platform.conftest import Server, Tenant, wait_for_event
+from tests.support.waits import LONG_HTTP_TIMEOUT
 
 HUGE = "word " * 20_001  # 100,005 bytes: over the 100,000 bytes of messages and metadata one add may carry
 EMOJI = "\N{HONEYBEE}"  # four bytes of UTF-8
 
 
 def http(server: Server, tenant: Tenant) -> httpx.Client:
-    return httpx.Client(base_url=server.url, headers=tenant.headers, timeout=60)
+    return httpx.Client(base_url=server.url, headers=tenant.headers, timeout=LONG_HTTP_TIMEOUT)
 
 
 def memories_of(client: httpx.Client, **filters: Any) -> list[dict[str, Any]]:

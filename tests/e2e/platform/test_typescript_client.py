@@ -25,6 +25,7 @@ from mnemo.composition.container import build_container
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.e2e.platform.conftest import Server, new_tenant, serving
+from tests.support.waits import seconds
 from tests.support.webhook_receiver import Receiver, receiving
 
 CLIENT_DIR = Path(__file__).resolve().parents[2] / "clients" / "typescript"
@@ -100,7 +101,7 @@ def node() -> str:
             env={**os.environ, "npm_config_cache": str(CLIENT_DIR / ".npm-cache")},
             capture_output=True,
             text=True,
-            timeout=240,
+            timeout=seconds(240),
             check=False,
         )
         if installed.returncode != 0:
@@ -148,7 +149,7 @@ def run(node: str, server: Server, receiver: Receiver) -> dict[str, Any]:
         "MEM0_DIR": tempfile.mkdtemp(prefix="mnemo-test-mem0-ts-"),
     }
     done = subprocess.run(
-        [node, str(SCRIPT)], cwd=CLIENT_DIR, env=env, capture_output=True, text=True, timeout=180, check=False
+        [node, str(SCRIPT)], cwd=CLIENT_DIR, env=env, capture_output=True, text=True, timeout=seconds(180), check=False
     )
     assert done.returncode == 0, f"node failed ({done.returncode}):\n{done.stderr}"
     result: dict[str, Any] = json.loads(done.stdout)

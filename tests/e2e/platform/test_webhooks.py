@@ -22,6 +22,7 @@ from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, serving, wait_for_event
 from tests.support.openai_server import OpenAIServer
+from tests.support.waits import HTTP_TIMEOUT, seconds
 from tests.support.webhook_receiver import Received, Receiver, receiving
 
 MEMORY_TYPES = ["memory_add", "memory_update", "memory_delete", "memory_categorize"]
@@ -63,7 +64,7 @@ def hooks_url(server: Server, tenant: Tenant) -> str:
 
 def create(server: Server, tenant: Tenant, url: str, event_types: list[str] | None = None) -> dict[str, Any]:
     body = {"name": "hook", "url": url, "event_types": event_types or list(EVENT_TYPES)}
-    answer = httpx.post(hooks_url(server, tenant), json=body, headers=tenant.headers)
+    answer = httpx.post(hooks_url(server, tenant), json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert answer.status_code == 201, answer.text
     made: dict[str, Any] = answer.json()
     return made
@@ -77,7 +78,9 @@ def verify(received: Received, secret: str) -> dict[str, Any]:
 
 def add_verbatim(server: Server, tenant: Tenant, text: str, **extra: Any) -> str:
     body = {"messages": [{"role": "user", "content": text}], "user_id": "alice", "infer": False, **extra}
-    answer = httpx.post(f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers).json()
+    answer = httpx.post(
+        f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    ).json()
     assert answer["status"] == "SUCCEEDED", answer
     return str(answer["results"][0]["id"])
 
@@ -128,33 +131,40 @@ def test_the_async_clients_webhook_methods(server: Server, tenant: Tenant) -> No
 def test_errors_have_mem0s_shapes(server: Server, tenant: Tenant) -> None:
     made = create(server, tenant, "https://example.com/hook")
     one = f"{server.url}/api/v1/webhooks/{made['webhook_id']}/"
-    missing_name = httpx.put(one, json={"url": "https://example.com/x"}, headers=tenant.headers)
+    missing_name = httpx.put(one, json={"url": "https://example.com/x"}, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert (missing_name.status_code, missing_name.json()) == (400, {"name": ["This field is required."]})
-    missing_all = httpx.post(hooks_url(server, tenant), json={}, headers=tenant.headers)
+    missing_all = httpx.post(hooks_url(server, tenant), json={}, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert missing_all.status_code == 400
     assert missing_all.json() == {f: ["This field is required."] for f in ("name", "url", "event_types")}
     wrong_type = httpx.post(
         hooks_url(server, tenant),
         json={"name": "x", "url": "https://e.com", "event_types": "memory_add"},
         headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
     )
     assert wrong_type.status_code == 400 and list(wrong_type.json()) == ["event_types"]
-    unknown_type = httpx.put(one, json={"name": "x", "event_types": ["memory_ad"]}, headers=tenant.headers)
+    unknown_type = httpx.put(
+        one, json={"name": "x", "event_types": ["memory_ad"]}, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )
     assert unknown_type.status_code == 400 and "memory_ad" in unknown_type.json()["event_types"][0]
-    not_url = httpx.put(one, json={"name": "x", "url": "ftp://example.com/"}, headers=tenant.headers)
+    not_url = httpx.put(
+        one, json={"name": "x", "url": "ftp://example.com/"}, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )
     assert not_url.status_code == 400 and list(not_url.json()) == ["url"]
 
-    unknown = httpx.put(f"{server.url}/api/v1/webhooks/nope/", json={"name": "x"}, headers=tenant.headers)
+    unknown = httpx.put(
+        f"{server.url}/api/v1/webhooks/nope/", json={"name": "x"}, headers=tenant.headers, timeout=HTTP_TIMEOUT
+    )
     assert (unknown.status_code, unknown.json()) == (404, {"error": "Webhook not found"})
     other = new_tenant(server, "other")
-    theirs = httpx.put(one, json={"name": "mine now"}, headers=other.headers)
+    theirs = httpx.put(one, json={"name": "mine now"}, headers=other.headers, timeout=HTTP_TIMEOUT)
     assert (theirs.status_code, theirs.json()) == (404, {"error": "Webhook not found"})  # not theirs to see
-    not_their_project = httpx.get(hooks_url(server, tenant), headers=other.headers)
+    not_their_project = httpx.get(hooks_url(server, tenant), headers=other.headers, timeout=HTTP_TIMEOUT)
     assert (not_their_project.status_code, not_their_project.json()) == (
         403,
         {"error": "You don't have access to this project"},
     )
-    assert httpx.get(one, headers=tenant.headers).json()["name"] == "hook"  # nothing changed
+    assert httpx.get(one, headers=tenant.headers, timeout=HTTP_TIMEOUT).json()["name"] == "hook"  # nothing changed
 
 
 def test_a_reader_may_look_but_not_manage(server: Server, tenant: Tenant) -> None:
@@ -162,13 +172,15 @@ def test_a_reader_may_look_but_not_manage(server: Server, tenant: Tenant) -> Non
     owner = tenant.headers
     project = f"{server.url}/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}"
     member = {"email": "reader-hooks@example.com", "role": "READER"}
-    assert httpx.post(f"{project}/members/", json=member, headers=owner).status_code == 200
-    key = httpx.post(f"{project}/api-keys/", json={"email": member["email"], "label": "r"}, headers=owner).json()
+    assert httpx.post(f"{project}/members/", json=member, headers=owner, timeout=HTTP_TIMEOUT).status_code == 200
+    key = httpx.post(
+        f"{project}/api-keys/", json={"email": member["email"], "label": "r"}, headers=owner, timeout=HTTP_TIMEOUT
+    ).json()
     reader = {"Authorization": f"Token {key['api_key']}"}
-    listed = httpx.get(hooks_url(server, tenant), headers=reader)
+    listed = httpx.get(hooks_url(server, tenant), headers=reader, timeout=HTTP_TIMEOUT)
     assert listed.status_code == 200 and [w["webhook_id"] for w in listed.json()] == [made["webhook_id"]]
     one = f"{server.url}/api/v1/webhooks/{made['webhook_id']}/"
-    assert httpx.get(one, headers=reader).status_code == 200
+    assert httpx.get(one, headers=reader, timeout=HTTP_TIMEOUT).status_code == 200
     for method, path, body in [
         ("POST", hooks_url(server, tenant), {"name": "x", "url": "https://e.com", "event_types": ["memory_add"]}),
         ("PUT", one, {"name": "x"}),
@@ -176,9 +188,9 @@ def test_a_reader_may_look_but_not_manage(server: Server, tenant: Tenant) -> Non
         ("POST", one + "rotate-secret/", None),
         ("POST", one + "test/", None),
     ]:
-        refused = httpx.request(method, path, json=body, headers=reader)
+        refused = httpx.request(method, path, json=body, headers=reader, timeout=HTTP_TIMEOUT)
         assert refused.status_code == 403 and set(refused.json()) == {"error"}, (method, path, refused.text)
-    assert httpx.get(one, headers=owner).json()["name"] == "hook"
+    assert httpx.get(one, headers=owner, timeout=HTTP_TIMEOUT).json()["name"] == "hook"
 
 
 # ---- events -------------------------------------------------------------------------------------------
@@ -204,16 +216,18 @@ def test_every_memory_event_from_every_path_reaches_the_receiver_signed(server: 
         assert (added["user_id"], added["project_id"], added["sequence"]) == ("alice", tenant.project_id, 1)
         assert added["event_id"] and added["occurred_at"] and added["webhook_id"] == hook["webhook_id"]
 
-        httpx.put(f"{base}/v1/memories/{tea}/", json={"text": "I drink oolong tea."}, headers=h).raise_for_status()
+        httpx.put(
+            f"{base}/v1/memories/{tea}/", json={"text": "I drink oolong tea."}, headers=h, timeout=HTTP_TIMEOUT
+        ).raise_for_status()
         updated = events_of(receiver, secret, 2)[1]
         assert updated["event_type"] == "memory_update"
         assert updated["event_details"] == {"id": tea, "data": {"memory": "I drink oolong tea."}, "event": "UPDATE"}
 
         batch = {"memories": [{"memory_id": tea, "text": "I drink black tea."}]}
-        httpx.put(f"{base}/v1/batch/", json=batch, headers=h).raise_for_status()
+        httpx.put(f"{base}/v1/batch/", json=batch, headers=h, timeout=HTTP_TIMEOUT).raise_for_status()
         assert events_of(receiver, secret, 3)[2]["event_details"]["data"]["memory"] == "I drink black tea."
 
-        httpx.delete(f"{base}/v1/memories/{tea}/", headers=h).raise_for_status()
+        httpx.delete(f"{base}/v1/memories/{tea}/", headers=h, timeout=HTTP_TIMEOUT).raise_for_status()
         deleted = events_of(receiver, secret, 4)[3]
         assert deleted["event_type"] == "memory_delete" and deleted["event_details"]["id"] == tea
         assert deleted["event_details"]["event"] == "DELETE" and deleted["user_id"] == "alice"
@@ -221,15 +235,19 @@ def test_every_memory_event_from_every_path_reaches_the_receiver_signed(server: 
 
         ids = [add_verbatim(server, tenant, f"Fact number {n} about me.") for n in range(3)]
         events_of(receiver, secret, 7)
-        httpx.request("DELETE", f"{base}/v1/batch/", json={"memories": [{"memory_id": ids[0]}]}, headers=h)
-        httpx.delete(f"{base}/v1/memories/", params={"user_id": "alice"}, headers=h).raise_for_status()
+        httpx.request(
+            "DELETE", f"{base}/v1/batch/", json={"memories": [{"memory_id": ids[0]}]}, headers=h, timeout=HTTP_TIMEOUT
+        )
+        httpx.delete(
+            f"{base}/v1/memories/", params={"user_id": "alice"}, headers=h, timeout=HTTP_TIMEOUT
+        ).raise_for_status()
         got = events_of(receiver, secret, 10)
         assert [e["event_type"] for e in got[7:]] == ["memory_delete"] * 3
         assert {e["event_details"]["id"] for e in got[7:]} == set(ids)
 
         bob = add_verbatim(server, tenant, "Bob likes chess.", user_id="bob")
         events_of(receiver, secret, 11)
-        httpx.delete(f"{base}/v2/entities/user/bob/", headers=h).raise_for_status()
+        httpx.delete(f"{base}/v2/entities/user/bob/", headers=h, timeout=HTTP_TIMEOUT).raise_for_status()
         assert events_of(receiver, secret, 12)[11]["event_details"]["id"] == bob
 
         categories = [{"hobbies": "hobbies, gardening, sports, chess"}]
@@ -266,9 +284,11 @@ def test_every_change_of_a_dream_run_reaches_the_receiver(server: Server, tenant
                 }
             )
             project = f"{server.url}/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/dream"
-            on = httpx.patch(f"{project}/config/", json={"reflection_enabled": True}, headers=tenant.headers)
+            on = httpx.patch(
+                f"{project}/config/", json={"reflection_enabled": True}, headers=tenant.headers, timeout=HTTP_TIMEOUT
+            )
             assert on.status_code == 200, on.text
-            queued = httpx.post(f"{project}/run/", headers=tenant.headers).json()
+            queued = httpx.post(f"{project}/run/", headers=tenant.headers, timeout=HTTP_TIMEOUT).json()
             ran = wait_for_event(server, tenant, queued["event_id"])
             assert ran["status"] == "SUCCEEDED", ran
 
@@ -292,7 +312,9 @@ def test_an_asynchronous_add_is_an_ingest_job(server: Server, tenant: Tenant) ->
     with receiving() as receiver:
         hook = create(server, tenant, receiver.url, ["memory_add", "ingest_job_completed", "ingest_job_failed"])
         body = {"messages": "I moved to Lisbon last spring.", "user_id": "carol"}
-        queued = httpx.post(f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers).json()
+        queued = httpx.post(
+            f"{server.url}/v3/memories/add/", json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT
+        ).json()
         assert wait_for_event(server, tenant, queued["event_id"])["status"] == "SUCCEEDED"
         got = [
             verify(r, hook["secret"])
@@ -310,7 +332,9 @@ def test_a_webhook_gets_only_its_types_and_only_its_projects_events(server: Serv
         create(server, tenant, receiver.url, ["memory_delete"])
         memory = add_verbatim(server, tenant, "I collect stamps.")
         add_verbatim(server, other, "I collect coins.")
-        httpx.delete(f"{server.url}/v1/memories/{memory}/", headers=tenant.headers).raise_for_status()
+        httpx.delete(
+            f"{server.url}/v1/memories/{memory}/", headers=tenant.headers, timeout=HTTP_TIMEOUT
+        ).raise_for_status()
         (only,) = receiver.wait_for_count(1)
         time.sleep(0.5)
         assert len(receiver.received) == 1 and only.body["event_type"] == "memory_delete"
@@ -329,7 +353,11 @@ def test_a_receiver_that_fails_for_a_while_gets_every_event_in_order(server: Ser
         assert [verify(r, hook["secret"])["event_details"]["data"]["memory"] for r in got] == texts
         assert len(receiver.received) >= 8  # the failures were retried with the same webhook-id
         assert receiver.received[0].webhook_id == receiver.received[1].webhook_id == got[0].webhook_id
-        log = httpx.get(f"{server.url}/api/v1/webhooks/{hook['webhook_id']}/deliveries/", headers=tenant.headers).json()
+        log = httpx.get(
+            f"{server.url}/api/v1/webhooks/{hook['webhook_id']}/deliveries/",
+            headers=tenant.headers,
+            timeout=HTTP_TIMEOUT,
+        ).json()
         assert log["count"] == 5 and [d["sequence"] for d in log["results"]] == [5, 4, 3, 2, 1]
         first = log["results"][-1]
         assert first["state"] == "delivered" and [a["status_code"] for a in first["attempts"]] == [500, 503, 500, 200]
@@ -340,14 +368,18 @@ def test_dead_letters_are_kept_and_redeliverable(server: Server, tenant: Tenant)
         hook = create(server, tenant, receiver.url, ["memory_add"])
         add_verbatim(server, tenant, "I play the cello.")
         deliveries = f"{server.url}/api/v1/webhooks/{hook['webhook_id']}/deliveries/"
-        deadline = time.monotonic() + 20
-        while not (dead := httpx.get(deliveries, params={"status": "dead"}, headers=tenant.headers).json())["count"]:
+        deadline = time.monotonic() + seconds(20)
+        while not (
+            dead := httpx.get(
+                deliveries, params={"status": "dead"}, headers=tenant.headers, timeout=HTTP_TIMEOUT
+            ).json()
+        )["count"]:
             assert time.monotonic() < deadline
             time.sleep(0.1)
         (delivery,) = dead["results"]
         assert len(delivery["attempts"]) == 4 and delivery["next_attempt_at"] is None  # the schedule, then given up
         receiver.then = 200
-        again = httpx.post(f"{deliveries}{delivery['id']}/redeliver/", headers=tenant.headers)
+        again = httpx.post(f"{deliveries}{delivery['id']}/redeliver/", headers=tenant.headers, timeout=HTTP_TIMEOUT)
         assert again.status_code == 202 and again.json()["state"] == "pending"
         (got,) = receiver.wait_for_count(1)
         assert got.webhook_id == delivery["id"] and verify(got, hook["secret"])["event_type"] == "memory_add"
@@ -358,11 +390,11 @@ def test_410_gone_turns_the_webhook_off(server: Server, tenant: Tenant) -> None:
         hook = create(server, tenant, receiver.url, ["memory_add"])
         add_verbatim(server, tenant, "I swim in the sea.")
         one = f"{server.url}/api/v1/webhooks/{hook['webhook_id']}/"
-        deadline = time.monotonic() + 20
-        while httpx.get(one, headers=tenant.headers).json()["is_active"]:
+        deadline = time.monotonic() + seconds(20)
+        while httpx.get(one, headers=tenant.headers, timeout=HTTP_TIMEOUT).json()["is_active"]:
             assert time.monotonic() < deadline
             time.sleep(0.1)
-        assert httpx.get(one, headers=tenant.headers).json()["deactivated_reason"] == "410 Gone"
+        assert httpx.get(one, headers=tenant.headers, timeout=HTTP_TIMEOUT).json()["deactivated_reason"] == "410 Gone"
         add_verbatim(server, tenant, "I swim in lakes too.")
         time.sleep(0.5)
         assert len(receiver.received) == 1
@@ -372,11 +404,11 @@ def test_the_test_event_and_a_rotated_secret(server: Server, tenant: Tenant) -> 
     with receiving() as receiver:
         hook = create(server, tenant, receiver.url, ["memory_delete"])
         one = f"{server.url}/api/v1/webhooks/{hook['webhook_id']}/"
-        tested = httpx.post(one + "test/", headers=tenant.headers).json()
+        tested = httpx.post(one + "test/", headers=tenant.headers, timeout=HTTP_TIMEOUT).json()
         assert tested["state"] == "delivered" and tested["event_type"] == "webhook_test"
-        rotated = httpx.post(one + "rotate-secret/", headers=tenant.headers).json()
+        rotated = httpx.post(one + "rotate-secret/", headers=tenant.headers, timeout=HTTP_TIMEOUT).json()
         assert rotated["secret"] != hook["secret"] and rotated["secret"].startswith("whsec_")
-        httpx.post(one + "test/", headers=tenant.headers).raise_for_status()
+        httpx.post(one + "test/", headers=tenant.headers, timeout=HTTP_TIMEOUT).raise_for_status()
         first, second = receiver.wait_for_count(2)
         verify(first, hook["secret"])
         for secret in (hook["secret"], rotated["secret"]):  # during the overlap both secrets verify
@@ -406,26 +438,41 @@ def test_without_the_development_switch_no_webhook_may_aim_inside(embedder: Any,
             ]
             for target in inside:
                 body = {"name": "in", "url": target, "event_types": ["memory_add"]}
-                refused = httpx.post(hooks, json=body, headers=tenant.headers)
+                refused = httpx.post(hooks, json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT)
                 assert refused.status_code == 400 and list(refused.json()) == ["url"], (target, refused.text)
             public = {"name": "out", "url": "https://93.184.216.34/hook", "event_types": ["memory_add"]}
-            made = httpx.post(hooks, json=public, headers=tenant.headers)
+            made = httpx.post(hooks, json=public, headers=tenant.headers, timeout=HTTP_TIMEOUT)
             assert made.status_code == 201, made.text
             one = f"{url}/api/v1/webhooks/{made.json()['webhook_id']}/"
-            moved = httpx.put(one, json={"name": "out", "url": "http://192.168.1.1/"}, headers=tenant.headers)
+            moved = httpx.put(
+                one, json={"name": "out", "url": "http://192.168.1.1/"}, headers=tenant.headers, timeout=HTTP_TIMEOUT
+            )
             assert moved.status_code == 400 and list(moved.json()) == ["url"]
-            assert httpx.get(one, headers=tenant.headers).json()["url"] == "https://93.184.216.34/hook"
+            assert (
+                httpx.get(one, headers=tenant.headers, timeout=HTTP_TIMEOUT).json()["url"]
+                == "https://93.184.216.34/hook"
+            )
     finally:
         container.close()
 
 
 def test_a_webhook_body_naming_another_project_is_refused_and_nothing_is_made(server: Server, tenant: Tenant) -> None:
     body = {"name": "w", "url": "https://example.com/h", "event_types": ["memory_add"], "project_id": "someone-else"}
-    answer = httpx.post(hooks_url(server, tenant), json=body, headers=tenant.headers)
+    answer = httpx.post(hooks_url(server, tenant), json=body, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     assert answer.status_code == 400 and "project_id" in answer.json(), answer.text
-    assert httpx.get(hooks_url(server, tenant), headers=tenant.headers).json() == []
-    same = httpx.post(hooks_url(server, tenant), json={**body, "project_id": tenant.project_id}, headers=tenant.headers)
+    assert httpx.get(hooks_url(server, tenant), headers=tenant.headers, timeout=HTTP_TIMEOUT).json() == []
+    same = httpx.post(
+        hooks_url(server, tenant),
+        json={**body, "project_id": tenant.project_id},
+        headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
+    )
     assert same.status_code == 201, same.text
     update = {"name": "w2", "project_id": "someone-else"}
-    moved = httpx.put(f"{server.url}/api/v1/webhooks/{same.json()['webhook_id']}/", json=update, headers=tenant.headers)
+    moved = httpx.put(
+        f"{server.url}/api/v1/webhooks/{same.json()['webhook_id']}/",
+        json=update,
+        headers=tenant.headers,
+        timeout=HTTP_TIMEOUT,
+    )
     assert moved.status_code == 400 and "project_id" in moved.json(), moved.text

@@ -21,6 +21,7 @@ from tests.e2e.platform import test_webhooks as embedded
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, serving
 from tests.e2e.platform.test_webhooks import add_verbatim, create, verify
 from tests.support import moto_aws
+from tests.support.waits import HTTP_TIMEOUT
 from tests.support.webhook_aws import aws_webhook_backend
 from tests.support.webhook_receiver import receiving
 
@@ -65,7 +66,7 @@ def test_a_deleted_project_takes_its_webhooks_and_their_deliveries(server: Serve
     store = DynamoWebhookStore(moto_aws.client("dynamodb"), os.environ["MNEMO_ACCOUNTS_TABLE"])
     assert store.count_deliveries(hook["webhook_id"], None) == 1
     project = f"{server.url}/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
-    assert httpx.delete(project, headers=tenant.headers).status_code < 300
+    assert httpx.delete(project, headers=tenant.headers, timeout=HTTP_TIMEOUT).status_code < 300
     assert store.get_webhook(hook["webhook_id"]) is None
     assert store.webhooks_of_project(tenant.project_id) == []
     assert store.count_deliveries(hook["webhook_id"], None) == 0
