@@ -1,4 +1,5 @@
-"""Fuzzing the whole /openapi.json with schemathesis, once per kind of caller.
+"""Fuzzing the whole /openapi.json with schemathesis, once per kind of caller: what the two test files share
+(test_fuzz_self_hosted.py, test_fuzz_platform.py, one per surface so that a worker per core can run them side by side).
 
 The real app (authentication on, both surfaces, the real embedding model) is served in-process over ASGI, and the
 schema fuzzed is the app's own description (checked to be what it serves). Each caller fuzzes the routes of its
@@ -21,7 +22,7 @@ reaches what lies behind the lookup (and the READER its 403s); only the OWNER's 
 tenancy (DELETE of its organization, of its project) keep the generated ids, so they are fuzzed against the 404
 path (their success is the e2e tests'). The other destructive routes are fuzzed as they are, since they cannot
 destroy the fixtures: POST /reset deletes memories, never accounts or keys; DELETE /users/{id} and DELETE
-/api-keys/{id} get generated ids, never the fixtures' own. `test_the_callers_outlived_the_fuzzing` checks that.
+/api-keys/{id} get generated ids, never the fixtures' own. Each file's last test checks that.
 
 `make test` runs the examples and fuzzing phases: MNEMO_FUZZ_EXAMPLES examples per route and caller (20), with a
 fixed seed (MNEMO_FUZZ_SEED), derandomized. `make fuzz` adds the coverage phase (MNEMO_FUZZ_COVERAGE=1: every
@@ -198,23 +199,11 @@ def fuzz(case: schemathesis.Case[Any], served: Served, caller: Caller) -> None:
     case.call_and_validate(headers=caller.headers)
 
 
-@pytest.mark.parametrize("caller", ["admin", "member"])
-@SELF_HOSTED.parametrize()
-def test_fuzz_self_hosted(case: schemathesis.Case[Any], served: Served, caller: str) -> None:
-    fuzz(case, served, served.callers[caller])
-
-
-@pytest.mark.parametrize("caller", ["owner", "reader"])
-@PLATFORM.parametrize()
-def test_fuzz_platform(case: schemathesis.Case[Any], served: Served, caller: str) -> None:
-    fuzz(case, served, served.callers[caller])
-
-
 ALIVE = {"admin": "/auth/me", "member": "/memories?user_id=fuzz", "owner": "/v1/ping/", "reader": "/v1/ping/"}
 
 
-def test_the_callers_outlived_the_fuzzing(served: Served) -> None:
-    """Run after the fuzzing (pytest keeps the file's order): no fuzzed request ended a caller's access."""
+def callers_outlived(served: Served, names: tuple[str, ...]) -> None:
+    """No fuzzed request ended a caller's access (run after the fuzzing: pytest keeps a file's order)."""
     client = TestClient(served.app)
-    for name, path in ALIVE.items():
-        ok(client.get(path, headers=served.callers[name].headers))
+    for name in names:
+        ok(client.get(ALIVE[name], headers=served.callers[name].headers))
