@@ -207,6 +207,21 @@ def test_secrets_reach_the_functions_as_parameter_names_only() -> None:
         assert "NoEcho" not in TEMPLATE["Parameters"][name]  # a name, not a value
 
 
+def test_the_config_encryption_key_is_a_parameter_name_every_policy_that_reads_provider_keys_allows() -> None:
+    variables = TEMPLATE["Globals"]["Function"]["Environment"]["Variables"]
+    assert "MNEMO_CONFIG_ENCRYPTION_KEY" not in variables
+    assert variables["MNEMO_CONFIG_ENCRYPTION_KEY_PARAMETER"] == {"Ref": "ConfigEncryptionKeyParameterName"}
+    parameter = TEMPLATE["Parameters"]["ConfigEncryptionKeyParameterName"]
+    assert parameter["Default"] == "" and "NoEcho" not in parameter  # optional; a name, not a value
+    for policy in ("ReadSecretsPolicy", "ReadProviderKeysPolicy"):
+        resources = RESOURCES[policy]["Properties"]["PolicyDocument"]["Statement"][0]["Resource"]
+        assert any(
+            r.get("Fn::If", [None])[0] == "HasConfigEncryptionKey" and "ConfigEncryptionKeyParameterName" in str(r)
+            for r in resources
+        ), policy
+    assert {"Fn::Condition": "HasConfigEncryptionKey"} in TEMPLATE["Conditions"]["HasProviderApiKey"]["Fn::Or"]
+
+
 def test_the_layer_installs_no_local_model_runtime_and_builds_for_lambdas_platform() -> None:
     requirements = (ROOT / "layers" / "shared" / "requirements.txt").read_text().lower()
     names = {re.split(r"[<>=\[; ]", line.strip(), maxsplit=1)[0] for line in requirements.splitlines()}

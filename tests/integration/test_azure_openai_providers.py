@@ -17,7 +17,7 @@ from mnemo.adapters.openai_http import Pace
 from mnemo.adapters.registry import ProviderRegistry, validate
 from mnemo.errors import ProviderError, ValidationError
 from mnemo.ports.llm import ChatMessage
-from mnemo.services.configuration import redact
+from mnemo.services.config_secrets import redact
 from tests.support.openai_server import OpenAIServer, embedding_for
 
 MESSAGES: list[ChatMessage] = [

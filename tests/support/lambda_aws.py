@@ -30,6 +30,7 @@ FUNCTIONS = ROOT / "functions"
 # The sample credentials and ids of events/ (see events/README.md); tests replace them with real ones.
 ADMIN_API_KEY = "sample-admin-key-0123456789abcdef"
 JWT_SECRET = "a-test-jwt-secret-of-at-least-32-bytes!!"
+CONFIG_ENCRYPTION_KEY = "dGVzdC1jb25maWctZW5jcnlwdGlvbi1rZXktMzJieXQ="  # a Fernet key: base64 of 32 bytes
 PLACEHOLDERS = {
     "api_key": "SAMPLE_API_KEY",
     "access_token": "SAMPLE_ACCESS_TOKEN",
@@ -108,6 +109,7 @@ def create_stack(*, ingest_queue: bool = True) -> Stack:
     sns.subscribe(TopicArn=topic, Protocol="sqs", Endpoint=events_arn, Attributes={"RawMessageDelivery": "true"})
     ssm.put_parameter(Name="/mnemo/test/jwt-secret", Value=JWT_SECRET, Type="SecureString")
     ssm.put_parameter(Name="/mnemo/test/admin-api-key", Value=ADMIN_API_KEY, Type="SecureString")
+    ssm.put_parameter(Name="/mnemo/test/config-encryption-key", Value=CONFIG_ENCRYPTION_KEY, Type="SecureString")
     env = {
         "MNEMO_BACKEND": "aws",
         "MNEMO_AWS_REGION": moto_aws.REGION,
@@ -128,6 +130,7 @@ def create_stack(*, ingest_queue: bool = True) -> Stack:
         "MNEMO_EMBEDDER_CONFIG": '{"model": "amazon.titan-embed-text-v2:0", "embedding_dims": 1024}',
         "MNEMO_JWT_SECRET_PARAMETER": "/mnemo/test/jwt-secret",
         "MNEMO_ADMIN_API_KEY_PARAMETER": "/mnemo/test/admin-api-key",
+        "MNEMO_CONFIG_ENCRYPTION_KEY_PARAMETER": "/mnemo/test/config-encryption-key",
         # Cheap password hashes: these tests are about the handlers, not argon2's cost.
         "MNEMO_ARGON2_TIME_COST": "1",
         "MNEMO_ARGON2_MEMORY_KIB": "64",

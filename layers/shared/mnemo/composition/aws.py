@@ -80,13 +80,16 @@ def build_aws(
     from mnemo.adapters.dynamodb.request_log_store import DynamoRequestLogStore
     from mnemo.adapters.dynamodb.user_store import DynamoUserStore
     from mnemo.composition.aws_adapters import build_aws_adapters
+    from mnemo.composition.secret_box import aws_secret_box
     from mnemo.composition.secrets import with_secrets
 
     session = session or boto3.Session(region_name=settings.aws_region)
     settings = with_secrets(settings, session.client("ssm"))
     aws = build_aws_adapters(settings, session)
     dynamodb = session.client("dynamodb")
-    configuration = ConfigurationService(aws.store, catalog or ProviderRegistry(), settings.default_provider_config())
+    configuration = ConfigurationService(
+        aws.store, catalog or ProviderRegistry(), settings.default_provider_config(), aws_secret_box(settings)
+    )
     storage = NamespaceStorage(aws.store, index if index is not None else aws.index)
     memory_service = open_memory_service(
         storage, configuration.providers, ranking_weights(settings), reranker=reranker(settings)

@@ -17,9 +17,14 @@ STOP_DEADLINE = 30.0  # seconds the workers get to stop, in all
 class Container(ServedServices):
     settings: Settings
     closers: list[Callable[[], None]] = field(default_factory=list)  # last opened, first closed
+    closed: bool = field(default=False, init=False)
 
     def close(self, deadline: float = STOP_DEADLINE) -> None:
-        """Stop the workers (within `deadline` seconds), then close the platform and what was opened."""
+        """Stop the workers (within `deadline` seconds), then close the platform and what was opened; once (the
+        app's shutdown and the code after the server may both call it)."""
+        if self.closed:
+            return
+        self.closed = True
         self.workers.stop(deadline)
         self.platform.close()
         self.request_log.close()

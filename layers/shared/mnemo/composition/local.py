@@ -29,6 +29,7 @@ from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.composition.auth import AccountStores
 from mnemo.composition.container_type import Container
 from mnemo.composition.platform import PlatformQueues, PlatformStores, build_platform, webhook_sender
+from mnemo.composition.secret_box import local_secret_box
 from mnemo.composition.shared import core_services, index_tuning, ranking_weights, reembed_everything, reranker
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import SETTINGS_KEY, ConfigurationService
@@ -63,7 +64,11 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
     shared = settings.http_workers > 1
     changed_elsewhere = SettingWatch(database, SETTINGS_KEY).changed if shared else None
     configuration = ConfigurationService(
-        storage.store, catalog, settings.default_provider_config(), changed_elsewhere=changed_elsewhere
+        storage.store,
+        catalog,
+        settings.default_provider_config(),
+        local_secret_box(settings),
+        changed_elsewhere=changed_elsewhere,
     )
     memory_service = open_memory_service(
         storage, configuration.providers, ranking_weights(settings), reranker=reranker(settings)

@@ -14,6 +14,7 @@ from mnemo.settings import Settings
 SECRET_PARAMETERS = {
     "jwt_secret_parameter": "jwt_secret",
     "admin_api_key_parameter": "admin_api_key",
+    "config_encryption_key_parameter": "config_encryption_key",
 }
 API_KEY_PARAMETERS = {
     "llm_api_key_parameter": "llm_config",

@@ -35,7 +35,9 @@ from mnemo.settings import Settings
 
 
 def serving_app(settings: Settings) -> tuple[FastAPI, Container]:
-    """The app and the container it serves (closed by the caller once the server has stopped)."""
+    """The app and the container it serves, closed when the app shuts down: a SIGTERM's too, which uvicorn raises
+    again once it has stopped, ending the process before any code after `uvicorn.run` (the caller may close it
+    there as well: a second close does nothing)."""
     from mnemo.api import inline_work
     from mnemo.api.app import create_app
     from mnemo.composition.container import build_container
@@ -53,6 +55,7 @@ def serving_app(settings: Settings) -> tuple[FastAPI, Container]:
         container.close()
         raise
     app.router.on_startup.append(functools.partial(limit_request_threads, settings.http_threads))
+    app.router.on_shutdown.append(container.close)
     return app, container
 
 
@@ -66,8 +69,7 @@ def app() -> FastAPI:
 
     settings = with_jwt_secret(Settings())
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    served, container = serving_app(settings)
-    served.router.on_shutdown.append(container.close)
+    served, _container = serving_app(settings)
     if _ready is not None:
         served.router.on_startup.append(_ready.set)
     return served

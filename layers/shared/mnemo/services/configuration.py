@@ -1,4 +1,5 @@
-"""Runtime configuration of the providers: validated, applied at once, persisted, shown redacted."""
+"""Runtime configuration of the providers: validated, applied at once, persisted with its secrets sealed (a
+SecretBox, mnemo.services.config_secrets), shown redacted."""
 
 from __future__ import annotations
 
@@ -11,27 +12,13 @@ from mnemo.domain.json_shape import json_problem
 from mnemo.errors import ValidationError
 from mnemo.ports.memory_store import MemoryStore
 from mnemo.ports.providers import ProviderCatalog
+from mnemo.ports.secret_box import SecretBox
+from mnemo.services.config_secrets import REDACTED, open_secrets, redact, seal_secrets
 from mnemo.services.providers import ActiveProviders, ProviderSet
 
 SETTINGS_KEY = "config_overrides"
 CONFIGURABLE = ("version", "llm", "embedder", "custom_instructions")
 FIXED_BY_DEPLOYMENT = ("vector_store", "history_db_path", "graph_store", "reranker")
-SECRET_NAMES = frozenset(
-    {
-        "admin_api_key",
-        "api_key",
-        "authorization",
-        "jwt_secret",
-        "password",
-        "password_hash",
-        "secret",
-        "token",
-        "aws_secret_access_key",
-        "aws_session_token",
-        "azure_ad_token",
-    }
-)
-REDACTED = "[redacted]"
 
 
 class ConfigurationService:
@@ -40,12 +27,15 @@ class ConfigurationService:
         store: MemoryStore,
         catalog: ProviderCatalog,
         defaults: dict[str, Any],
+        box: SecretBox,
         on_embedder_change: Callable[[], object] | None = None,
         changed_elsewhere: Callable[[], bool] | None = None,
     ) -> None:
         """`changed_elsewhere`: whether another process may have changed the stored configuration since the last
-        call (mnemo serve --workers N); when given, the providers follow such a change before they are used."""
+        call (mnemo serve --workers N); when given, the providers follow such a change before they are used. `box`
+        seals the secrets of the stored configuration: a stored one it cannot open fails the construction."""
         self._store = store
+        self._box = box
         self._catalog = catalog
         self._defaults = defaults
         self.on_embedder_change = on_embedder_change
@@ -56,8 +46,11 @@ class ConfigurationService:
             self.providers.follow = lambda: changed_elsewhere() and self.refresh()
 
     def current(self) -> dict[str, Any]:
-        overrides = self._store.get_setting(SETTINGS_KEY) or {}
-        return merge_config(copy.deepcopy(self._defaults), overrides)
+        return merge_config(copy.deepcopy(self._defaults), self._overrides())
+
+    def _overrides(self) -> dict[str, Any]:
+        """The stored changes to the defaults, their secrets opened."""
+        return open_secrets(self._store.get_setting(SETTINGS_KEY) or {}, self._box)
 
     def redacted(self) -> dict[str, Any]:
         shown: dict[str, Any] = redact(self.current())
@@ -71,6 +64,8 @@ class ConfigurationService:
         with self._lock:
             before = self.current()
             after = merge_config(copy.deepcopy(before), body)
+            # Sealed before anything changes: a secret the box cannot seal (no key) leaves all as it was.
+            stored = seal_secrets(merge_config(self._overrides(), body), self._box)
             old = self.providers.get()
             new = self._build(after, before, old)
             self.providers.swap(new)
@@ -80,8 +75,7 @@ class ConfigurationService:
             except BaseException:
                 self.providers.swap(old)
                 raise
-            overrides = self._store.get_setting(SETTINGS_KEY) or {}
-            self._store.put_setting(SETTINGS_KEY, merge_config(overrides, body))
+            self._store.put_setting(SETTINGS_KEY, stored)
             self._applied = self.current()
 
     def refresh(self) -> bool:
@@ -175,11 +169,3 @@ def merge_config(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]
         else:
             base[key] = copy.deepcopy(value)
     return base
-
-
-def redact(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: (REDACTED if k.lower() in SECRET_NAMES and v else redact(v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    return value

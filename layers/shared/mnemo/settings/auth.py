@@ -25,6 +25,13 @@ class AuthSettings(BaseSettings):
         description="HS256 key of the access and refresh tokens; unset, `mnemo serve` makes one once and keeps it in "
         "<data dir>/jwt_secret (mode 0600).",
     )
+    config_encryption_key: SecretStr | None = Field(
+        default=None,
+        description="Fernet key sealing the provider keys POST /configure stores (several, comma-separated, to "
+        "rotate: the first seals, every one opens); unset, one is made on first need and kept in "
+        "<data dir>/config_encryption_key (mode 0600). On AWS, name an SSM parameter instead "
+        "(config_encryption_key_parameter).",
+    )
     admin_api_key: SecretStr | None = Field(
         default=None,
         validation_alias=mem0_name("ADMIN_API_KEY"),

@@ -59,5 +59,10 @@ class AwsSettings(BaseSettings):
     admin_api_key_parameter: str | None = Field(
         default=None, description="The SSM SecureString parameter holding ADMIN_API_KEY (its name)."
     )
+    config_encryption_key_parameter: str | None = Field(
+        default=None,
+        description="The SSM SecureString parameter holding MNEMO_CONFIG_ENCRYPTION_KEY (its name): needed to store a "
+        "provider key through POST /configure.",
+    )
     llm_api_key_parameter: str | None = Field(default=None, description="Becomes llm_config.api_key.")
     embedder_api_key_parameter: str | None = Field(default=None, description="Becomes embedder_config.api_key.")

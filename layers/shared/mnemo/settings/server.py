@@ -154,3 +154,8 @@ class ServerSettings(BaseSettings):
     def jwt_secret_path(self) -> Path:
         """Where `mnemo serve` keeps the secret it generated when none was given."""
         return self.data_dir / "jwt_secret"
+
+    @property
+    def config_encryption_key_path(self) -> Path:
+        """Where the key sealing the stored provider keys is kept when config_encryption_key is not set."""
+        return self.data_dir / "config_encryption_key"

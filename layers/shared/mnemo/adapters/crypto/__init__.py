@@ -1,1 +1,2 @@
-"""Cryptographic adapters: password hashing (argon2id) and signed tokens (HS256 JWT)."""
+"""Cryptographic adapters: password hashing (argon2id), signed tokens (HS256 JWT) and the box that seals stored
+secrets (Fernet)."""

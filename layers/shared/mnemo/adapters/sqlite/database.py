@@ -78,6 +78,17 @@ class Database:
             _log.warning("%s: a reader held the WAL; it is truncated at the next checkpoint", self.path)
         return not busy
 
+    def _truncate_wal(self) -> None:
+        """The closing checkpoint: best effort (a failure is logged, and the file still closes)."""
+        try:
+            self._writer.execute(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
+            busy, _frames, _done = self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error as exc:
+            _log.warning("%s: the WAL was not checkpointed at close: %s", self.path, exc)
+            return
+        if busy:
+            _log.info("%s: another process holds the WAL; it truncates it when it closes", self.path)
+
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """A transaction on the writer connection; nested calls join the outer transaction."""
@@ -124,11 +135,16 @@ class Database:
             self._writer.executescript(script)
 
     def close(self) -> None:
+        """Close every connection, the WAL first checkpointed into the main file and truncated: what a write
+        replaced (a provider key, a deleted memory) does not stay in it after a clean stop. Another process still
+        reading the file (mnemo serve --workers N) may keep the WAL; the last one to close truncates it."""
         with self._readers_lock:
             for conn in self._readers:
                 conn.close()
             self._readers.clear()
-        self._writer.close()
+        with self._write_lock:
+            self._truncate_wal()
+            self._writer.close()
         if self._turns is not None:
             os.close(self._turns)
             self._turns = None
