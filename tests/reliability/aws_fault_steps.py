@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -39,3 +41,11 @@ def memory_ids(server: Server, tenant: Tenant) -> list[str]:
 def result_ids(event: dict[str, Any]) -> list[str]:
     """The ids of the memories an add event's results name, sorted."""
     return sorted(str(r["id"]) for r in event["results"])
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    """Poll `condition` until it holds (a state, not a duration: the timeout is only a generous bound)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"still waiting for {what}"
+        time.sleep(0.02)

@@ -12,7 +12,7 @@ index was given stay in it, as OpenSearch keeps its documents through an outage.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,7 +90,18 @@ class FaultyAws:
     faults: Injector
     outage: OpenSearchOutage
     indexes: InProcessIndexes
-    handled: list[dict[str, Any]] = field(default_factory=list)
+    build: Callable[[bool], Container]  # a container as the functions build theirs (serves_http)
+    workers: list[Any] = field(default_factory=list)  # more ingest workers, each its own Lambda environment
+
+    def another_worker(self) -> Any:
+        """A second (third, ...) ingest function environment: its own handler, batch processor and container,
+        sharing the stack (the jobs table of the idempotency records among it) with the others."""
+        from mnemo.entrypoints.lambda_worker import worker_entry
+
+        entry = worker_entry()
+        entry.container.reset(lambda: self.build(False))
+        self.workers.append(entry)
+        return entry
 
     def receive_jobs(self, count: int = 1) -> list[dict[str, Any]]:
         """The next `count` messages of the ingest queue (the test runs them), as received."""
@@ -101,11 +112,12 @@ class FaultyAws:
             messages.extend(reply.get("Messages", []))
         return messages
 
-    def run_job(self, message: Mapping[str, Any]) -> dict[str, Any]:
-        """Invoke the ingest worker's handler with this one message, as Lambda does; its partial response."""
+    def run_job(self, message: Mapping[str, Any], worker: Any = None) -> dict[str, Any]:
+        """Invoke the ingest worker's handler (or `worker`'s, an `another_worker()`) with this one message, as
+        Lambda does; its partial response."""
         event = {"Records": [sqs_record(message, INGEST_QUEUE_ARN)]}
-        response: dict[str, Any] = self.worker.handler(event, FakeLambdaContext(function_name="ingest"))
-        self.handled.append(response)
+        entry = worker if worker is not None else self.worker.entry
+        response: dict[str, Any] = entry.handler(event, FakeLambdaContext(function_name="ingest"))
         return response
 
 
@@ -136,9 +148,12 @@ def faulty_aws(
             drains = [QueueDrain(stack, worker)] if drain else []
             for thread in drains:
                 thread.start()
+            backend = FaultyAws(container, stack, worker, faults, outage, indexes, build)
             try:
-                yield FaultyAws(container, stack, worker, faults, outage, indexes)
+                yield backend
             finally:
+                for entry in backend.workers:
+                    entry.container.reset()
                 for thread in drains:
                     thread.stop()
                 worker.entry.container.reset()

@@ -85,10 +85,19 @@ class Fault:
         return self.times is None or self.hits < self.times
 
     def response(self, url: str) -> AWSResponse:
-        body = json.dumps({"__type": f"{JSON_PREFIXES.get(self.service, '')}#{self.code}", "message": "injected"})
-        headers = {"x-amzn-RequestId": "injected-fault", "Content-Type": "application/x-amz-json-1.0"}
-        if self.service == "sqs":
-            headers["x-amzn-query-error"] = f"{self.code};Sender"
+        """The error as the service's protocol writes it: JSON (DynamoDB, SQS) or the query protocol's XML (SNS)."""
+        if self.service in JSON_PREFIXES:
+            body = json.dumps({"__type": f"{JSON_PREFIXES[self.service]}#{self.code}", "message": "injected"})
+            headers = {"x-amzn-RequestId": "injected-fault", "Content-Type": "application/x-amz-json-1.0"}
+            if self.service == "sqs":
+                headers["x-amzn-query-error"] = f"{self.code};Sender"
+        else:
+            body = (
+                "<ErrorResponse><Error><Type>Receiver</Type>"
+                f"<Code>{self.code}</Code><Message>injected</Message></Error>"
+                "<RequestId>injected-fault</RequestId></ErrorResponse>"
+            )
+            headers = {"x-amzn-RequestId": "injected-fault", "Content-Type": "text/xml"}
         return AWSResponse(url, self.status, headers, _Raw(body.encode()))
 
 
