@@ -69,6 +69,15 @@ class UnavailableError(MnemoError):
     """A part of the service the request needs is down for now, such as the job queue (HTTP 503); retry."""
 
 
+class BackendBusyError(UnavailableError):
+    """A service the request needs (the database, the search index) is throttling or down, past the retries made
+    for it (HTTP 503 with Retry-After, in whole seconds): the same request may succeed a little later."""
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class ServerMisconfiguredError(MnemoError):
     """The deployment lacks something it needs to answer, such as the JWT secret (HTTP 500)."""
 

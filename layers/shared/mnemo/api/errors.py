@@ -22,6 +22,7 @@ from starlette.routing import Match
 from mnemo.api.request_id import HEADER, request_id_of
 from mnemo.errors import (
     AuthenticationError,
+    BackendBusyError,
     ConfigurationError,
     ConflictError,
     FieldsError,
@@ -160,6 +161,9 @@ def answer_of(request: Request, exc: MnemoError) -> JSONResponse:
     elif isinstance(exc, RateLimitedError):
         body["error"] = exc.message  # Mem0's server (slowapi) puts the message under "error"
         headers["Retry-After"] = str(exc.retry_after)
+    elif isinstance(exc, BackendBusyError):
+        headers["Retry-After"] = str(exc.retry_after)
+        log.warning("%s (%s %s)", exc.message, request.method, request.url.path)
     elif isinstance(exc, ServerMisconfiguredError):
         log.error("%s (%s %s)", exc.message, request.method, request.url.path)
     return ErrorResponse(body, status_code=status, headers=headers)

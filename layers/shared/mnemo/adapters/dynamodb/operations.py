@@ -13,6 +13,7 @@ from botocore.exceptions import ClientError
 
 from mnemo.adapters.dynamodb.attributes import Item, placeholders, text
 from mnemo.adapters.dynamodb.codec import key_of
+from mnemo.adapters.dynamodb.throttling import raise_throttling_as_busy
 from mnemo.errors import PayloadTooLargeError
 
 MAX_BATCH_GET = 100
@@ -130,6 +131,7 @@ class Operations:
         max_attempts: int = 8,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        raise_throttling_as_busy(client)
         self.client = client
         self.table = table
         self.page_size = page_size

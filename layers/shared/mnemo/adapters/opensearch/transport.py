@@ -13,13 +13,14 @@ from typing import Any, Protocol
 
 import httpx
 
-from mnemo.errors import MnemoError
+from mnemo.errors import BackendBusyError
 
 RETRIED_STATUSES = frozenset({429, 502, 503, 504})
 
 
-class SearchIndexError(MnemoError):
-    """The search index refused a request or could not be reached (the record store is unaffected)."""
+class SearchIndexError(BackendBusyError):
+    """The search index refused a request or could not be reached, after the transport's retries (the record store
+    is unaffected): the API answers 503 with Retry-After, and a queued job is run again later."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
-from mnemo.errors import ProviderError, UnavailableError
+from mnemo.errors import BackendBusyError, ProviderError, UnavailableError
 from mnemo.ports.tenancy_store import EventStore
 
 if TYPE_CHECKING:
@@ -36,6 +36,9 @@ class RetryLaterError(Exception):
 
 
 def is_transient(exc: BaseException) -> bool:
+    """A provider that timed out, is down or rate-limited, or a store or index busy past its own retries."""
+    if isinstance(exc, BackendBusyError):
+        return True
     return isinstance(exc, ProviderError) and exc.code in TRANSIENT_PROVIDER_ERRORS
 
 
