@@ -18,7 +18,7 @@ from mnemo.errors import ConfigurationError
 from mnemo.ports.embedder import Embedder
 from mnemo.ports.llm import LLM
 from mnemo.services.config_secrets import REDACTED
-from mnemo.services.configuration import SETTINGS_KEY, ConfigurationService
+from mnemo.services.configuration import SETTINGS_KEY, ConfigurationService, ConfiguredProviders
 
 KEY = "sk-at-rest-0123456789abcdef"
 DEFAULTS: dict[str, Any] = {
@@ -58,7 +58,7 @@ def box(key: str) -> FernetSecretBox:
 
 
 def service(store: SqliteMemoryStore, key: str, catalog: RecordingCatalog | None = None) -> ConfigurationService:
-    return ConfigurationService(store, catalog or RecordingCatalog(), DEFAULTS, box(key))
+    return ConfigurationService(ConfiguredProviders(store, catalog or RecordingCatalog(), DEFAULTS, box(key)))
 
 
 def llm(api_key: str) -> dict[str, Any]:
@@ -120,7 +120,9 @@ def test_a_key_that_cannot_be_sealed_changes_nothing(store: SqliteMemoryStore) -
         raise ConfigurationError("no key")
 
     catalog = RecordingCatalog()
-    configuration = ConfigurationService(store, catalog, DEFAULTS, FernetSecretBox(no_key, "nowhere"))
+    configuration = ConfigurationService(
+        ConfiguredProviders(store, catalog, DEFAULTS, FernetSecretBox(no_key, "nowhere"))
+    )
     # When a key is configured, then it is refused, and neither the store nor the providers changed
     with pytest.raises(ConfigurationError, match="no key"):
         configuration.update(llm(KEY))

@@ -45,7 +45,7 @@ from mnemo.ports.memory_namespaces import NamespaceStorage
 from mnemo.ports.profile_store import ProfileStore
 from mnemo.ports.profile_tasks import ProfileTaskQueue
 from mnemo.ports.providers import ProviderCatalog
-from mnemo.services.configuration import ConfigurationService
+from mnemo.services.configuration import ConfigurationService, ConfiguredProviders
 from mnemo.services.namespace_memory import open_memory_service
 from mnemo.services.platform.features import PlatformFeatures
 from mnemo.services.platform.jobs.queue_messages import queue_enqueuer
@@ -87,12 +87,12 @@ def build_aws(
     settings = with_secrets(settings, session.client("ssm"))
     aws = build_aws_adapters(settings, session)
     dynamodb = session.client("dynamodb")
-    configuration = ConfigurationService(
+    configured = ConfiguredProviders(
         aws.store, catalog or ProviderRegistry(), settings.default_provider_config(), aws_secret_box(settings)
     )
     storage = NamespaceStorage(aws.store, index if index is not None else aws.index)
     memory_service = open_memory_service(
-        storage, configuration.providers, ranking_weights(settings), reranker=reranker(settings)
+        storage, configured.providers, ranking_weights(settings), reranker=reranker(settings)
     )
     stores = AccountStores(
         DynamoUserStore(dynamodb, settings.accounts_table),
@@ -105,8 +105,8 @@ def build_aws(
     index_for = namespace_index or aws.namespace_index
     if index_for is None:
         raise ConfigurationError("The AWS backend needs the platform projects' OpenSearch indexes.")
-    platform = aws_platform(settings, dynamodb, aws, index_for, configuration.providers)
-    configuration.on_embedder_change = reembed_everything(memory_service, platform.namespaces)
+    platform = aws_platform(settings, dynamodb, aws, index_for, configured.providers)
+    configuration = ConfigurationService(configured, reembed_everything(memory_service, platform.namespaces))
     core = core_services(settings, memory_service, configuration, stores, request_log, serves_http=serves_http)
     container = Container(**vars(core), platform=platform, workers=Supervisor(), settings=settings)
     container.closers.append(aws.close)

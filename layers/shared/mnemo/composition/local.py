@@ -32,7 +32,7 @@ from mnemo.composition.platform import PlatformQueues, PlatformStores, build_pla
 from mnemo.composition.secret_box import local_secret_box
 from mnemo.composition.shared import core_services, index_tuning, ranking_weights, reembed_everything, reranker
 from mnemo.ports.providers import ProviderCatalog
-from mnemo.services.configuration import SETTINGS_KEY, ConfigurationService
+from mnemo.services.configuration import SETTINGS_KEY, ConfigurationService, ConfiguredProviders
 from mnemo.services.namespace_memory import open_memory_service
 from mnemo.services.platform.dream.timer import DreamTimer
 from mnemo.services.platform.features import PlatformFeatures
@@ -63,7 +63,7 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
     # Several processes serving the data dir follow a provider change any of them makes (POST /configure).
     shared = settings.http_workers > 1
     changed_elsewhere = SettingWatch(database, SETTINGS_KEY).changed if shared else None
-    configuration = ConfigurationService(
+    configured = ConfiguredProviders(
         storage.store,
         catalog,
         settings.default_provider_config(),
@@ -71,12 +71,12 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
         changed_elsewhere=changed_elsewhere,
     )
     memory_service = open_memory_service(
-        storage, configuration.providers, ranking_weights(settings), reranker=reranker(settings)
+        storage, configured.providers, ranking_weights(settings), reranker=reranker(settings)
     )
     stores = AccountStores(SqliteUserStore(database), SqliteApiKeyStore(database), SqliteRefreshTokenStore(database))
     request_log = RequestLogService(SqliteRequestLogStore(database), settings.request_log_retention_days)
-    platform, platform_workers = local_platform(settings, database, configuration.providers)
-    configuration.on_embedder_change = reembed_everything(memory_service, platform.namespaces)
+    platform, platform_workers = local_platform(settings, database, configured.providers)
+    configuration = ConfigurationService(configured, reembed_everything(memory_service, platform.namespaces))
     lease = Lease.taken(settings.data_dir / "background.lock") if shared else None
     core = core_services(settings, memory_service, configuration, stores, request_log, serves_http=serves_http)
     # The workers in the order they start (they stop in the reverse order): the writers first, Dream's schedule last.

@@ -4,106 +4,49 @@ SecretBox, mnemo.services.config_secrets), shown redacted."""
 from __future__ import annotations
 
 import copy
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from mnemo.domain.json_shape import json_problem
 from mnemo.errors import ValidationError
 from mnemo.ports.memory_store import MemoryStore
-from mnemo.ports.providers import ProviderCatalog
-from mnemo.ports.secret_box import SecretBox
-from mnemo.services.config_secrets import REDACTED, open_secrets, redact, seal_secrets
-from mnemo.services.providers import ActiveProviders, ProviderSet
+from mnemo.services.config_secrets import redact
+from mnemo.services.configured_providers import SETTINGS_KEY, ConfiguredProviders, merge_config
+from mnemo.services.providers import ActiveProviders
 
-SETTINGS_KEY = "config_overrides"
+__all__ = ["SETTINGS_KEY", "ConfigurationService", "ConfiguredProviders", "check_keys", "merge_config", "names_an_llm"]
 CONFIGURABLE = ("version", "llm", "embedder", "custom_instructions")
 FIXED_BY_DEPLOYMENT = ("vector_store", "history_db_path", "graph_store", "reranker")
 
 
 class ConfigurationService:
-    def __init__(
-        self,
-        store: MemoryStore,
-        catalog: ProviderCatalog,
-        defaults: dict[str, Any],
-        box: SecretBox,
-        on_embedder_change: Callable[[], object] | None = None,
-        changed_elsewhere: Callable[[], bool] | None = None,
-    ) -> None:
-        """`changed_elsewhere`: whether another process may have changed the stored configuration since the last
-        call (mnemo serve --workers N); when given, the providers follow such a change before they are used. `box`
-        seals the secrets of the stored configuration: a stored one it cannot open fails the construction."""
-        self._store = store
-        self._box = box
-        self._catalog = catalog
-        self._defaults = defaults
-        self.on_embedder_change = on_embedder_change
-        self._lock = threading.RLock()
-        self._applied = self.current()  # the configuration the active providers were built from
-        self.providers = ActiveProviders(self._build(self._applied, None, None))
-        if changed_elsewhere is not None:
-            self.providers.follow = lambda: changed_elsewhere() and self.refresh()
+    """POST /configure and GET /configure: a change checked, then applied to the configured providers (and, when it
+    changes the embedder, every memory re-embedded by `on_embedder_change`); the configuration shown redacted."""
+
+    def __init__(self, configured: ConfiguredProviders, on_embedder_change: Callable[[], object] | None = None) -> None:
+        self._configured = configured
+        self._on_embedder_change = on_embedder_change
+
+    @property
+    def providers(self) -> ActiveProviders:
+        return self._configured.providers
 
     def current(self) -> dict[str, Any]:
-        return merge_config(copy.deepcopy(self._defaults), self._overrides())
+        return self._configured.current()
 
-    def _overrides(self) -> dict[str, Any]:
-        """The stored changes to the defaults, their secrets opened."""
-        return open_secrets(self._store.get_setting(SETTINGS_KEY) or {}, self._box)
+    def refresh(self) -> bool:
+        return self._configured.refresh()
 
     def redacted(self) -> dict[str, Any]:
         shown: dict[str, Any] = redact(self.current())
         return shown
 
     def bundled(self) -> dict[str, list[str]]:
-        return self._catalog.bundled()
+        return self._configured.bundled()
 
     def update(self, body: dict[str, Any]) -> None:
         check_keys(body)
-        with self._lock:
-            before = self.current()
-            after = merge_config(copy.deepcopy(before), body)
-            # Sealed before anything changes: a secret the box cannot seal (no key) leaves all as it was.
-            stored = seal_secrets(merge_config(self._overrides(), body), self._box)
-            old = self.providers.get()
-            new = self._build(after, before, old)
-            self.providers.swap(new)
-            try:
-                if new.embedder is not old.embedder and self.on_embedder_change is not None:
-                    self.on_embedder_change()
-            except BaseException:
-                self.providers.swap(old)
-                raise
-            self._store.put_setting(SETTINGS_KEY, stored)
-            self._applied = self.current()
-
-    def refresh(self) -> bool:
-        """Rebuild the providers when the stored configuration differs from the one they were built from: another
-        process (another Lambda execution environment) changed it. True when they changed. The process that made
-        the change re-embedded the memories; this one only follows."""
-        with self._lock:
-            stored = self.current()
-            if stored == self._applied:
-                return False
-            self.providers.swap(self._build(stored, self._applied, self.providers.get()))
-            self._applied = stored
-            return True
-
-    def _build(self, config: dict[str, Any], before: dict[str, Any] | None, old: ProviderSet | None) -> ProviderSet:
-        embedder_cfg = config.get("embedder") or {}
-        llm_cfg = config.get("llm")
-        if old is not None and before is not None and embedder_cfg == before.get("embedder"):
-            embedder = old.embedder
-        else:
-            embedder = self._catalog.build_embedder(str(embedder_cfg.get("provider")), embedder_cfg.get("config"))
-        if old is not None and before is not None and llm_cfg == before.get("llm"):
-            llm = old.llm
-        elif llm_cfg:
-            llm = self._catalog.build_llm(str(llm_cfg.get("provider")), llm_cfg.get("config"))
-        else:
-            llm = None
-        return ProviderSet(embedder=embedder, llm=llm, custom_instructions=config.get("custom_instructions"))
+        self._configured.apply(body, self._on_embedder_change)
 
 
 MAX_CUSTOM_INSTRUCTIONS = 20_000  # characters
@@ -148,24 +91,3 @@ def names_an_llm(store: MemoryStore, defaults: dict[str, Any]) -> bool:
     overrides = store.get_setting(SETTINGS_KEY) or {}
     llm = merge_config(copy.deepcopy(defaults), overrides).get("llm")
     return isinstance(llm, dict) and bool(llm.get("provider"))
-
-
-def merge_config(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
-    """Deep-merge `change` into `base`; a provider section naming another provider replaces its config."""
-    for key, value in change.items():
-        current = base.get(key)
-        if value == REDACTED:
-            continue  # a redacted secret sent back unchanged keeps the stored one
-        if key in ("llm", "embedder") and isinstance(value, dict) and isinstance(current, dict):
-            if value.get("provider", current.get("provider")) != current.get("provider"):
-                base[key] = {
-                    "provider": value["provider"],
-                    "config": copy.deepcopy(value.get("config") or {}),
-                }
-            else:
-                base[key] = merge_config(current, value)
-        elif isinstance(value, dict) and isinstance(current, dict):
-            base[key] = merge_config(current, value)
-        else:
-            base[key] = copy.deepcopy(value)
-    return base
