@@ -5,19 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.domain.claims import (
-    USER,
-    Claim,
-    asked_facets,
-    claims,
-    clauses,
-    facets,
-    may_be_about,
-    mentions,
-    says_a_change,
-    says_it_changed,
-    subject_of,
-)
+from mnemo.language import USER, Claim, Language
+from mnemo.language.en import english
+from mnemo.language.en.claims import may_be_about, mentions, says_a_change, subject_of
+
+ENGLISH: Language = english()  # the pack, through its interface
+claims, facets, asked_facets = ENGLISH.claims, ENGLISH.facets, ENGLISH.asked_facets
+clauses, says_it_changed = ENGLISH.clauses, ENGLISH.says_it_changed
 
 
 def said(text: str) -> set[tuple[str, str, str, bool]]:

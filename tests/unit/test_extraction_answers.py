@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.services.extraction.answers import answered, object_of, with_object
+from mnemo.language.en.extraction.answers import answered, object_of, with_object
 
 
 @pytest.mark.parametrize(

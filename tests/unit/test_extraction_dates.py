@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from mnemo.services.extraction.dates import resolve_dates
+from mnemo.language.en.extraction.dates import resolve_dates
 
 THURSDAY = datetime(2025, 3, 13, 10, 0, tzinfo=UTC)
 

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from mnemo.services.extraction.extractor import Cited, Statement, Turn, extract_statements
+from mnemo.language import Cited, Language, Statement, Turn
+from mnemo.language.en import english
+
+ENGLISH: Language = english()  # the pack, through its interface
+extract_statements = ENGLISH.statements
 
 AT = datetime(2025, 3, 13, 10, 0, tzinfo=UTC)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.services.extraction.introductions import (
+from mnemo.language.en.extraction.introductions import (
     introduced_name,
     introduction,
     introduction_end,

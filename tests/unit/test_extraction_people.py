@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mnemo.services.extraction.people import People, with_owner
+from mnemo.language.en.extraction.people import People, with_owner
 
 
 def people(*sentences: str) -> People:

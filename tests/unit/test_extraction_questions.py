@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.services.extraction.questions import in_first_person
+from mnemo.language import Language
+from mnemo.language.en import english
+
+ENGLISH: Language = english()  # the pack, through its interface
+in_first_person = ENGLISH.in_first_person
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.services.extraction.sentences import Sentence, sentences
+from mnemo.language import Language, Sentence
+from mnemo.language.en import english
+
+ENGLISH: Language = english()  # the pack, through its interface
+sentences = ENGLISH.sentences
 
 
 def test_each_sentence_comes_with_where_it_is_in_the_message() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.services.extraction.wording import (
+from mnemo.language.en.extraction.wording import (
     content_words,
     is_filler,
     is_passing_feeling,

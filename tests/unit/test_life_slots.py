@@ -2,7 +2,12 @@ from __future__ import annotations
 
 import pytest
 
-from mnemo.domain.life_slots import share_a_slot, slots
+from mnemo.language import Language
+from mnemo.language.en import english
+from mnemo.language.en.life_slots import share_a_slot
+
+ENGLISH: Language = english()  # the pack, through its interface
+slots = ENGLISH.slots
 
 
 @pytest.mark.parametrize(

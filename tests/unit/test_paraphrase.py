@@ -1,4 +1,4 @@
-"""mnemo.services.paraphrase: which memories state the same fact, with the real all-MiniLM-L6-v2."""
+"""mnemo.language.en.paraphrase: which memories state the same fact, with the real all-MiniLM-L6-v2."""
 
 from __future__ import annotations
 
@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
-from mnemo.services.paraphrase import MERGE_THRESHOLD, guards_fired, same_fact
+from mnemo.language import Language
+from mnemo.language.en import english
+from mnemo.language.en.paraphrase import guards_fired
+
+ENGLISH: Language = english()  # the pack, through its interface
+MERGE_THRESHOLD, same_fact = ENGLISH.merge_threshold, ENGLISH.same_fact
 
 pytestmark = pytest.mark.slow
 

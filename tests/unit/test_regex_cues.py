@@ -1,4 +1,4 @@
-"""The cue words of a regular expression (mnemo.domain.regex_cues): read from the expression, and never a reason to
+"""The cue words of a regular expression (mnemo.language.en.cues): read from the expression, and never a reason to
 skip a text the expression matches — the claims' patterns find the same matches with and without them."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import re
 import pytest
 from bench.corpus import generate
 
-from mnemo.domain import claims
-from mnemo.domain.regex_cues import CuedPattern, cued, cues_of
+from mnemo.language.en import claims
+from mnemo.language.en.cues import CuedPattern, cued, cues_of
 
 
 @pytest.mark.parametrize(

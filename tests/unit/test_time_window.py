@@ -1,4 +1,4 @@
-"""The time a query is about (mnemo.services.time_window): relative phrases resolved against the reference date, and
+"""The time a query is about (mnemo.language.en.time_words): relative phrases resolved against the reference date, and
 the dates a text names, as windows."""
 
 from __future__ import annotations
@@ -7,7 +7,11 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from mnemo.services.time_window import Window, dates_named, query_windows
+from mnemo.language import Language, Window
+from mnemo.language.en import english
+
+ENGLISH: Language = english()  # the pack, through its interface
+dates_named, query_windows = ENGLISH.dates_named, ENGLISH.query_windows
 
 REFERENCE = datetime(2023, 7, 15, 12, 0, tzinfo=UTC)
 

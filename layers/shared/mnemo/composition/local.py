@@ -30,6 +30,7 @@ from mnemo.composition.auth import AccountStores
 from mnemo.composition.container_type import Container
 from mnemo.composition.platform import PlatformQueues, PlatformStores, build_platform, webhook_sender
 from mnemo.composition.shared import core_services, index_tuning, ranking_weights, reembed_everything, reranker
+from mnemo.language.en import english
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import SETTINGS_KEY, ConfigurationService
 from mnemo.services.namespace_memory import open_memory_service
@@ -57,7 +58,7 @@ def embed_batching(settings: Settings, serves_http: bool) -> EmbedBatching | Non
 
 def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, serves_http: bool = True) -> Container:
     database = Database(settings.database_path)
-    storage = open_storage(database, tuning=index_tuning(settings))
+    storage = open_storage(database, tuning=index_tuning(settings), facets=english())
     catalog = catalog or ProviderRegistry(embed_batching(settings, serves_http))
     # Several processes serving the data dir follow a provider change any of them makes (POST /configure).
     shared = settings.http_workers > 1
@@ -66,7 +67,7 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
         storage.store, catalog, settings.default_provider_config(), changed_elsewhere=changed_elsewhere
     )
     memory_service = open_memory_service(
-        storage, configuration.providers, ranking_weights(settings), reranker=reranker(settings)
+        storage, configuration.providers, ranking_weights(settings), reranker=reranker(settings), language=english()
     )
     stores = AccountStores(SqliteUserStore(database), SqliteApiKeyStore(database), SqliteRefreshTokenStore(database))
     request_log = RequestLogService(SqliteRequestLogStore(database), settings.request_log_retention_days)
@@ -101,7 +102,11 @@ def local_platform(
     woken = threading.Event()
     store = SqliteTenancyStore(database, on_outbox=woken.set)
     storage = SqliteMemoryNamespaces(
-        settings.data_dir / "namespaces", outbox=True, on_outbox=woken.set, tuning=index_tuning(settings)
+        settings.data_dir / "namespaces",
+        outbox=True,
+        on_outbox=woken.set,
+        tuning=index_tuning(settings),
+        facets=english(),
     )
     storage.shared = settings.http_workers > 1  # the relay reads the events other processes write
     webhook_store = SqliteWebhookStore(database)

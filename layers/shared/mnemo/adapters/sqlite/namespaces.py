@@ -24,6 +24,7 @@ from mnemo.adapters.sqlite.memory_index import IndexTuning
 from mnemo.adapters.sqlite.memory_index import snapshot_files as index_snapshot
 from mnemo.adapters.sqlite.storage import open_storage
 from mnemo.ports.change_outbox import ChangeOutbox
+from mnemo.ports.facets import FacetReader
 from mnemo.ports.memory_namespaces import NamespaceStorage
 
 _SAFE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -39,8 +40,10 @@ class SqliteMemoryNamespaces:
         outbox: bool = False,
         on_outbox: Callable[[], None] | None = None,
         tuning: IndexTuning | None = None,
+        facets: FacetReader,
     ) -> None:
         self.root = root
+        self._facets = facets
         self._tuning = tuning
         self._outbox = outbox
         self._on_outbox = on_outbox
@@ -72,6 +75,7 @@ class SqliteMemoryNamespaces:
                     on_outbox=self._on_outbox,
                     accesses=True,
                     tuning=self._tuning,
+                    facets=self._facets,
                 )
             except BaseException:
                 database.close()

@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from mnemo.domain.claims import claims
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, SourceMessage
+from mnemo.language import ClaimReading
 from mnemo.ports.embedder import Vectors
 from mnemo.services.commands import AddResult
 from mnemo.services.memory.add.decide import Decision
@@ -75,7 +75,7 @@ class Applying:
     ) -> AddResult:
         """A memory the new facts made false: superseded by the new memory that replaced it, or deleted when none
         did. The one replacing it: the new memory of the fact the LLM named (`named`), else one whose claim
-        conflicts with the memory's (mnemo.domain.claims), else the closest. `embedded`: the vectors of the texts
+        conflicts with the memory's (the language pack's claims), else the closest. `embedded`: the vectors of the texts
         involved, computed before the add wrote anything."""
         if not replacements:
             self._erasing.erase([record])
@@ -86,7 +86,7 @@ class Applying:
             embedded = {**embedded, **dict(zip(missing, self._parts.embed(missing), strict=True))}
         target = embedded[record.text]
         closest = replacements[int(np.argmax([embedded[r.record.text] @ target for r in replacements]))].record
-        successor = _successor(record, [r.record for r in replacements], named) or closest
+        successor = _successor(self._parts.language, record, [r.record for r in replacements], named) or closest
         superseded = record.changed(state=LifecycleState.SUPERSEDED, replaced_by=successor.id)
         self._parts.store.replace(superseded, None, history)
         self._parts.index.upsert([superseded], target[None, :])  # still found by a read that asks for superseded ones
@@ -98,11 +98,13 @@ def _naming(decisions: list[Decision], event: Event, refs: dict[str, MemoryRecor
     return [d for d in decisions if d.event is event and d.ref in refs]
 
 
-def _successor(record: MemoryRecord, candidates: list[MemoryRecord], named: str | None) -> MemoryRecord | None:
+def _successor(
+    language: ClaimReading, record: MemoryRecord, candidates: list[MemoryRecord], named: str | None
+) -> MemoryRecord | None:
     """The new memory that replaced `record`: the one of the fact the LLM named, else the first whose claim
     conflicts with the record's; None when neither says."""
     for candidate in candidates:
         if named is not None and candidate.text == named:
             return candidate
-    old = claims(record.text)
-    return next((c for c in candidates if any(n.conflicts(o) for n in claims(c.text) for o in old)), None)
+    old = language.claims(record.text)
+    return next((c for c in candidates if any(n.conflicts(o) for n in language.claims(c.text) for o in old)), None)

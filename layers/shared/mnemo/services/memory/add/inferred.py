@@ -5,6 +5,7 @@ the decisions on the memories they name (apply.py). Every provider call comes be
 from __future__ import annotations
 
 from mnemo.domain.memory import Event, LifecycleState, MemoryRecord, Scope, now
+from mnemo.language import Language
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.services.commands import AddCommand, AddResult
@@ -43,7 +44,7 @@ class InferredAdd:
         refs = {str(i): record for i, record in enumerate(self._related(self._parts.embed(facts), add.scope))}
         decisions = decide(llm, {k: r.text for k, r in refs.items()}, facts)
         embedded = self._applying.embedded_for(decisions, refs)
-        sources = _sources(command, extracted, decisions)
+        sources = _sources(self._parts.language, command, extracted, decisions)
         new = _new_records(add, extracted, decisions, sources)
         added = self._filing.store_new(new, add)
         fresh = [r for r in added if r.event is Event.ADD]
@@ -81,7 +82,9 @@ def _new_records(
     ]
 
 
-def _sources(command: AddCommand, extracted: list[ExtractedFact], decisions: list[Decision]) -> Sources:
+def _sources(
+    language: Language, command: AddCommand, extracted: list[ExtractedFact], decisions: list[Decision]
+) -> Sources:
     """What each decided fact cites: the messages the LLM named for it, checked (provenance.py)."""
     cited = {x.text: x.sources for x in extracted}
-    return {d.text: cited_sources(command.messages, d.text, cited.get(d.text, ())) for d in decisions}
+    return {d.text: cited_sources(language, command.messages, d.text, cited.get(d.text, ())) for d in decisions}

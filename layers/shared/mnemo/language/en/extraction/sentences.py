@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from mnemo.language.statements import Sentence
 
 # Words after which a full stop does not end the sentence ("Dr. Smith", "e.g. pasta").
 ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "prof", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx"})
 _ENDS = ".!?;\n"
-
-
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    text: str
-    start: int
-    end: int
 
 
 def sentences(content: str) -> list[Sentence]:

@@ -1,5 +1,5 @@
 """The words a match of a regular expression cannot do without, read from the expression itself: a text that holds
-none of them cannot match, so the expression is not run on it. mnemo.domain.claims runs some sixty expressions on
+none of them cannot match, so the expression is not run on it. mnemo.language.en.claims runs some sixty expressions on
 every memory; most texts hold the cue words of a few.
 
 The cues of a sequence are those of one of its required parts (the part whose shortest cue is longest): a run of
@@ -11,10 +11,9 @@ cue never rules out a text the expression would match. Cues are ASCII; an expres
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from re import _constants as sre
-from re import _parser as sre_parse
-from typing import Any
+from collections.abc import Iterator
+
+from mnemo.language.en.regex_parts import Alternation, Anchor, Literal, Part, Repeat, Sequence, parse
 
 _MAX_CUES = 16  # more words than this make the check cost about what the expression costs: the next part is taken
 
@@ -36,23 +35,47 @@ def folded(text: str) -> str:
 
 def cues_of(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     """Words (case-folded) of which any match of the pattern holds at least one; None when it has none."""
-    found = _required(sre_parse.parse(pattern.pattern, pattern.flags).data)
+    found = _alternation(parse(pattern.pattern))
     return tuple(sorted(found)) if found else None
 
 
-def _required(items: Sequence[tuple[Any, Any]]) -> set[str] | None:
+def _alternation(part: Alternation) -> set[str] | None:
+    """The cues of all the branches (None when one has none), after their common literal prefix ("vegan|vegetarian":
+    "veg" first)."""
+    prefix, rests = _common_prefix(part.branches)
+    if prefix:
+        return _sequence((*prefix, Alternation(rests)))
+    if len(part.branches) == 1:
+        return _sequence(part.branches[0])
+    branches = [_sequence(branch) for branch in part.branches]
+    return None if any(b is None for b in branches) else set().union(*(b for b in branches if b))
+
+
+def _common_prefix(branches: tuple[Sequence, ...]) -> tuple[Sequence, tuple[Sequence, ...]]:
+    """The literal parts all the branches (more than one) open with, and what is left of each."""
+    if len(branches) < 2:
+        return (), branches
+    size = 0
+    while all(len(b) > size and isinstance(b[size], Literal) for b in branches) and (
+        len({b[size] for b in branches}) == 1
+    ):
+        size += 1
+    return branches[0][:size], tuple(b[size:] for b in branches)
+
+
+def _sequence(items: Sequence) -> set[str] | None:
     candidates: list[set[str]] = []
     run: list[str] = []
-    for op, arg in items:
-        if op is sre.LITERAL and arg < 128:
-            run.append(chr(arg).casefold())
+    for item in items:
+        if isinstance(item, Literal) and item.char.isascii():
+            run.append(item.char.casefold())
             continue
-        if op is sre.AT:  # an anchor (\b, ^, $) takes no character: the run goes on
+        if isinstance(item, Anchor):  # an anchor (\b, ^, $) takes no character: the run goes on
             continue
         if run:
             candidates.append({"".join(run)})
             run.clear()
-        part = _required_of_part(op, arg)
+        part = _part(item)
         if part:
             candidates.append(part)
     if run:
@@ -63,17 +86,12 @@ def _required(items: Sequence[tuple[Any, Any]]) -> set[str] | None:
     return max(usable, key=lambda cues: (min(map(len, cues)), -len(cues)))
 
 
-def _required_of_part(op: Any, arg: Any) -> set[str] | None:
-    """The cues of one part of a sequence that is not a literal: a group, an alternation, a repeat of one or more."""
-    if op is sre.SUBPATTERN:
-        return _required(arg[3])
-    if op is sre.ATOMIC_GROUP:
-        return _required(arg)
-    if op is sre.BRANCH:
-        branches = [_required(branch) for branch in arg[1]]
-        return None if any(b is None for b in branches) else set().union(*(b for b in branches if b))
-    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT) and arg[0] >= 1:
-        return _required(arg[2])
+def _part(item: Part) -> set[str] | None:
+    """The cues of one part of a sequence that is not a literal: a group or alternation, a repeat of one or more."""
+    if isinstance(item, Alternation):
+        return _alternation(item)
+    if isinstance(item, Repeat) and item.least >= 1:
+        return _part(item.item) if not isinstance(item.item, Literal) else _sequence((item.item,))
     return None  # a class, a lookaround, a back-reference, an optional part: nothing it must hold
 
 
@@ -103,5 +121,10 @@ class CuedPattern:
         return self.pattern.finditer(text) if self.may_match(text) else iter(())
 
 
+CUED: list[CuedPattern] = []  # every cued pattern of the pack (tests/unit/language: their cues are sound)
+
+
 def cued(pattern: str, flags: int | re.RegexFlag = 0) -> CuedPattern:
-    return CuedPattern(re.compile(pattern, flags))
+    made = CuedPattern(re.compile(pattern, flags))
+    CUED.append(made)
+    return made

@@ -24,11 +24,11 @@ import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
-from mnemo.domain.text import MONTH_NAMES
+from mnemo.language.en.words import words
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTHS = tuple(month.lower() for month in MONTH_NAMES)
-SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}  # the month each starts in
+WEEKDAYS = words().weekdays
+MONTHS = words().months
+SEASONS = dict(words().seasons)  # the month each starts in
 SEASON_ORDER = (3, 6, 9, 12)
 NUMBERS = {
     "a": 1,

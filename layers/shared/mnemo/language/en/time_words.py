@@ -1,7 +1,7 @@
 """When a query is about: the time phrases it names ("last May", "yesterday", "in summer 2022", "on 8 May 2023"),
 resolved against a reference date (the search's `reference_date`, else now), as windows of time.
 
-Relative phrases are resolved by mnemo.services.extraction.dates (the rules an add uses on what a user says), then
+Relative phrases are resolved by mnemo.language.en.extraction.dates (the rules an add uses on what a user says), then
 every date the resolved query names is read as the span it stands for: a day; "around" a day (three days either
 side); the week of a Monday, the weekend of a Saturday, the week before or after a day; the end of a month (its last
 ten days) or of a year (its December); a month; a season (its three months); a year ("in 2022"). A phrase relative
@@ -10,10 +10,10 @@ to an event the query names ("the week before the wedding") has no date to resol
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
-from mnemo.services.extraction.dates import MONTHS, SEASONS, resolve_dates
+from mnemo.language.en.extraction.dates import MONTHS, SEASONS, resolve_dates
+from mnemo.language.time_windows import Window
 
 _MONTH = "|".join(MONTHS)
 _DAY = rf"(\d{{1,2}})\s+({_MONTH})\s+(\d{{4}})"
@@ -30,16 +30,6 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("season", re.compile(rf"\b({'|'.join(SEASONS)})\s+(\d{{4}})\b", re.IGNORECASE)),
     ("year", re.compile(r"\b(?:in|of|during|since)\s+((?:19|20)\d{2})\b", re.IGNORECASE)),
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Window:
-    start: datetime  # inclusive, UTC
-    end: datetime  # exclusive
-
-    def holds(self, moment: datetime) -> bool:
-        moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-        return self.start <= moment < self.end
 
 
 def _at(day: date) -> datetime:

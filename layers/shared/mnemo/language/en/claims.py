@@ -14,58 +14,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from mnemo.domain.life_slots import PET_WORDS, share_a_slot
-from mnemo.domain.regex_cues import CuedPattern, cued
+from mnemo.language.claims import USER, Claim, same_subject
+from mnemo.language.en.cues import CuedPattern, cued
+from mnemo.language.en.life_slots import PET_WORDS, share_a_slot
+from mnemo.language.en.words import words
 
+_WORDS = words()
 # The words that name a person of someone's (the people a statement may be about), by the pronoun that stands for
-# them: mnemo.services.extraction.people resolves pronouns with them.
-FEMALE = frozenset(
-    """sister mother mom mum wife girlfriend gf daughter grandmother grandma aunt niece fiancee fiancée stepmother
-    stepsister stepdaughter""".split()
-)
-MALE = frozenset(
-    """brother father dad husband hubby boyfriend bf son
-    grandfather grandpa uncle nephew fiance fiancé stepfather stepbrother
-    stepson""".split()
-)
-EITHER = frozenset(
-    """friend boss partner cousin colleague coworker co-worker roommate flatmate neighbor neighbour manager
-    teacher doctor therapist coach mentor baby kid child spouse dog cat puppy kitten pet""".split()
-)
-PLURAL = frozenset("parents kids children friends grandparents cousins siblings twins colleagues in-laws".split())
+# them: mnemo.language.en.extraction.people resolves pronouns with them.
+FEMALE, MALE, EITHER, PLURAL = _WORDS.female, _WORDS.male, _WORDS.either, _WORDS.plural
 RELATIONS = FEMALE | MALE | EITHER | PLURAL
-
-USER = "user"
-PROFESSIONS = frozenset(
-    """accountant actor actress analyst architect artist baker barista biologist carpenter cashier chef chemist coach
-    consultant cook dancer dentist designer developer doctor driver economist editor electrician engineer farmer
-    firefighter journalist judge lawyer lecturer librarian manager mechanic midwife musician nurse painter
-    paramedic pharmacist photographer physician physicist physiotherapist pilot plumber police policeman
-    policewoman professor programmer psychologist researcher salesman scientist secretary singer student surgeon
-    tailor teacher therapist translator tutor veterinarian vet waiter waitress writer""".split()
-)
-DIETS = ("vegetarian", "vegan", "pescatarian", "keto", "paleo", "gluten-free", "gluten free")
-STATUSES = ("single", "married", "divorced", "engaged", "widowed", "separated")
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    subject: str  # "user", or the person the statement opens with ("my sister emma")
-    attribute: str  # "residence", "employer", "occupation", "diet", "relationship", "age", "name", "favorite food", …
-    value: str  # normalized: lower case, single spaces
-    negated: bool = False
-
-    def conflicts(self, other: Claim) -> bool:
-        """Whether the two cannot both be current: the same subject and attribute, and either two values
-        ("lives in Paris", "lives in Lisbon") or one value affirmed and denied ("works at Google", "quit Google").
-        Whichever was said later is current."""
-        if self.attribute != other.attribute or not _same_subject(self.subject, other.subject):
-            return False
-        if self.negated != other.negated:
-            return self.value == other.value
-        return not self.negated and self.value != other.value
+PROFESSIONS = _WORDS.professions
+DIETS = _WORDS.diets
+STATUSES = _WORDS.statuses
 
 
 _RELATION = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
@@ -205,10 +167,7 @@ _SHIFTS = cued(
     re.IGNORECASE,
 )
 # The car one drives: "got a used Renault Zoe", "my old VW Golf".
-_CAR_MAKES = (
-    r"VW|Volkswagen|Renault|Toyota|Honda|Ford|BMW|Audi|Mercedes|Tesla|Peugeot|Fiat|Kia|Hyundai|Nissan|Skoda|Seat|"
-    r"Volvo|Mazda|Opel|Citroen|Citroën|Dacia|Subaru|Mini|Polestar"
-)
+_CAR_MAKES = "|".join(_WORDS.car_makes)
 _CAR = cued(
     rf"\b(?i:(?:got|bought|drive|drives|driving|have|has|leased|my|our)\s+(?:an?\s+)?(?:new\s+|used\s+|old\s+)*)"
     rf"(?P<value>(?i:{_CAR_MAKES})(?:\s+(?:[A-Z0-9][\w-]*|[a-z][a-z-]+(?=\s*(?:[,.!;]|$|\s+(?:and|but|so|with)\b))))?)",
@@ -272,10 +231,7 @@ def _exercise(text: str) -> list[tuple[str, str, bool]]:
     return found + [("sport", m.group("value").lower(), False) for m in _SPORT.finditer(text)]
 
 
-_NOT_BEINGS = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday january february march april may june july august
-    september october november december i i'm i've i'd i'll""".split()
-)
+_NOT_BEINGS = _WORDS.not_beings
 _NAMED = re.compile(r"(?<=[\s,(])(?P<value>[A-Z][a-z'’-]+)\b")
 _MY_PET = cued(r"\b(?:my|our|has|have)\s+(?P<value>dog|cat|pet|puppy|kitten)\b", re.IGNORECASE)
 
@@ -368,11 +324,7 @@ READERS: tuple[Reader, ...] = (
 )
 
 
-_NOT_PLACES = re.compile(
-    r"^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|"
-    r"august|september|october|november|december|tomorrow|today|next|last|this)\b",
-    re.IGNORECASE,
-)
+_NOT_PLACES = re.compile(rf"^(?:{'|'.join(_WORDS.not_places)})\b", re.IGNORECASE)
 
 
 def claims(text: str) -> list[Claim]:
@@ -388,11 +340,6 @@ def claims(text: str) -> list[Claim]:
             if normalized:
                 found[(attribute, negated)] = Claim(subject, attribute, normalized, negated)
     return list(found.values())
-
-
-def _same_subject(a: str, b: str) -> bool:
-    """The same person: "my sister" is "my sister emma" (one named later), not "my sister lucy"."""
-    return a == b or a.startswith(b + " ") or b.startswith(a + " ")
 
 
 def _subject_of(text: str) -> str:
@@ -445,7 +392,7 @@ def says_it_changed(
     """The rule for two statements said at different times whose claims do not conflict: the later one makes the
     earlier likely out of date when it says something changed, about a subject the earlier may be about (or that
     it names), and they are close in meaning (`closeness()` at or above `threshold`, or `same_slot_threshold` when
-    both speak of one part of a life that holds one state at a time: mnemo.domain.life_slots; computed last: it
+    both speak of one part of a life that holds one state at a time: mnemo.language.en.life_slots; computed last: it
     embeds)."""
     about = may_be_about(earlier, subject_of(later)) or mentions(later, subject_of(earlier))
     if not (says_a_change(later) and about):
@@ -463,10 +410,6 @@ def subject_of(text: str) -> str:
     return _subject_of(text)
 
 
-def same_subject(a: str, b: str) -> bool:
-    return _same_subject(a, b)
-
-
 def mentions(text: str, subject: str) -> bool:
     """Whether the statement names the subject: the user by speaking in the first person, a person of theirs by
     their relation or their name ("Laura left, my new manager is Ben" names "my manager laura")."""
@@ -480,7 +423,7 @@ def may_be_about(text: str, subject: str) -> bool:
     """Whether the statement may be about `subject`: its own subject, or the user when it also speaks in the
     first person ("my girlfriend wants a cat and I'm not really a cat person" may be about the user)."""
     own = _subject_of(text)
-    if _same_subject(own, subject):
+    if same_subject(own, subject):
         return True
     return subject == USER and re.search(r"\b(?:i|i'm|i’m|i've|i’ve|i'd|me|myself)\b", text, re.IGNORECASE) is not None
 

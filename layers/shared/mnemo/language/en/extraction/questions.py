@@ -21,6 +21,22 @@ def case_folded(text: str) -> str:
     return text.casefold().replace("ı", "i")
 
 
+# A word that may be a name: capitalized after the start (not "I"), or the query's first word before a verb.
+_NAMING = re.compile(r"(?<=\s)(?!I\b)[A-Z][a-z]|^[A-Z][a-z]+(?:'s|’s)?\s+(?:is|was|has|does|works|lives)\b")
+
+
+def may_name(query: str, user_id: str) -> bool:
+    """Whether the query may name the user: their id as a word of it, or a word that may be a name."""
+    named_by_id = case_folded(user_id) in case_folded(query) and _user_named(user_id).search(query)
+    return bool(_NAMING.search(query) or named_by_id)
+
+
+@functools.lru_cache(maxsize=1024)
+def _user_named(user_id: str) -> re.Pattern[str]:
+    """The user's id as a word of a query, compiled once per user (re's own cache churned with many users)."""
+    return re.compile(rf"\b{re.escape(user_id)}\b", re.IGNORECASE)
+
+
 def in_first_person(question: str, names: Iterable[str]) -> str:
     """The question with the user's `names` (each word of them) read as "I"; unchanged when it names none."""
     folded = case_folded(question)

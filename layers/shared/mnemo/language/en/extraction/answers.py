@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 
 from mnemo.domain.text import STOP_WORDS
-from mnemo.services.extraction.wording import FILLER, INTERJECTIONS, VAGUE, capitalized, third_person
+from mnemo.language.en.extraction.wording import FILLER, INTERJECTIONS, VAGUE, capitalized, third_person
 
 YES = frozenset("yes yeah yep yup yea sure definitely absolutely totally course".split())
 NO = frozenset("no nope nah never".split())

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from mnemo.domain.claims import PROFESSIONS
 from mnemo.domain.text import STOP_WORDS, words
-from mnemo.services.extraction.dates import MONTHS, WEEKDAYS
+from mnemo.language.en.claims import PROFESSIONS
+from mnemo.language.en.extraction.dates import MONTHS, WEEKDAYS
 
 FILLER = frozenset(
     """hi hello hey hiya yo greetings morning afternoon evening night good bye goodbye cya see later thanks thank

@@ -1,7 +1,7 @@
 """The extractor used when no LLM is configured: what the user says of themselves and the people and things in their
 life, one statement per sentence, each citing where it came from — and nothing else.
 
-For each user message, sentence by sentence (mnemo.services.extraction.sentences):
+For each user message, sentence by sentence (mnemo.language.en.extraction.sentences):
 - a question is dropped, but for what it says before it asks ("I'm allergic to peanuts, is satay safe?" keeps "I'm
   allergic to peanuts"); filler or an acknowledgement is dropped ("ugh ok thx", "haha yes"), and so is a request to the
   assistant ("I need dinner ideas", "Can you write an email to my manager…") or a sentence with nothing but vague
@@ -10,21 +10,21 @@ For each user message, sentence by sentence (mnemo.services.extraction.sentences
 - a note an agent wrote about its user is the user's fact ("User prefers window seats" -> "Prefers window seats");
 - a sentence opening with a third person pronoun is about the last person the conversation named that it can
   stand for, written with them as its subject ("She's a nurse." -> "My sister Emma is a nurse."); with nobody to
-  stand for, it is not the user's fact and is dropped (mnemo.services.extraction.people);
+  stand for, it is not the user's fact and is dropped (mnemo.language.en.extraction.people);
 - a sentence that speaks of the user (I, my, we, our…) or of a person they named is kept;
 - a reply opening with yes or no is read with the question it answers ("Are you watching your B12?" + "yes I take a
   supplement" -> "Is watching B12: I take a supplement"); in a reply kept as it is, an "it" that stands for what the
   question asked about is written out, and a topic the question was "about" that the reply does not name is added;
 - what says no fact is dropped though it says "I": "good point, I'll ask Giulia", "it's not, I checked", "I feel
   human again", talk about the conversation ("I hope you're having a good Sunday", "bear with me") and a fragment
-  that says only when ("around three weeks ago.") (mnemo.services.extraction.wording);
+  that says only when ("around three weeks ago.") (mnemo.language.en.extraction.wording);
 - any other sentence is a fragment: kept when it tells an event of the user's without its subject ("closed on a
   house in Montclair yesterday") or dates something other than today ("finals start in two weeks"); else the first
   sentence of a reply to the assistant's question that says more than filler ("Well…") is read with it
   ("Where do you hike?" + "Mostly in the Alps." -> "Hikes mostly in the Alps", citing both messages:
-  mnemo.services.extraction.answers); otherwise it is dropped (small talk, "Mostly in the Alps." on its own);
+  mnemo.language.en.extraction.answers); otherwise it is dropped (small talk, "Mostly in the Alps." on its own);
 - relative dates are written as the dates they mean at the message's time ("last Tuesday" -> "on Tuesday 11 March
-  2025": mnemo.services.extraction.dates).
+  2025": mnemo.language.en.extraction.dates).
 The assistant's own sentences are never the user's memories; they only give context (the question an answer
 answers, the people they name). A statement keeps at least one content word beyond filler.
 
@@ -36,15 +36,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
-from mnemo.services.extraction.answers import NO, YES, answered, with_object
-from mnemo.services.extraction.dates import resolve_dates
-from mnemo.services.extraction.introductions import introduction_end, introduction_of, is_greeting
-from mnemo.services.extraction.people import People, with_owner
-from mnemo.services.extraction.sentences import Sentence, sentences
-from mnemo.services.extraction.wording import (
+from mnemo.language.en.extraction.answers import NO, YES, answered, with_object
+from mnemo.language.en.extraction.dates import resolve_dates
+from mnemo.language.en.extraction.introductions import introduction_end, introduction_of, is_greeting
+from mnemo.language.en.extraction.people import People, with_owner
+from mnemo.language.en.extraction.sentences import sentences
+from mnemo.language.en.extraction.wording import (
     content_words,
     is_filler,
     is_passing_feeling,
@@ -61,34 +60,7 @@ from mnemo.services.extraction.wording import (
     speaks_of_self,
     tokens,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Cited:
-    """Where a statement came from: a sentence of a message (`content[start:end]` of message `message_index`)."""
-
-    message_index: int
-    start: int
-    end: int
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Statement:
-    text: str
-    cited: tuple[Cited, ...]  # the user's sentence, and the assistant's question it answers when it needed it
-
-    @property
-    def message_index(self) -> int:
-        """The user's message it came from."""
-        return self.cited[-1].message_index
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    index: int
-    role: str
-    content: str
+from mnemo.language.statements import Cited, Sentence, Statement, Turn
 
 
 def extract_statements(turns: Sequence[Turn], at: datetime) -> list[Statement]:
