@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.adapters.embedders.local_minilm import LocalEmbedderConfig, LocalMiniLMEmbedder
-from mnemo.language.en.claims import claims, clauses, says_it_changed
+from mnemo.language.en.changes import clauses, says_it_changed
+from mnemo.language.en.claims import claims
 from mnemo.services.memory.add.outdating import CHANGE_SIMILARITY, CHANGE_SIMILARITY_SAME_SLOT
 
 DATA = Path(__file__).resolve().parent / "data" / "change_pairs.jsonl"

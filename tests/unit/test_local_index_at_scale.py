@@ -15,9 +15,8 @@ from mnemo.adapters.sqlite.memory_index import IndexTuning, LocalMemoryIndex, in
 from mnemo.adapters.sqlite.memory_index import snapshot_files as index_snapshot
 from mnemo.adapters.sqlite.storage import open_storage, snapshot_path
 from mnemo.domain.filters import And, Condition, parse
-from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
+from mnemo.domain.memory import FACETS_FIELD, Event, HistoryEntry, MemoryRecord, Scope
 from mnemo.language.en import english
-from mnemo.language.en.claims import FACETS_FIELD
 from mnemo.ports.memory_namespaces import NamespaceStorage
 from tests.support.int8_error import error_bound
 

@@ -8,7 +8,7 @@ from mnemo.adapters.sqlite.memory_index import facets as facets_module
 from mnemo.adapters.sqlite.memory_index.facets import FacetChoice, FacetIndex, filed_rows
 from mnemo.adapters.sqlite.memory_index.row_documents import FACETS_AT, HOT
 from mnemo.domain.filters import And, Condition, parse
-from mnemo.language.en.claims import FACETS_FIELD
+from mnemo.domain.memory import FACETS_FIELD
 from tests.unit.sqlite_index.making import filled, records_of, unit_rows
 
 

@@ -64,6 +64,17 @@ def _common_prefix(branches: tuple[Sequence, ...]) -> tuple[Sequence, tuple[Sequ
 
 
 def _sequence(items: Sequence) -> set[str] | None:
+    """The cues of the required part whose shortest cue is longest (of those with few enough cues, when any has)."""
+    candidates = _required_parts(items)
+    usable = [c for c in candidates if len(c) <= _MAX_CUES] or candidates
+    if not usable:
+        return None
+    return max(usable, key=lambda cues: (min(map(len, cues)), -len(cues)))
+
+
+def _required_parts(items: Sequence) -> list[set[str]]:
+    """The cues of each required part of a sequence: its runs of literal characters, and its other parts that have
+    cues."""
     candidates: list[set[str]] = []
     run: list[str] = []
     for item in items:
@@ -80,10 +91,7 @@ def _sequence(items: Sequence) -> set[str] | None:
             candidates.append(part)
     if run:
         candidates.append({"".join(run)})
-    usable = [c for c in candidates if len(c) <= _MAX_CUES] or candidates
-    if not usable:
-        return None
-    return max(usable, key=lambda cues: (min(map(len, cues)), -len(cues)))
+    return candidates
 
 
 def _part(item: Part) -> set[str] | None:

@@ -4,7 +4,7 @@ owns, where and how one works, who one's manager is, one's sport, diet, partner,
 Two statements of the same person that speak of one of these "slots" are about the same thing even when their words
 differ ("I've been renting a flat in Headingley" / "I completed on a terrace in Roundhay, my first home"; "I play
 handball on Wednesdays" / "I want to start swimming instead"), where the embedder finds them only loosely related.
-The change rule (mnemo.language.en.claims `says_it_changed`) reads a later statement that says something changed as
+The change rule (mnemo.language.en.changes `says_it_changed`) reads a later statement that says something changed as
 replacing an earlier one of the same slot at a lower closeness than it asks of two statements of no common slot
 (bench/change_rule.py measures both).
 

@@ -10,8 +10,8 @@ from datetime import datetime
 from importlib import resources
 
 from mnemo.language.claims import Claim
+from mnemo.language.en import changes, facets, life_slots, paraphrase, time_words
 from mnemo.language.en import claims as en_claims
-from mnemo.language.en import life_slots, paraphrase, time_words
 from mnemo.language.en.extraction import extractor, questions, sentences, wording
 from mnemo.language.en.words import PackDataError, read_toml
 from mnemo.language.statements import Sentence, Statement, Turn
@@ -56,21 +56,21 @@ class English:
 
     # claims and facets
     def facets(self, text: str) -> list[str]:
-        return en_claims.facets(text)
+        return facets.facets(text)
 
     def claims(self, text: str) -> list[Claim]:
         return en_claims.claims(text)
 
     def asked_facets(self, question: str) -> list[str]:
-        return en_claims.asked_facets(question)
+        return facets.asked_facets(question)
 
     def clauses(self, text: str) -> list[str]:
-        return en_claims.clauses(text)
+        return changes.clauses(text)
 
     def says_it_changed(
         self, later: str, earlier: str, closeness: Callable[[], float], threshold: float, same_slot_threshold: float
     ) -> bool:
-        return en_claims.says_it_changed(later, earlier, closeness, threshold, same_slot_threshold)
+        return changes.says_it_changed(later, earlier, closeness, threshold, same_slot_threshold)
 
     def slots(self, text: str) -> frozenset[str]:
         return life_slots.slots(text)

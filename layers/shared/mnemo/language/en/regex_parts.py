@@ -136,17 +136,25 @@ class _Reader:
         if kind == "#":  # a comment
             self.at = self.text.index(")", self.at) + 1
             return Anchor()
-        if kind in ("=", "!") or (kind == "<" and self.peek(1) in ("=", "!")) or self.text.startswith("P=", self.at):
+        if self.looks_around(kind):
             self.closed(self.alternation_after_prefix())
             return Opaque()  # a lookaround or a back-reference takes nothing of its own
         if kind == "P" and self.peek(1) == "<":
             self.at = self.text.index(">", self.at) + 1
-        else:  # (?:…), (?>…), (?i:…), (?i-s:…)
-            while self.peek() not in (":", ">", ")"):
-                self.take()
-            if self.take() == ")":
-                return Anchor()  # global flags: (?i)
+        elif self.flags_alone():
+            return Anchor()  # global flags: (?i)
         return self.closed(self.alternation())
+
+    def looks_around(self, kind: str) -> bool:
+        """(?=…), (?!…), (?<=…), (?<!…), or a back-reference by name (?P=…)."""
+        behind = kind == "<" and self.peek(1) in ("=", "!")
+        return kind in ("=", "!") or behind or self.text.startswith("P=", self.at)
+
+    def flags_alone(self) -> bool:
+        """The flags of (?:…), (?>…), (?i:…), (?i-s:…) read up to their group's body; whether they stood alone."""
+        while self.peek() not in (":", ">", ")"):
+            self.take()
+        return self.take() == ")"
 
     def alternation_after_prefix(self) -> Alternation:
         while self.peek() not in ("=", "!", ">", ")"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mnemo.language.en.claims import FEMALE, MALE, PLURAL, RELATIONS
+from mnemo.language.en.claim_patterns import FEMALE, MALE, PLURAL, RELATIONS
 
 _RELATION = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
 _NAME = r"[A-ZÀ-Þ][a-zß-ÿ'’-]+"

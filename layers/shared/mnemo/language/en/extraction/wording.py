@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from mnemo.domain.text import STOP_WORDS, words
-from mnemo.language.en.claims import PROFESSIONS
+from mnemo.language.en.claim_patterns import PROFESSIONS
 from mnemo.language.en.extraction.dates import MONTHS, WEEKDAYS
 
 FILLER = frozenset(

@@ -8,7 +8,7 @@ import re
 import pytest
 from bench.corpus import generate
 
-from mnemo.language.en import claims
+from mnemo.language.en import claim_patterns as claims
 from mnemo.language.en.cues import CuedPattern, cued, cues_of
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from mnemo.language import USER, Claim, Language
 from mnemo.language.en import english
-from mnemo.language.en.claims import may_be_about, mentions, says_a_change, subject_of
+from mnemo.language.en.changes import may_be_about, mentions, says_a_change
+from mnemo.language.en.claims import subject_of
 
 ENGLISH: Language = english()  # the pack, through its interface
 claims, facets, asked_facets = ENGLISH.claims, ENGLISH.facets, ENGLISH.asked_facets

@@ -17,7 +17,7 @@ MERGE_THRESHOLD, same_fact = ENGLISH.merge_threshold, ENGLISH.same_fact
 
 pytestmark = pytest.mark.slow
 
-PAIRS = Path(__file__).resolve().parents[2] / "bench" / "data" / "paraphrase_pairs.jsonl"
+PAIRS = Path(__file__).resolve().parents[3] / "bench" / "data" / "paraphrase_pairs.jsonl"
 # Measured on the held-out split (bench/results/merge.json): precision 1.000 at recall 0.64, both backends.
 TEST_PRECISION_FLOOR = 0.97
 TEST_RECALL_FLOOR = 0.55
