@@ -1,11 +1,11 @@
 """The change rule of the deterministic path (issue 16): when does a newer statement make an older one of the same
-user likely out of date, without an LLM (mnemo.services.memory.add.outdating `replaces`, mnemo.domain.claims), on the
-labelled pairs of bench/data/change_pairs.jsonl (an older and a newer statement, `changed`: whether the newer one
+user likely out of date, without an LLM (mnemo.services.memory.add.outdating `replaces`, mnemo.language.en.claims), on
+the labelled pairs of bench/data/change_pairs.jsonl (an older and a newer statement, `changed`: whether the newer one
 makes the older one no longer current).
 
 The rule: their claims conflict, or the newer one says something changed about the same subject and the two are
 close in meaning — the cosine of the two sentences, or of their closest clauses, at or above a threshold: a lower one
-when both speak of one part of a life that holds one state at a time (mnemo.domain.life_slots: home, work, sport,
+when both speak of one part of a life that holds one state at a time (mnemo.language.en.life_slots: home, work, sport,
 partner, pets…). Two sweeps report precision and recall of the whole rule with the real all-MiniLM-L6-v2 (ONNX int8,
 the default), and the pairs each setting gets wrong: the threshold with no slot distinction (both thresholds equal),
 then the same-slot threshold with the other at the service's CHANGE_SIMILARITY. The last 16 pairs (8 changes said in
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from mnemo.adapters.embedders.local_minilm import LocalEmbedderConfig, LocalMiniLMEmbedder
-from mnemo.domain.claims import claims, clauses, says_it_changed
+from mnemo.language.en.changes import clauses, says_it_changed
+from mnemo.language.en.claims import claims
 from mnemo.services.memory.add.outdating import CHANGE_SIMILARITY, CHANGE_SIMILARITY_SAME_SLOT
 
 DATA = Path(__file__).resolve().parent / "data" / "change_pairs.jsonl"

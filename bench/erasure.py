@@ -75,6 +75,7 @@ def measure(memories: int) -> dict[str, Any]:
     from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
     from mnemo.domain.filters import parse
     from mnemo.domain.memory import Scope
+    from mnemo.language.en import english
     from mnemo.services.commands import AddCommand, Message
     from mnemo.services.memory import MemoryService
     from mnemo.services.providers import ActiveProviders, ProviderSet
@@ -83,8 +84,10 @@ def measure(memories: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.sqlite3"
         db = Database(path)
-        store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, DIMENSION)
-        service = MemoryService(store, index, ActiveProviders(ProviderSet(embedder=RandomEmbedder())))
+        store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, DIMENSION, facets=english())
+        service = MemoryService(
+            store, index, ActiveProviders(ProviderSet(embedder=RandomEmbedder())), language=english()
+        )
 
         def add(text: str, user: str) -> str:
             command = AddCommand([Message("user", text)], Scope(user_id=user), infer=False)

@@ -1,5 +1,5 @@
 """Merge threshold benchmark: when are two memories of one user the same fact, by embedding similarity and textual
-guards (mnemo.services.paraphrase), on the labelled pairs of bench/data/paraphrase_pairs.jsonl.
+guards (mnemo.language.en.paraphrase), on the labelled pairs of bench/data/paraphrase_pairs.jsonl.
 
 Each pair is embedded with the real all-MiniLM-L6-v2 on both backends (ONNX int8, the default, and float32, whose
 cosines differ by up to ~0.05), and the cosine of the two texts read. Reported, per backend: the cosine
@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from mnemo.adapters.embedders.local_minilm import LocalEmbedderConfig, LocalMiniLMEmbedder
-from mnemo.services.paraphrase import GUARDS, MERGE_THRESHOLD, VALUE_GUARDS, guards_fired
+from mnemo.language.en.paraphrase import GUARDS, MERGE_THRESHOLD, VALUE_GUARDS, guards_fired
 
 DATA = Path(__file__).resolve().parent / "data" / "paraphrase_pairs.jsonl"
 PRECISION_FLOOR = 0.98

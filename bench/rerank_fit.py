@@ -27,6 +27,7 @@ import numpy as np
 from mnemo.adapters.rerankers.learned_fusion import FEATURES, WEIGHTS_FILE, features
 from mnemo.composition.container import build_container
 from mnemo.domain import filters as f
+from mnemo.language.en import english
 from mnemo.ports.reranker import RerankCandidate
 from mnemo.services.commands import SearchCommand
 from mnemo.services.memory import MemoryService
@@ -67,7 +68,9 @@ def collect(data: Path) -> list[dict[str, Any]]:
             embedder = base.providers.get().embedder
             aliases = locomo.store_turns(base, embedder, conversations, locomo.progress_to_stderr)
             embedder.embed([q.query for q in asked])
-            service = MemoryService(base.store, base.index, base.providers, base.weights, reranker=recorder)
+            service = MemoryService(
+                base.store, base.index, base.providers, base.weights, reranker=recorder, language=english()
+            )
             rows = []
             for question in asked:
                 service.search(

@@ -35,6 +35,7 @@ from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecor
 from mnemo.domain.tenancy import EventStatus, Organization, PlatformEvent, PlatformUser, Project
 from mnemo.domain.timefmt import iso
 from mnemo.domain.webhooks import OutboundEvent
+from mnemo.language.en import english
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_store import DuplicateMemoryError, MemoryStore
 from mnemo.ports.tenancy_store import TenancyStore
@@ -501,8 +502,8 @@ def _write_in_namespace(namespaces: SqliteMemoryNamespaces, namespace: str, text
 
 def test_a_namespace_storage_is_its_outbox_when_outboxes_are_on(tmp_path: Path) -> None:
     wakeups = Wakeups()
-    namespaces = SqliteMemoryNamespaces(tmp_path, outbox=True, on_outbox=wakeups)
-    plain = SqliteMemoryNamespaces(tmp_path / "plain")
+    namespaces = SqliteMemoryNamespaces(tmp_path, outbox=True, on_outbox=wakeups, facets=english())
+    plain = SqliteMemoryNamespaces(tmp_path / "plain", facets=english())
     try:
         storage = namespaces.open("proj_a")
         assert isinstance(storage.store, SqliteMemoryStore) and storage.outbox is storage.store
@@ -522,7 +523,7 @@ def test_a_namespace_storage_is_its_outbox_when_outboxes_are_on(tmp_path: Path) 
 
 
 def test_a_restarted_process_finds_the_events_a_closed_namespace_file_holds(tmp_path: Path) -> None:
-    before = SqliteMemoryNamespaces(tmp_path, outbox=True)
+    before = SqliteMemoryNamespaces(tmp_path, outbox=True, facets=english())
     written = _write_in_namespace(before, "proj_a", "Alice likes tea")
     before.open("proj_quiet")  # a namespace without events
     _write_in_namespace(before, "proj_drained", "Bob likes coffee")
@@ -536,7 +537,7 @@ def test_a_restarted_process_finds_the_events_a_closed_namespace_file_holds(tmp_
     conn.close()
     (tmp_path / "proj_broken.sqlite3").write_bytes(b"not a database at all" * 100)
 
-    after = SqliteMemoryNamespaces(tmp_path, outbox=True)
+    after = SqliteMemoryNamespaces(tmp_path, outbox=True, facets=english())
     try:
         (found,) = after.outboxes()
         assert [(e.namespace, e.payload["event_details"]["id"]) for e in found.pending(10)] == [("proj_a", written.id)]
@@ -545,11 +546,11 @@ def test_a_restarted_process_finds_the_events_a_closed_namespace_file_holds(tmp_
         assert after.outboxes() == [found]  # open now: listed even when empty
     finally:
         after.close()
-    assert SqliteMemoryNamespaces(tmp_path, outbox=True).outboxes() == []  # nothing left to find
+    assert SqliteMemoryNamespaces(tmp_path, outbox=True, facets=english()).outboxes() == []  # nothing left to find
 
 
 def test_a_dropped_namespace_takes_its_outbox_with_it(tmp_path: Path) -> None:
-    namespaces = SqliteMemoryNamespaces(tmp_path, outbox=True)
+    namespaces = SqliteMemoryNamespaces(tmp_path, outbox=True, facets=english())
     try:
         _write_in_namespace(namespaces, "proj_a", "Alice likes tea")
         kept = _write_in_namespace(namespaces, "proj_b", "Bob likes coffee")
@@ -671,8 +672,8 @@ def test_a_relay_sharing_the_data_dir_finds_the_events_another_process_writes_in
     tmp_path: Path,
 ) -> None:
     # mnemo serve --workers N: the relay runs in one process, the writes in any
-    relaying = SqliteMemoryNamespaces(tmp_path, outbox=True, shared=True)
-    other = SqliteMemoryNamespaces(tmp_path, outbox=True)
+    relaying = SqliteMemoryNamespaces(tmp_path, outbox=True, facets=english(), shared=True)
+    other = SqliteMemoryNamespaces(tmp_path, outbox=True, facets=english())
     try:
         assert relaying.outboxes() == []
         written = _write_in_namespace(other, "proj_new", "Alice likes tea")  # after the relay's first look

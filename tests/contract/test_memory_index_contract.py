@@ -25,6 +25,7 @@ from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.domain.filters import parse
 from mnemo.domain.memory import MemoryRecord, Scope
+from mnemo.language.en import english
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.memory_index import IndexHit, MemoryIndex
 
@@ -36,7 +37,7 @@ T0 = datetime(2024, 1, 10, 8, 0, 0, 250000, tzinfo=UTC)
 def _local_index(tmp_path: Path) -> Iterator[MemoryIndex]:
     db = Database(tmp_path / "index.sqlite3")
     try:
-        yield LocalMemoryIndex(db, DIMENSION)
+        yield LocalMemoryIndex(db, DIMENSION, facets=english())
     finally:
         db.close()
 
@@ -53,7 +54,9 @@ def _opensearch_index(tmp_path: Path) -> Iterator[MemoryIndex]:
         session = boto3.Session()
         auth = AwsSigV4(session.get_credentials(), session.region_name, os.environ["OPENSEARCH_SERVICE"])
     transport = HttpTransport(os.environ["OPENSEARCH_URL"], auth=auth, timeout=30.0)
-    index = OpenSearchMemoryIndex(transport, f"mnemo-contract-{uuid.uuid4().hex[:12]}", refresh="true")
+    index = OpenSearchMemoryIndex(
+        transport, f"mnemo-contract-{uuid.uuid4().hex[:12]}", refresh="true", facets=english()
+    )
     try:
         yield index
     finally:

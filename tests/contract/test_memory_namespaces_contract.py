@@ -21,6 +21,7 @@ from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
 from mnemo.domain import filters as f
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.errors import NotFoundError
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import MemoryNamespaces
@@ -34,7 +35,7 @@ from tests.support.dynamodb_tables import create_memory_table
 
 @contextmanager
 def sqlite_namespaces(root: Path) -> Iterator[MemoryNamespaces]:
-    built = SqliteMemoryNamespaces(root)
+    built = SqliteMemoryNamespaces(root, facets=english())
     try:
         yield built
     finally:
@@ -56,7 +57,7 @@ def aws_namespaces(root: Path) -> Iterator[MemoryNamespaces]:
     def index_for(namespace: str) -> MemoryIndex:
         if (root, namespace) not in _SEARCH_INDEXES:
             database = Database(root / f"{namespace}.index")
-            _SEARCH_INDEXES[root, namespace] = (database, LocalMemoryIndex(database, DIMENSION))
+            _SEARCH_INDEXES[root, namespace] = (database, LocalMemoryIndex(database, DIMENSION, facets=english()))
         return _SEARCH_INDEXES[root, namespace][1]
 
     built = AwsMemoryNamespaces(client, "memories", index_for, page_size=2)
@@ -94,7 +95,7 @@ def make(storage: Storage, embedder: Embedder) -> Opened:
     @contextmanager
     def opened() -> Iterator[NamespaceMemoryServices]:
         with storage() as namespaces:
-            yield NamespaceMemoryServices(namespaces, providers)
+            yield NamespaceMemoryServices(namespaces, providers, language=english())
 
     return opened
 

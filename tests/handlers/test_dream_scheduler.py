@@ -24,6 +24,7 @@ from mnemo.composition.aws_functions import build_aws_dream_scheduler
 from mnemo.composition.container import Container, build_container
 from mnemo.domain.memory import Scope
 from mnemo.domain.tenancy import EventStatus
+from mnemo.language.en import english
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.services.commands import AddCommand, Message
 from mnemo.services.platform.features import PlatformFeatures
@@ -97,7 +98,7 @@ def deployed(embedder: LocalMiniLMEmbedder, tmp_path_factory: pytest.TempPathFac
             def index_for(namespace: str) -> MemoryIndex:
                 if namespace not in indexes:
                     databases.append(Database(root / f"{namespace}.sqlite3"))
-                    indexes[namespace] = LocalMemoryIndex(databases[-1], embedder.dimension)
+                    indexes[namespace] = LocalMemoryIndex(databases[-1], embedder.dimension, facets=english())
                 return indexes[namespace]
 
             catalog = BedrockAsLocalCatalog(embedder)

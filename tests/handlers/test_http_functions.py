@@ -25,6 +25,7 @@ from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.composition.container import Container, build_container
 from mnemo.domain import filters as f
+from mnemo.language.en import english
 from tests.support import moto_aws
 from tests.support.lambda_aws import (
     ADMIN_API_KEY,
@@ -67,7 +68,7 @@ def deployed(embedder: LocalMiniLMEmbedder, tmp_path_factory: pytest.TempPathFac
         stack = create_stack()
         with environment(stack.env):
             index_db = Database(Path(tmp_path_factory.mktemp("index")) / "index.sqlite3")
-            index = LocalMemoryIndex(index_db, embedder.dimension)
+            index = LocalMemoryIndex(index_db, embedder.dimension, facets=english())
             catalog = BedrockAsLocalCatalog(embedder)
             functions = {group: importlib.import_module(f"functions.{group}.app") for group in GROUPS}
             for module in functions.values():

@@ -22,6 +22,7 @@ from mnemo.composition.container import Container, build_container
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Scope
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
+from mnemo.language.en import english
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.services.commands import AddCommand, Message
 from mnemo.services.platform.features import PlatformFeatures
@@ -87,7 +88,7 @@ def deployed(embedder: LocalMiniLMEmbedder, tmp_path_factory: pytest.TempPathFac
             def index_for(namespace: str) -> MemoryIndex:  # OpenSearch, shared by the functions
                 if namespace not in indexes:
                     databases.append(Database(root / f"{namespace}.sqlite3"))
-                    indexes[namespace] = LocalMemoryIndex(databases[-1], embedder.dimension)
+                    indexes[namespace] = LocalMemoryIndex(databases[-1], embedder.dimension, facets=english())
                 return indexes[namespace]
 
             catalog = BedrockAsLocalCatalog(embedder)

@@ -22,6 +22,7 @@ from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.composition.container import build_container
+from mnemo.language.en import english
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.services.platform.tenancy.callers import Bootstrapped
 from tests.support.lambda_aws import (
@@ -65,7 +66,7 @@ def deployed(embedder: LocalMiniLMEmbedder, tmp_path_factory: pytest.TempPathFac
             def index_for(namespace: str) -> MemoryIndex:
                 if namespace not in indexes:
                     databases.append(Database(root / f"{namespace}.sqlite3"))
-                    indexes[namespace] = LocalMemoryIndex(databases[-1], embedder.dimension)
+                    indexes[namespace] = LocalMemoryIndex(databases[-1], embedder.dimension, facets=english())
                 return indexes[namespace]
 
             catalog = BedrockAsLocalCatalog(embedder)

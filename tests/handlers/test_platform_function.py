@@ -31,6 +31,7 @@ from mnemo.composition.platform import open_tenancy_store
 from mnemo.domain import filters as f
 from mnemo.entrypoints import lambda_http
 from mnemo.errors import ProviderError
+from mnemo.language.en import english
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.services.platform.features import PlatformFeatures
 from mnemo.services.platform.tenancy.callers import Bootstrapped
@@ -88,7 +89,7 @@ def deployed(embedder: LocalMiniLMEmbedder, tmp_path_factory: pytest.TempPathFac
             def index_for(namespace: str) -> MemoryIndex:
                 if namespace not in indexes:
                     databases.append(Database(root / f"{namespace}.sqlite3"))
-                    indexes[namespace] = LocalMemoryIndex(databases[-1], embedder.dimension)
+                    indexes[namespace] = LocalMemoryIndex(databases[-1], embedder.dimension, facets=english())
                 return indexes[namespace]
 
             catalog = BedrockAsLocalCatalog(embedder)

@@ -17,6 +17,7 @@ from mnemo.domain import filters as f
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.memory import Scope
 from mnemo.errors import ProviderError
+from mnemo.language.en import english
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import ChatMessage, Completion
 from mnemo.services.commands import AddCommand, Message
@@ -73,7 +74,9 @@ def test_an_add_that_updates_deletes_and_adds_embeds_everything_before_its_first
 ) -> None:
     watched = DownOnceWritten(embedder)
     providers = ActiveProviders(ProviderSet(embedder=watched))
-    namespaces = NamespaceMemoryServices(SqliteMemoryNamespaces(tmp_path), providers)
+    namespaces = NamespaceMemoryServices(
+        SqliteMemoryNamespaces(tmp_path, facets=english()), providers, language=english()
+    )
     service = namespaces.memory_service("proj_a")
     alice = Scope(user_id="alice")
     for text in ("I live in Paris", "I have a cat"):

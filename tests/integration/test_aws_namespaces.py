@@ -19,6 +19,7 @@ from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
 from mnemo.adapters.opensearch.transport import HttpTransport
 from mnemo.domain import filters as f
 from mnemo.domain.memory import MemoryRecord, Scope
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder
 from mnemo.services.commands import AddCommand, Message, SearchCommand
 from mnemo.services.namespace_memory import NamespaceMemoryServices
@@ -121,9 +122,11 @@ def test_given_a_project_when_adding_searching_and_dropping_then_only_its_own_in
     transport = HttpTransport("https://search.example.com", http_transport=httpx.MockTransport(cluster.handle))
     providers = ActiveProviders(ProviderSet(embedder=embedder, llm=None, custom_instructions=None))
     storage = AwsMemoryNamespaces(
-        dynamodb, TABLE, lambda namespace: OpenSearchMemoryIndex(transport, namespace_index_name(BASE, namespace))
+        dynamodb,
+        TABLE,
+        lambda namespace: OpenSearchMemoryIndex(transport, namespace_index_name(BASE, namespace), facets=english()),
     )
-    namespaces = NamespaceMemoryServices(storage, providers)
+    namespaces = NamespaceMemoryServices(storage, providers, language=english())
 
     service = namespaces.memory_service("proj_a")
     (added,) = service.add(AddCommand([Message("user", "I like green tea")], Scope(user_id="alice"), infer=False))
@@ -154,7 +157,7 @@ def test_given_memories_in_several_namespaces_when_listing_them_then_each_once(
         insert(DynamoMemoryStore(dynamodb, TABLE, namespace=namespace), f"memory {n} of {namespace}")
     insert(DynamoMemoryStore(dynamodb, TABLE), "plain")
     transport = HttpTransport("https://search.example.com", http_transport=httpx.MockTransport(FakeCluster().handle))
-    namespaces = AwsMemoryNamespaces(dynamodb, TABLE, lambda ns: OpenSearchMemoryIndex(transport, ns))
+    namespaces = AwsMemoryNamespaces(dynamodb, TABLE, lambda ns: OpenSearchMemoryIndex(transport, ns, facets=english()))
     assert namespaces.stored_namespaces() == ["proj_a", "proj_b"]
 
 

@@ -16,6 +16,7 @@ from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
 from mnemo.domain import filters as f
 from mnemo.domain.memory import CURRENT_AND_OUTDATED, Event, LifecycleState, MemoryRecord, Scope
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder
 from mnemo.services.commands import AddCommand, Message, SearchCommand
 from mnemo.services.memory import MemoryService
@@ -30,8 +31,9 @@ def service(tmp_path: Path, embedder: Embedder) -> Iterator[MemoryService]:
     database = Database(tmp_path / "m.sqlite3")
     yield MemoryService(
         SqliteMemoryStore(database),
-        LocalMemoryIndex(database, embedder.dimension),
+        LocalMemoryIndex(database, embedder.dimension, facets=english()),
         ActiveProviders(ProviderSet(embedder=embedder)),
+        language=english(),
     )
     database.close()
 

@@ -17,6 +17,7 @@ from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
 from mnemo.domain import filters as f
 from mnemo.domain.memory import LifecycleState, MemoryRecord, Scope
+from mnemo.language.en import english
 from mnemo.ports.embedder import Vectors
 from mnemo.services.commands import SearchCommand
 from mnemo.services.decay import Decay, DecaySettings, record_multiplier
@@ -80,10 +81,10 @@ class Memories:
     def __init__(self, db: Database) -> None:
         self.embedder = RelevanceEmbedder()
         self.store = SqliteMemoryStore(db)
-        self.index = LocalMemoryIndex(db, DIMENSION)
+        self.index = LocalMemoryIndex(db, DIMENSION, facets=english())
         self.accesses = DictAccessLog()
         providers = ActiveProviders(ProviderSet(embedder=self.embedder))
-        self.service = MemoryService(self.store, self.index, providers, accesses=self.accesses)
+        self.service = MemoryService(self.store, self.index, providers, accesses=self.accesses, language=english())
 
     def put(self, text: str, relevance: float, at: datetime = OLD, **fields: object) -> MemoryRecord:
         self.embedder.relevance[text] = relevance

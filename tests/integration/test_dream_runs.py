@@ -25,6 +25,7 @@ from mnemo.domain.memory import LifecycleState, Scope, new_id
 from mnemo.domain.tenancy import EventStatus, Organization, PlatformEvent, PlatformUser, Project
 from mnemo.domain.timefmt import iso
 from mnemo.errors import ProviderError
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder
 from mnemo.ports.llm import ChatMessage, Completion
 from mnemo.services.commands import AddCommand, ConsolidateCommand, Merge, Message, Supersede, Synthesis
@@ -111,7 +112,9 @@ def setup(tmp_path: Path, embedder: Embedder) -> Iterator[Setup]:
     store.add_project(project, owner)
     reflections.set_enabled(project.id, True)
     namespaces = NamespaceMemoryServices(
-        SqliteMemoryNamespaces(tmp_path / "namespaces"), ActiveProviders(ProviderSet(embedder=embedder))
+        SqliteMemoryNamespaces(tmp_path / "namespaces", facets=english()),
+        ActiveProviders(ProviderSet(embedder=embedder)),
+        language=english(),
     )
     queued: list[tuple[str, str, str]] = []
     enqueue = lambda p, e, o: queued.append((p, e, o))  # noqa: E731

@@ -20,6 +20,7 @@ from mnemo.domain import filters as f
 from mnemo.domain.memory import Scope, new_id, now
 from mnemo.domain.tenancy import EventStatus, Organization, PlatformEvent, PlatformUser, Project
 from mnemo.errors import ProviderError
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder, Vectors
 from mnemo.services.commands import AddCommand, Message
 from mnemo.services.memory import MemoryService
@@ -99,7 +100,9 @@ def setup(tmp_path: Path, embedder: Embedder) -> Iterator[Setup]:
     store.add_project(project, owner)
     scripted = ScriptedEmbedder(embedder)
     providers = ActiveProviders(ProviderSet(embedder=scripted))
-    namespaces = NamespaceMemoryServices(SqliteMemoryNamespaces(tmp_path / "namespaces"), providers)
+    namespaces = NamespaceMemoryServices(
+        SqliteMemoryNamespaces(tmp_path / "namespaces", facets=english()), providers, language=english()
+    )
     queued: list[tuple[str, str, str]] = []
     adds = AddJobs(namespaces, store, store, store, lambda p, e, o: queued.append((p, e, o)))
     imports = ImportJobs(namespaces, store, store, store, lambda p, e, o: queued.append((p, e, o)))

@@ -18,6 +18,7 @@ from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.domain.memory import Scope, new_id, now
 from mnemo.domain.tenancy import EventStatus, Organization, PlatformUser, Project
 from mnemo.errors import ProviderError, UnavailableError, ValidationError
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder, Vectors
 from mnemo.services.commands import AddCommand, Message
 from mnemo.services.namespace_memory import NamespaceMemoryServices
@@ -67,7 +68,9 @@ class Setup:
         self, embedder: ScriptedEmbedder, enqueue: Enqueue | None = None
     ) -> tuple[AddJobs, NamespaceMemoryServices]:
         providers = ActiveProviders(ProviderSet(embedder=embedder))
-        namespaces = NamespaceMemoryServices(SqliteMemoryNamespaces(self.root / "namespaces"), providers)
+        namespaces = NamespaceMemoryServices(
+            SqliteMemoryNamespaces(self.root / "namespaces", facets=english()), providers, language=english()
+        )
         return AddJobs(namespaces, self.store, self.store, self.store, enqueue), namespaces
 
 

@@ -21,6 +21,7 @@ from mnemo.composition import aws_adapters
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope
 from mnemo.entrypoints.cli import main
+from mnemo.language.en import english
 from mnemo.ports.embedder import Vectors, unit_rows
 from mnemo.ports.memory_store import MemoryStore
 from mnemo.services.reindex import rebuild_index
@@ -97,7 +98,7 @@ def test_given_a_keyword_table_that_drifted_when_reindexed_locally_then_it_holds
     db = Database(tmp_path / "mnemo.sqlite3")
     store = SqliteMemoryStore(db)
     fill(store, memories)
-    index = LocalMemoryIndex(db, 16)
+    index = LocalMemoryIndex(db, 16, facets=english())
     index.upsert(memories[:2], unit_rows(np.ones((2, 16))))
     with db.write() as conn:  # a row for a memory that no longer exists, and most rows missing
         conn.execute("INSERT INTO memory_fts (text, memory_id, user_id, dated) VALUES ('ghost', 'gone', 'x', '')")

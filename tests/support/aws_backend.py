@@ -23,6 +23,7 @@ from moto import mock_aws
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.composition.container import Container, build_container
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder
 from mnemo.ports.memory_index import MemoryIndex
 from tests.support import moto_aws
@@ -52,7 +53,7 @@ class InProcessIndexes:
         with self._lock:
             if name not in self._open:
                 database = Database(self._root / f"{name}.index.sqlite3")
-                self._open[name] = (database, LocalMemoryIndex(database, self._dimension))
+                self._open[name] = (database, LocalMemoryIndex(database, self._dimension, facets=english()))
             return self._open[name][1]
 
     def close(self) -> None:

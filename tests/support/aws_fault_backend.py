@@ -25,6 +25,7 @@ from moto import mock_aws
 from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
 from mnemo.adapters.opensearch.transport import HttpTransport
 from mnemo.composition.container import Container, build_container
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder
 from mnemo.ports.memory_index import MemoryIndex
 from tests.support import moto_aws
@@ -62,7 +63,7 @@ class OpenSearchOutage:
         transport = HttpTransport(
             "https://opensearch.invalid", http_transport=httpx.MockTransport(self.answer), sleep=lambda _s: None
         )
-        return OpenSearchMemoryIndex(transport, name, sleep=lambda _s: None)
+        return OpenSearchMemoryIndex(transport, name, sleep=lambda _s: None, facets=english())
 
     def wrap(self, index: MemoryIndex, name: str) -> MemoryIndex:
         if name not in self._wrapped:

@@ -25,6 +25,7 @@ from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope, Source
 from mnemo.domain.profiles import Profile, ProfileStatus
 from mnemo.domain.provenance import sibling_links
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
+from mnemo.language.en import english
 from mnemo.ports.embedder import Vectors
 from mnemo.services.commands import AddCommand, Message, UpdateCommand
 from mnemo.services.memory import MemoryService
@@ -138,8 +139,9 @@ def test_each_delete_operation_is_one_erasure_with_every_text_of_its_memories(tm
     db = Database(tmp_path / "m.sqlite3")
     service = MemoryService(
         SqliteMemoryStore(db),
-        LocalMemoryIndex(db, 8),
+        LocalMemoryIndex(db, 8, facets=english()),
         ActiveProviders(ProviderSet(embedder=Embedder())),
+        language=english(),
     )
     told: list[tuple[Erasure, list[str]]] = []
 

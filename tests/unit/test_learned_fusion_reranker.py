@@ -13,6 +13,7 @@ import pytest
 from mnemo.adapters.rerankers.learned_fusion import FEATURES, WEIGHTS_FILE, LearnedFusionReranker, features
 from mnemo.domain import filters as f
 from mnemo.errors import ValidationError
+from mnemo.language.en import english
 from mnemo.ports.reranker import RerankCandidate
 from mnemo.services.commands import SearchCommand
 from mnemo.services.memory import RERANK_UNAVAILABLE, MemoryService
@@ -65,7 +66,7 @@ def test_the_answer_scores_above_small_talk_and_every_score_is_a_probability() -
 
 
 def test_a_search_asking_for_rerank_where_there_is_no_reranker_is_refused() -> None:
-    service = MemoryService(None, None, None)  # type: ignore[arg-type]  # refused before any of them is used
+    service = MemoryService(None, None, None, language=english())  # type: ignore[arg-type]  # refused before any of them is used
     command = SearchCommand(query="where do I live?", filters=f.Condition("user_id", "eq", "alice"), rerank=True)
     with pytest.raises(ValidationError) as refused:
         service.search(command)

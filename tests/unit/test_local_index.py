@@ -15,6 +15,7 @@ from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
 from mnemo.domain.filters import parse
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
+from mnemo.language.en import english
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, 1, tzinfo=UTC)
 FACTS = {
@@ -35,7 +36,7 @@ def path(tmp_path: Path) -> Path:
 def ids(path: Path, embedder: LocalMiniLMEmbedder) -> dict[str, str]:
     """A store and index that were filled and then shut down: only the SQLite file remains."""
     db = Database(path)
-    store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, embedder.dimension)
+    store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, embedder.dimension, facets=english())
     records = [MemoryRecord.create(text, Scope(user_id=user), at=T0) for user, text in FACTS.values()]
     vectors = embedder.embed([r.text for r in records])
     store.insert(records, vectors, [HistoryEntry.of(Event.ADD, r, None, r.text) for r in records])
@@ -58,7 +59,7 @@ def fts_count(db: Database) -> int:
 
 def restart(db: Database, embedder: LocalMiniLMEmbedder) -> LocalMemoryIndex:
     store = SqliteMemoryStore(db)
-    index = LocalMemoryIndex(db, embedder.dimension)
+    index = LocalMemoryIndex(db, embedder.dimension, facets=english())
     index.load(store.scan(batch_size=2), embedder.dimension)
     return index
 
@@ -76,7 +77,7 @@ def keyword_ids(index: LocalMemoryIndex, embedder: LocalMiniLMEmbedder, query: s
 def test_given_a_fresh_index_after_restart_when_not_loaded_then_it_finds_nothing(
     db: Database, embedder: LocalMiniLMEmbedder
 ):
-    index = LocalMemoryIndex(db, embedder.dimension)
+    index = LocalMemoryIndex(db, embedder.dimension, facets=english())
 
     assert index.count() == 0
     assert search(index, embedder, "marmalade") == []
@@ -233,7 +234,7 @@ def test_given_many_users_when_searched_unscoped_with_a_filter_then_the_best_pas
 
     rng = np.random.default_rng(7)
     db = Database(tmp_path / "many.sqlite3")
-    index = LocalMemoryIndex(db, 16)
+    index = LocalMemoryIndex(db, 16, facets=english())
     records = [
         MemoryRecord.create(f"note {i}", Scope(user_id=f"user-{i % 23}"), at=T0, metadata={"n": i}) for i in range(1500)
     ]

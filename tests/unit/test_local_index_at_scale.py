@@ -14,9 +14,9 @@ from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import IndexTuning, LocalMemoryIndex, int8_vectors
 from mnemo.adapters.sqlite.memory_index import snapshot_files as index_snapshot
 from mnemo.adapters.sqlite.storage import open_storage, snapshot_path
-from mnemo.domain.claims import FACETS_FIELD
 from mnemo.domain.filters import And, Condition, parse
-from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
+from mnemo.domain.memory import FACETS_FIELD, Event, HistoryEntry, MemoryRecord, Scope
+from mnemo.language.en import english
 from mnemo.ports.memory_namespaces import NamespaceStorage
 from tests.support.int8_error import error_bound
 
@@ -59,7 +59,10 @@ def test_given_unit_vectors_when_quantized_then_every_score_is_within_the_bound_
 def large(tmp_path: Path) -> tuple[LocalMemoryIndex, list[MemoryRecord], np.ndarray]:
     """3,000 memories of one user and their vectors, in an index that searches approximately from 500 rows on."""
     index = LocalMemoryIndex(
-        Database(tmp_path / "large.sqlite3"), WIDTH, tuning=IndexTuning(ann_min_rows=500, ann_nprobe=16)
+        Database(tmp_path / "large.sqlite3"),
+        WIDTH,
+        tuning=IndexTuning(ann_min_rows=500, ann_nprobe=16),
+        facets=english(),
     )
     records = [
         MemoryRecord.create(f"note number {i}", Scope(user_id="everyone"), at=T0, metadata={"n": i})
@@ -103,7 +106,9 @@ def test_given_a_selective_filter_on_the_approximate_path_then_the_exact_scan_an
 
 
 def test_given_a_facet_filter_then_only_the_rows_filed_under_it_are_scored_and_all_of_them_found(tmp_path: Path):
-    index = LocalMemoryIndex(Database(tmp_path / "facets.sqlite3"), WIDTH, tuning=IndexTuning(ann_min_rows=100))
+    index = LocalMemoryIndex(
+        Database(tmp_path / "facets.sqlite3"), WIDTH, tuning=IndexTuning(ann_min_rows=100), facets=english()
+    )
     plain = records_of(400)
     named = [MemoryRecord.create(f"Name is Person{i}", Scope(user_id="everyone"), at=T0) for i in range(3)]
     rows = unit_rows(len(plain) + len(named), seed=7)
@@ -123,7 +128,7 @@ def test_given_a_facet_filed_on_many_rows_when_one_user_is_searched_then_all_and
 ):
     # 30 users of 20 rows, 5 of each filed under "name": the facet's 150 rows are more than a quarter of one user's,
     # so the search reads the user's rows' facets instead of scoring the facet's rows of every user.
-    index = LocalMemoryIndex(Database(tmp_path / "user-facets.sqlite3"), WIDTH)
+    index = LocalMemoryIndex(Database(tmp_path / "user-facets.sqlite3"), WIDTH, facets=english())
     records = [
         MemoryRecord.create(f"Name is Person{u}x{i}" if i < 5 else f"note {u} {i}", Scope(user_id=f"u{u}"), at=T0)
         for u in range(30)
@@ -148,7 +153,7 @@ def test_given_a_facet_filed_on_many_rows_when_one_user_is_searched_then_all_and
 def test_given_a_filter_of_hot_fields_when_searched_then_each_row_passes_or_fails_by_its_own_fields(tmp_path: Path):
     # Rows of one user under two agents, one of them expired: the filter's answer is kept per distinct set of hot
     # fields within a search, never carried from one row to a row whose fields differ.
-    index = LocalMemoryIndex(Database(tmp_path / "hot.sqlite3"), WIDTH)
+    index = LocalMemoryIndex(Database(tmp_path / "hot.sqlite3"), WIDTH, facets=english())
     expired = datetime(2020, 1, 1, tzinfo=UTC).date()
     records = [
         MemoryRecord.create(
@@ -173,7 +178,10 @@ def test_given_a_filter_of_hot_fields_when_searched_then_each_row_passes_or_fail
 def test_given_a_word_in_more_memories_than_the_cap_then_the_keyword_search_leaves_it_out(tmp_path: Path):
     def keyword_hits(cap: int) -> set[str]:
         index = LocalMemoryIndex(
-            Database(tmp_path / f"words-{cap}.sqlite3"), WIDTH, tuning=IndexTuning(keyword_term_cap=cap)
+            Database(tmp_path / f"words-{cap}.sqlite3"),
+            WIDTH,
+            tuning=IndexTuning(keyword_term_cap=cap),
+            facets=english(),
         )
         records = [*records_of(40), MemoryRecord.create("a rare zeppelin", Scope(user_id="everyone"), at=T0)]
         index.upsert(records, unit_rows(len(records), seed=8))
@@ -189,7 +197,9 @@ def test_given_a_word_in_more_memories_than_the_cap_then_the_keyword_search_leav
 
 def open_file(path: Path) -> tuple[Database, NamespaceStorage]:
     database = Database(path)
-    return database, open_storage(database, tuning=IndexTuning(ann_min_rows=20))  # the approximate index too
+    return database, open_storage(
+        database, tuning=IndexTuning(ann_min_rows=20), facets=english()
+    )  # the approximate index too
 
 
 def add(storage: NamespaceStorage, records: list[MemoryRecord], rows: np.ndarray) -> None:

@@ -24,6 +24,7 @@ from mnemo.adapters.opensearch.memory_index import BulkLimits, OpenSearchMemoryI
 from mnemo.adapters.opensearch.transport import AwsSigV4, HttpTransport, SearchIndexError
 from mnemo.domain.filters import parse
 from mnemo.domain.memory import MemoryRecord, Scope
+from mnemo.language.en import english
 from mnemo.ports.embedder import unit_rows
 
 T0 = datetime(2024, 5, 8, 14, 30, 0, 123456, tzinfo=UTC)
@@ -130,7 +131,7 @@ def bulk_ok(request: httpx.Request) -> httpx.Response:
 
 def make_index(cluster: FakeCluster, **options: Any) -> OpenSearchMemoryIndex:
     transport = HttpTransport("https://search.example.com", http_transport=httpx.MockTransport(cluster.handle))
-    return OpenSearchMemoryIndex(transport, NAME, sleep=lambda _: None, **options)
+    return OpenSearchMemoryIndex(transport, NAME, sleep=lambda _: None, **options, facets=english())
 
 
 def memory(text: str, user: str | None = "alice", **fields: Any) -> MemoryRecord:
@@ -222,6 +223,7 @@ def test_given_no_index_when_the_first_memories_are_upserted_then_the_mapping_is
             "state": "active",
             "categories": ["food"],
             "facets": [],
+            "facets_version": english().version,  # the facets' version, with the facets
             "metadata": {"topic": "food", "n": 1},
             "metadata_terms": ['["topic","food"]'],
             "created_at": "2024-05-08T14:30:00.123456+00:00",

@@ -19,6 +19,7 @@ from mnemo.adapters.opensearch.query_dsl import MATCH_NONE, metadata_term, micro
 from mnemo.domain import filters as f
 from mnemo.domain.filters import parse
 from mnemo.domain.memory import LifecycleState, MemoryRecord, Scope
+from mnemo.language.en import english
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, 250000, tzinfo=UTC)
 
@@ -134,7 +135,7 @@ def test_given_the_facets_a_question_asks_about_when_translated_then_a_terms_que
         "bool": {"filter": [{"term": {"user_id": "alice"}}, {"terms": {"facets": ["occupation", "employer"]}}]}
     }
     stated = MemoryRecord.create("I quit Google and joined Stripe", Scope(user_id="alice"))
-    assert document(stated, np.zeros(4, dtype=np.float32))["facets"] == ["employer"]
+    assert document(stated, np.zeros(4, dtype=np.float32), english())["facets"] == ["employer"]
 
 
 @pytest.mark.parametrize(
@@ -342,7 +343,9 @@ def test_given_varied_memories_when_a_filter_is_translated_then_opensearch_would
         if translation.matches_nothing:
             assert not wanted, (raw, record)
             continue
-        selected = translation.query is None or opensearch_matches(translation.query, document(record, vector))
+        selected = translation.query is None or opensearch_matches(
+            translation.query, document(record, vector, english())
+        )
         if translation.exact:
             assert selected == wanted, (raw, record)
         else:
@@ -360,7 +363,7 @@ def test_given_metadata_when_indexed_then_text_values_and_text_list_elements_bec
         metadata={"topic": "sport", "tags": ["a", 1, "b"], "n": 3, "flag": True, "o": {"k": "v"}, 'we"ird': "x"},
     )
 
-    doc = document(record, np.zeros(2, dtype=np.float32))
+    doc = document(record, np.zeros(2, dtype=np.float32), english())
 
     assert doc["metadata_terms"] == [
         '["topic","sport"]',

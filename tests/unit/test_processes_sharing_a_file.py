@@ -16,6 +16,7 @@ from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.storage import open_storage
 from mnemo.domain.filters import parse
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope
+from mnemo.language.en import english
 from mnemo.ports.memory_namespaces import NamespaceStorage
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
@@ -27,7 +28,7 @@ class Process:
 
     def __init__(self, path: Path, embedder: LocalMiniLMEmbedder) -> None:
         self.db = Database(path)
-        self.storage: NamespaceStorage = open_storage(self.db)
+        self.storage: NamespaceStorage = open_storage(self.db, facets=english())
         self.embedder = embedder
 
     def add(self, *texts: str, user: str = "alice") -> list[MemoryRecord]:

@@ -17,6 +17,7 @@ from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex, secure_delete_s
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
 from mnemo.domain.filters import parse
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope, SourceMessage
+from mnemo.language.en import english
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=UTC)
 DIMENSION = 8
@@ -70,7 +71,7 @@ def test_every_connection_zeroes_deleted_content(db: Database) -> None:
 
 def test_given_a_deleted_memory_when_purged_then_no_byte_of_its_text_is_left(path: Path, db: Database) -> None:
     word, needle = sentinel()
-    store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, DIMENSION)
+    store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, DIMENSION, facets=english())
     doomed, kept = stored(store, index, f"My locker code is {word} at the gym.", "I ride a blue bike to work.")
     updated = doomed.with_text(f"My locker code is {word} at the pool.")
     store.replace(updated, None, HistoryEntry.of(Event.UPDATE, updated, doomed.text, updated.text))
@@ -95,7 +96,7 @@ def test_given_a_deleted_memory_without_the_purge_then_its_tokens_stay_in_the_ke
     if secure_delete_supported():
         pytest.skip("this SQLite's FTS5 deletes tokens at once (secure-delete)")
     word, needle = sentinel()
-    store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, DIMENSION)
+    store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, DIMENSION, facets=english())
     (doomed,) = stored(store, index, f"My locker code is {word}.")
     store.remove([doomed.id], [HistoryEntry.of(Event.DELETE, doomed, None, None)])
     index.remove([doomed.id])
@@ -110,7 +111,7 @@ def test_given_a_deleted_memory_without_the_purge_then_its_tokens_stay_in_the_ke
 
 def test_a_reset_leaves_no_text_either(path: Path, db: Database) -> None:
     word, needle = sentinel()
-    store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, DIMENSION)
+    store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, DIMENSION, facets=english())
     stored(store, index, f"The alarm code is {word}.", "Another memory.")
 
     store.clear()
@@ -123,7 +124,7 @@ def test_a_reset_leaves_no_text_either(path: Path, db: Database) -> None:
 
 
 def test_a_purge_with_nothing_removed_leaves_the_keyword_table_alone(db: Database) -> None:
-    store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, DIMENSION)
+    store, index = SqliteMemoryStore(db), LocalMemoryIndex(db, DIMENSION, facets=english())
     stored(store, index, "I ride a blue bike to work.")
     before = db.read().execute("SELECT count(*) FROM memory_fts_data").fetchone()[0]
     index.purge()

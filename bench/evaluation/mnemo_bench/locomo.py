@@ -35,6 +35,7 @@ import numpy as np
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Scope
 from mnemo.errors import MnemoError
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder, Vectors
 from mnemo.ports.llm import LLM
 from mnemo.ports.providers import ProviderCatalog
@@ -365,6 +366,7 @@ def run_mnemo(
                 hybrid_service.index,
                 hybrid_service.providers,
                 RankingWeights(semantic=1.0, keyword=0.0),
+                language=english(),
             )
             say(f"asking {len(asked)} questions")
             embedder.embed([q.query for q in asked])
@@ -505,7 +507,9 @@ def ask_decayed(
 ) -> Rankings:
     """Every question asked with decay, seen at the end of its conversation (its last session's date), in order:
     what each answers is recorded as retrieved (in a log of this run's own) before the next is asked."""
-    decayed = MemoryService(service.store, service.index, service.providers, service.weights, accesses=RetrievalLog())
+    decayed = MemoryService(
+        service.store, service.index, service.providers, service.weights, accesses=RetrievalLog(), language=english()
+    )
     ended = {c.sample_id: c.ended() for c in conversations}
     rankings: Rankings = []
     for question in asked:

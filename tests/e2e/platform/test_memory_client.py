@@ -11,7 +11,7 @@ from mem0 import MemoryClient
 from mem0.exceptions import MemoryNotFoundError, ValidationError
 
 from mnemo.domain.memory import now
-from mnemo.services.extraction.dates import resolve_dates
+from mnemo.language.en.extraction.dates import resolve_dates
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
 from tests.support.waits import HTTP_TIMEOUT
 

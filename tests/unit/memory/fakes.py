@@ -21,6 +21,7 @@ from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
 from mnemo.domain import filters as f
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope
+from mnemo.language.en import english
 from mnemo.ports.embedder import Vectors, unit_rows
 from mnemo.ports.llm import ChatMessage, Completion
 from mnemo.ports.memory_store import DuplicateMemoryError
@@ -153,10 +154,17 @@ class Namespace:
         self.db = Database(path)
         self.embedder = WordEmbedder()
         self.store = (SharedStore if shared else SqliteMemoryStore)(self.db)
-        self.index = LocalMemoryIndex(self.db, DIMENSION)
+        self.index = LocalMemoryIndex(self.db, DIMENSION, facets=english())
         self.providers = ActiveProviders(ProviderSet(embedder=self.embedder, llm=llm))
         self.parts = MemoryParts(
-            self.store, self.index, self.providers, RankingWeights(), policy or AddPolicy(), accesses, reranker
+            self.store,
+            self.index,
+            self.providers,
+            RankingWeights(),
+            policy or AddPolicy(),
+            accesses,
+            reranker,
+            language=english(),
         )
 
     def put(self, text: str, scope: Scope = ALICE, **fields: Any) -> MemoryRecord:

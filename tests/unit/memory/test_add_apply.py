@@ -4,6 +4,7 @@ every embedding computed first."""
 from __future__ import annotations
 
 from mnemo.domain.memory import Event, LifecycleState, MemoryRecord, SourceMessage
+from mnemo.language.en import english
 from mnemo.services.commands import AddResult
 from mnemo.services.memory.add.apply import Applying, related
 from mnemo.services.memory.add.decide import Decision
@@ -95,7 +96,7 @@ def test_a_delete_whose_replacement_is_about_something_else_keeps_the_memory(ns:
 
 
 def test_facts_are_related_by_a_slot_a_word_a_claim_or_their_closeness() -> None:
-    assert related("Lives in Lisbon", "Moved to Porto", 0.0)  # both of home
-    assert related("Drinks black tea", "Drinks green tea now", 0.0)  # a word
-    assert related("Likes jazz", "Prefers opera", 0.5)  # close
-    assert not related("Lives in Lisbon", "Likes jazz", 0.05)
+    assert related(english(), "Lives in Lisbon", "Moved to Porto", 0.0)  # both of home
+    assert related(english(), "Drinks black tea", "Drinks green tea now", 0.0)  # a word
+    assert related(english(), "Likes jazz", "Prefers opera", 0.5)  # close
+    assert not related(english(), "Lives in Lisbon", "Likes jazz", 0.05)

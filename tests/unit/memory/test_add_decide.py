@@ -10,6 +10,7 @@ import pytest
 
 from mnemo.domain.memory import Event
 from mnemo.errors import ProviderError
+from mnemo.language.en import english
 from mnemo.services.memory.add.decide import Decision, decide, with_unmentioned
 from tests.unit.memory.fakes import ScriptedLLM
 
@@ -76,6 +77,6 @@ def test_a_fact_the_reply_leaves_out_is_added_rather_than_lost() -> None:
     ]
     facts = ["Moved to Porto", "Drinks green tea", "Sold the car"]
 
-    completed = with_unmentioned(decisions, facts)
+    completed = with_unmentioned(english(), decisions, facts)
 
     assert completed == [*decisions, Decision(Event.ADD, "Drinks green tea", None)]

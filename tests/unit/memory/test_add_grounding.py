@@ -3,8 +3,11 @@ words the messages hold."""
 
 from __future__ import annotations
 
+from mnemo.language.en import english
 from mnemo.services.commands import Message
-from mnemo.services.memory.add.grounding import grounded_sources, names, supports
+from mnemo.services.memory.add import grounding
+
+ENGLISH = english()
 
 MESSAGES = [
     Message("system", "You are helpful."),
@@ -15,41 +18,41 @@ MESSAGES = [
 
 
 def test_a_fact_citing_a_user_sentence_that_says_it_keeps_that_sentence() -> None:
-    (source,) = grounded_sources(MESSAGES, "Moved to Porto last year", [1])
+    (source,) = grounding.grounded_sources(ENGLISH, MESSAGES, "Moved to Porto last year", [1])
     assert (source.role, source.content) == ("user", "I moved to Porto last year.")
 
 
 def test_a_fact_citing_only_an_assistant_remark_the_user_never_confirmed_is_dropped() -> None:
-    assert grounded_sources(MESSAGES, "Thinks Lisbon is a great weekend choice", [2]) == ()
+    assert grounding.grounded_sources(ENGLISH, MESSAGES, "Thinks Lisbon is a great weekend choice", [2]) == ()
 
 
 def test_an_assistant_remark_the_user_confirms_is_the_users_with_both_messages_cited() -> None:
     said = [Message("assistant", "So you are vegetarian?"), Message("user", "Yes, for ten years.")]
-    sources = grounded_sources(said, "Is vegetarian", [0])
+    sources = grounding.grounded_sources(ENGLISH, said, "Is vegetarian", [0])
     assert [(s.role, s.index) for s in sources] == [("assistant", 0), ("user", 1)]
     denied = [Message("assistant", "So you are vegetarian?"), Message("user", "No, not at all.")]
-    assert grounded_sources(denied, "Is vegetarian", [0]) == ()
+    assert grounding.grounded_sources(ENGLISH, denied, "Is vegetarian", [0]) == ()
 
 
 def test_a_prompt_example_the_user_never_said_is_dropped_whatever_it_cites() -> None:
     # The prompt's own examples, copied by a weak model: no word of them is in the conversation.
-    assert grounded_sources(MESSAGES, "Lives in Lisbon", [1]) == ()
-    assert grounded_sources(MESSAGES, "Is allergic to peanuts", [1, 3]) == ()
-    assert grounded_sources(MESSAGES, "Is allergic to peanuts", []) == ()
+    assert grounding.grounded_sources(ENGLISH, MESSAGES, "Lives in Lisbon", [1]) == ()
+    assert grounding.grounded_sources(ENGLISH, MESSAGES, "Is allergic to peanuts", [1, 3]) == ()
+    assert grounding.grounded_sources(ENGLISH, MESSAGES, "Is allergic to peanuts", []) == ()
 
 
 def test_without_a_citation_the_users_sentence_that_supports_it_is_found() -> None:
-    (source,) = grounded_sources(MESSAGES, "Loves the tiles", [])
+    (source,) = grounding.grounded_sources(ENGLISH, MESSAGES, "Loves the tiles", [])
     assert (source.index, source.content) == (1, "I love the tiles.")
 
 
 def test_a_name_the_fact_holds_must_be_in_the_messages_it_rests_on() -> None:
-    assert supports("I moved to Porto.", "Moved to Porto")
-    assert not supports("I moved to Porto.", "Moved to Porto with Ana")
-    assert names("Moved to Porto in March with Ana on Friday") == ["porto", "ana"]
-    assert names("User's sister is called Mia") == ["mia"]
+    assert grounding.supports(ENGLISH, "I moved to Porto.", "Moved to Porto")
+    assert not grounding.supports(ENGLISH, "I moved to Porto.", "Moved to Porto with Ana")
+    assert ENGLISH.names("Moved to Porto in March with Ana on Friday") == ["porto", "ana"]
+    assert ENGLISH.names("User's sister is called Mia") == ["mia"]
 
 
 def test_a_fact_sharing_no_content_word_with_its_citation_is_not_supported() -> None:
-    assert not supports("Thanks!", "Is polite")
-    assert grounded_sources(MESSAGES, "Is polite", [3]) == ()
+    assert not grounding.supports(ENGLISH, "Thanks!", "Is polite")
+    assert grounding.grounded_sources(ENGLISH, MESSAGES, "Is polite", [3]) == ()

@@ -1,5 +1,5 @@
 """Merge on insert (services/memory/add/merging.py): a new memory stating what an active memory of its scope states
-is kept MERGED into it; the rule is mnemo.services.paraphrase's, over the real SQLite index."""
+is kept MERGED into it; the rule is mnemo.language.en.paraphrase's, over the real SQLite index."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from mnemo.domain.memory import Event, LifecycleState, MemoryRecord
+from mnemo.language.en import english
 from mnemo.services.memory.add.outdating import Outdating, replaces
 from tests.unit.memory.fakes import ALICE, Namespace
 
@@ -26,15 +27,17 @@ def said(text: str, at: datetime) -> MemoryRecord:
 
 
 def test_conflicting_claims_replace_whatever_their_closeness_or_time() -> None:
-    assert replaces(said("I live in Porto.", LATER), said("I live in Paris.", T0), far)
-    assert replaces(said("I live in Porto.", T0), said("I live in Paris.", T0), far)
+    assert replaces(english(), said("I live in Porto.", LATER), said("I live in Paris.", T0), far)
+    assert replaces(english(), said("I live in Porto.", T0), said("I live in Paris.", T0), far)
 
 
 def test_a_later_statement_saying_a_change_replaces_a_close_earlier_one() -> None:
     left, worked = said("I left the agency, I'm freelancing now.", LATER), said("I work at an agency.", T0)
-    assert replaces(left, worked, close)
-    assert not replaces(left, worked, far)
-    assert not replaces(said("I left the agency.", T0), said("I work at an agency.", T0), close)  # said together
+    assert replaces(english(), left, worked, close)
+    assert not replaces(english(), left, worked, far)
+    assert not replaces(
+        english(), said("I left the agency.", T0), said("I work at an agency.", T0), close
+    )  # said together
 
 
 def test_a_newer_statement_outdates_the_older_memory_it_replaces(ns: Namespace) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 from mnemo.domain import filters as f
 from mnemo.domain.erasure import Erasure
 from mnemo.domain.memory import Event, MemoryRecord
+from mnemo.language.en import english
 from mnemo.ports.embedder import Vectors
 from mnemo.services.commands import AddCommand, Message, SearchCommand
 from mnemo.services.memory import AddPolicy, MemoryService
@@ -42,7 +43,7 @@ def test_every_memory_is_embedded_again_by_the_embedder_in_use(ns: Namespace) ->
 
 def test_the_facade_exposes_its_parts_and_hands_each_use_case_on(ns: Namespace) -> None:
     log, weights, policy = ListAccessLog(), RankingWeights(0.7, 0.3), AddPolicy(merge=True)
-    service = MemoryService(ns.store, ns.index, ns.providers, weights, policy, log)
+    service = MemoryService(ns.store, ns.index, ns.providers, weights, policy, log, language=english())
     assert (service.store, service.index, service.providers) == (ns.store, ns.index, ns.providers)
     assert (service.weights, service.policy, service.accesses, service.reranker) == (weights, policy, log, None)
 
@@ -54,7 +55,7 @@ def test_the_facade_exposes_its_parts_and_hands_each_use_case_on(ns: Namespace) 
 
 
 def test_the_listener_set_on_the_facade_is_told_of_each_delete(ns: Namespace) -> None:
-    service = MemoryService(ns.store, ns.index, ns.providers)
+    service = MemoryService(ns.store, ns.index, ns.providers, language=english())
     told: list[list[str]] = []
 
     def on_erased(erasure: Erasure, records: Sequence[MemoryRecord]) -> None:
@@ -68,5 +69,5 @@ def test_the_listener_set_on_the_facade_is_told_of_each_delete(ns: Namespace) ->
 
 
 def test_the_default_weights_and_policy(ns: Namespace) -> None:
-    service = MemoryService(ns.store, ns.index, ns.providers)
+    service = MemoryService(ns.store, ns.index, ns.providers, language=english())
     assert (service.weights, service.policy, service.accesses) == (RankingWeights(), AddPolicy(), None)

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from mnemo.domain.memory import LifecycleState, MemoryRecord
+from mnemo.language.en import english
 from mnemo.services.commands import SearchResult
 from mnemo.services.memory.search.context import (
     CONTEXT_WEIGHT,
@@ -42,13 +43,16 @@ def test_a_memory_is_lifted_toward_the_best_other_one_stated_at_its_moment() -> 
 def test_the_memories_of_the_time_the_query_names_are_boosted() -> None:
     may, june = result("Went hiking", 0.5, MAY), result("Went sailing", 0.55, JUNE)
 
-    found = in_the_time_asked([june, may], "What did I do last May?", datetime(2025, 7, 1, tzinfo=UTC))
+    found = in_the_time_asked(english(), [june, may], "What did I do last May?", datetime(2025, 7, 1, tzinfo=UTC))
 
     assert [(r.record.text, r.details["time_boost"]) for r in found] == [
         ("Went hiking", TIME_BOOST),
         ("Went sailing", 0),
     ]
-    assert in_the_time_asked([june, may], "What do I do?", None) == [june, may]  # no time named: as they were
+    assert in_the_time_asked(english(), [june, may], "What do I do?", None) == [
+        june,
+        may,
+    ]  # no time named: as they were
 
 
 def test_a_replaced_memory_weighs_less_and_follows_the_memory_that_replaced_it() -> None:

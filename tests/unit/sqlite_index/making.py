@@ -18,6 +18,7 @@ from mnemo.adapters.sqlite.memory_index.partitions import Partitions
 from mnemo.adapters.sqlite.memory_index.rows import IndexRows
 from mnemo.adapters.sqlite.memory_index.tuning import IndexTuning
 from mnemo.domain.memory import MemoryRecord, Scope
+from mnemo.language.en import english
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 WIDTH = 16
@@ -38,7 +39,7 @@ def records_of(texts: Sequence[str], users: Sequence[str | None] | None = None) 
 
 def filled(records: list[MemoryRecord], vectors: np.ndarray, first_key: int = 1) -> tuple[Partitions, list[int]]:
     """Partitions holding these records' rows under consecutive keys (no document source: documents kept)."""
-    partitions = Partitions(vectors.shape[1], None)
+    partitions = Partitions(vectors.shape[1], None, english())
     keys = list(range(first_key, first_key + len(records)))
     partitions.keys.update((r.id, k) for r, k in zip(records, keys, strict=True))
     codes, scales = int8_vectors.quantize(vectors)
@@ -57,7 +58,7 @@ def database(tmp_path: Path, name: str = "index.sqlite3") -> Iterator[Database]:
 def empty_rows(tuning: IndexTuning | None = None, lock: threading.RLock | None = None) -> IndexRows:
     """The in-memory side of an empty index (no document or vector source)."""
     return IndexRows(
-        Partitions(WIDTH, None),
+        Partitions(WIDTH, None, english()),
         FacetIndex(),
         ExactVectors(None, lock or threading.RLock()),
         ApproximateSearch(tuning or IndexTuning()),

@@ -7,8 +7,8 @@ import numpy as np
 from mnemo.adapters.sqlite.memory_index import facets as facets_module
 from mnemo.adapters.sqlite.memory_index.facets import FacetChoice, FacetIndex, filed_rows
 from mnemo.adapters.sqlite.memory_index.row_documents import FACETS_AT, HOT
-from mnemo.domain.claims import FACETS_FIELD
 from mnemo.domain.filters import And, Condition, parse
+from mnemo.domain.memory import FACETS_FIELD
 from tests.unit.sqlite_index.making import filled, records_of, unit_rows
 
 

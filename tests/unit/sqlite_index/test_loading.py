@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from mnemo.adapters.sqlite.database import Database
+from mnemo.adapters.sqlite.memory_index.facet_versions import StaleFacets
 from mnemo.adapters.sqlite.memory_index.following import IndexLog
 from mnemo.adapters.sqlite.memory_index.keyword_table import KeywordTable
 from mnemo.adapters.sqlite.memory_index.loading import Loader
 from mnemo.adapters.sqlite.memory_index.snapshots import Snapshots
+from mnemo.language.en import english
 from tests.unit.sqlite_index.making import WIDTH, empty_rows, records_of, unit_rows
 
 
@@ -20,7 +22,7 @@ def test_given_a_drifted_keyword_table_when_loaded_then_it_matches_the_records_a
     gone = records_of(["gone"])[0]
     with db.write() as conn:
         table.insert(conn, [(3, kept), (7, gone), (9, kept)])
-    loader = Loader(db, rows, table, log, Snapshots(db, None))
+    loader = Loader(db, rows, table, log, Snapshots(db, None, StaleFacets(english())))
     vectors = unit_rows(3, seed=1)
 
     loader.load([([kept, new], vectors[:2]), ([later], vectors[2:])], WIDTH)
@@ -36,7 +38,7 @@ def test_given_a_drifted_keyword_table_when_loaded_then_it_matches_the_records_a
 def test_given_rows_held_before_when_loaded_again_then_only_the_records_rows_are_held(db: Database):
     table, log, rows = KeywordTable(db, term_cap=100), IndexLog(db), empty_rows()
     first, second = records_of(["first", "second"])
-    loader = Loader(db, rows, table, log, Snapshots(db, None))
+    loader = Loader(db, rows, table, log, Snapshots(db, None, StaleFacets(english())))
     loader.load([([first, second], unit_rows(2, seed=2))], WIDTH)
 
     loader.load([([second], unit_rows(1, seed=3))], None)

@@ -9,6 +9,7 @@ from mnemo.adapters.sqlite.memory_index import int8_vectors
 from mnemo.adapters.sqlite.memory_index.partitions import FIRST_SLOTS, Partition, Partitions
 from mnemo.adapters.sqlite.memory_index.row_documents import FACETS_AT
 from mnemo.adapters.sqlite.memory_index.snapshot_files import Mark, Snapshot
+from mnemo.language.en import english
 from tests.unit.sqlite_index.making import WIDTH, filled, records_of, unit_rows
 
 
@@ -120,7 +121,7 @@ def test_given_a_snapshot_when_restored_then_its_rows_are_the_partitions():
         hot_rows=np.array([0, 1, 0], dtype=np.int32),
         approximate=None,
     )
-    partitions = Partitions(4, None)
+    partitions = Partitions(4, None, english())
 
     hots = partitions.restore(snapshot)
 

@@ -9,11 +9,13 @@ import pytest
 
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import snapshot_files
+from mnemo.adapters.sqlite.memory_index.facet_versions import StaleFacets
 from mnemo.adapters.sqlite.memory_index.following import IndexLog
 from mnemo.adapters.sqlite.memory_index.keyword_table import KeywordTable
 from mnemo.adapters.sqlite.memory_index.snapshots import Snapshots
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord
+from mnemo.language.en import english
 from tests.unit.sqlite_index.making import WIDTH, added, empty_rows, records_of, unit_rows
 
 
@@ -29,7 +31,7 @@ def written(db: Database, tmp_path: Path):
     SqliteMemoryStore(db)
     KeywordTable(db, term_cap=100)
     log = IndexLog(db)
-    snapshots = Snapshots(db, tmp_path / "index.snapshot")
+    snapshots = Snapshots(db, tmp_path / "index.snapshot", StaleFacets(english()))
     records = records_of(["Name is Ann", "b note"], ["alice", None])
     stored(db, records)
     rows = empty_rows()
@@ -71,7 +73,7 @@ def test_given_a_write_the_snapshot_did_not_see_then_it_is_not_restored_and_is_r
 def test_given_another_writer_came_last_then_this_index_writes_no_snapshot(db: Database, tmp_path: Path):
     SqliteMemoryStore(db)
     KeywordTable(db, term_cap=100)
-    snapshots = Snapshots(db, tmp_path / "index.snapshot")
+    snapshots = Snapshots(db, tmp_path / "index.snapshot", StaleFacets(english()))
     snapshots.note_generation()
     stored(db, records_of(["a later write"]))
 
@@ -81,7 +83,7 @@ def test_given_another_writer_came_last_then_this_index_writes_no_snapshot(db: D
 
 
 def test_given_no_directory_then_nothing_is_written_or_taken(db: Database):
-    snapshots = Snapshots(db, None)
+    snapshots = Snapshots(db, None, StaleFacets(english()))
     snapshots.note_generation()
 
     snapshots.write(empty_rows(), IndexLog(db))

@@ -39,6 +39,7 @@ from mnemo.composition.platform import (
 from mnemo.composition.shared import core_services, ranking_weights, reembed_everything, reranker
 from mnemo.domain.webhooks import OutboundEvent
 from mnemo.errors import ConfigurationError
+from mnemo.language.en import english
 from mnemo.ports.change_outbox import ChangeOutbox
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import NamespaceStorage
@@ -92,7 +93,7 @@ def build_aws(
     )
     storage = NamespaceStorage(aws.store, index if index is not None else aws.index)
     memory_service = open_memory_service(
-        storage, configured.providers, ranking_weights(settings), reranker=reranker(settings)
+        storage, configured.providers, ranking_weights(settings), reranker=reranker(settings), language=english()
     )
     stores = AccountStores(
         DynamoUserStore(dynamodb, settings.accounts_table),

@@ -14,6 +14,7 @@ from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
 from mnemo.adapters.opensearch.transport import AwsSigV4, HttpTransport
 from mnemo.errors import ConfigurationError
+from mnemo.language.en import english
 from mnemo.settings import Settings
 
 
@@ -56,6 +57,7 @@ def build_aws_adapters(settings: Settings, session: Any | None = None) -> AwsAda
             name,
             document_ids="generated" if settings.opensearch_service == "aoss" else "memory",
             refresh="false" if settings.opensearch_service == "aoss" else settings.opensearch_refresh,
+            facets=english(),
         )
 
     index = index_named(settings.opensearch_index)

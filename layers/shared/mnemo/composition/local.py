@@ -31,6 +31,7 @@ from mnemo.composition.container_type import Container
 from mnemo.composition.platform import PlatformQueues, PlatformStores, build_platform, webhook_sender
 from mnemo.composition.secret_box import local_secret_box
 from mnemo.composition.shared import core_services, index_tuning, ranking_weights, reembed_everything, reranker
+from mnemo.language.en import english
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import SETTINGS_KEY, ConfigurationService, ConfiguredProviders
 from mnemo.services.namespace_memory import open_memory_service
@@ -58,7 +59,7 @@ def embed_batching(settings: Settings, serves_http: bool) -> EmbedBatching | Non
 
 def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, serves_http: bool = True) -> Container:
     database = Database(settings.database_path)
-    storage = open_storage(database, tuning=index_tuning(settings))
+    storage = open_storage(database, tuning=index_tuning(settings), facets=english())
     catalog = catalog or ProviderRegistry(embed_batching(settings, serves_http))
     # Several processes serving the data dir follow a provider change any of them makes (POST /configure).
     shared = settings.http_workers > 1
@@ -71,7 +72,7 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
         changed_elsewhere=changed_elsewhere,
     )
     memory_service = open_memory_service(
-        storage, configured.providers, ranking_weights(settings), reranker=reranker(settings)
+        storage, configured.providers, ranking_weights(settings), reranker=reranker(settings), language=english()
     )
     stores = AccountStores(SqliteUserStore(database), SqliteApiKeyStore(database), SqliteRefreshTokenStore(database))
     request_log = RequestLogService(SqliteRequestLogStore(database), settings.request_log_retention_days)
@@ -111,6 +112,7 @@ def local_platform(
         on_outbox=woken.set,
         tuning=index_tuning(settings),
         shared=settings.http_workers > 1,  # the relay reads the events other processes write
+        facets=english(),
     )
     webhook_store = SqliteWebhookStore(database)
     profile_store = SqliteProfileStore(database)

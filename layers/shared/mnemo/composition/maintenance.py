@@ -31,10 +31,11 @@ def open_backends(settings: Settings) -> Backends:
     from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
     from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
     from mnemo.adapters.sqlite.storage import DEFAULT_DIMENSION
+    from mnemo.language.en import english
 
     database = Database(settings.database_path)
     store = SqliteMemoryStore(database)
-    index = LocalMemoryIndex(database, stored_dimension(store) or DEFAULT_DIMENSION)
+    index = LocalMemoryIndex(database, stored_dimension(store) or DEFAULT_DIMENSION, facets=english())
     return Backends(store, index, database.close)
 
 

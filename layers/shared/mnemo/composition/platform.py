@@ -13,6 +13,7 @@ from typing import Any
 
 from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
 from mnemo.composition.shared import decay_settings, ranking_weights, reranker
+from mnemo.language.en import english
 from mnemo.ports.memory_namespaces import MemoryNamespaces
 from mnemo.ports.profile_store import ProfileStore
 from mnemo.ports.profile_tasks import ProfileTaskQueue
@@ -78,7 +79,12 @@ def build_platform(
     store = stores.tenancy
     erasure = ProjectErasure(store, store, stores.webhooks, stores.profiles, purge=stores.purge)
     namespaces = NamespaceMemoryServices(
-        stores.storage, providers, ranking_weights(settings), reranker=reranker(settings), on_erased=erasure.erased
+        stores.storage,
+        providers,
+        ranking_weights(settings),
+        reranker=reranker(settings),
+        on_erased=erasure.erased,
+        language=english(),
     )
     events = EventService(store)
     adds = AddJobs(namespaces, store, store, store, queues.jobs)

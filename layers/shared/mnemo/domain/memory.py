@@ -5,16 +5,18 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
-from mnemo.domain.claims import FACETS_FIELD, facets
 from mnemo.domain.entity_ids import checked_storable_id
 
 SCOPE_FIELDS = ("user_id", "agent_id", "run_id")
 IDENTITY_FIELDS = ("user_id", "agent_id", "run_id", "app_id", "actor_id")
+# The field of an index document that holds the attributes its memory states (its facets, read by a language pack).
+FACETS_FIELD = "facets"
 
 
 class Event(StrEnum):
@@ -210,10 +212,10 @@ class MemoryRecord:
             "state": self.state.value,
         }
 
-    def index_document(self) -> dict[str, Any]:
-        """What a search index filters by: the filter document, and the attributes the memory states (its facets:
-        mnemo.domain.claims), which a question about one of them looks for."""
-        return {**self.filter_document(), FACETS_FIELD: facets(self.text)}
+    def index_document(self, facets: Sequence[str]) -> dict[str, Any]:
+        """What a search index filters by: the filter document, and the attributes the memory states (its `facets`,
+        as a language pack reads them: mnemo.ports.facets), which a question about one of them looks for."""
+        return {**self.filter_document(), FACETS_FIELD: list(facets)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from functools import partial
 
 from mnemo.domain.erasure import Erasure
 from mnemo.domain.memory import MemoryRecord
+from mnemo.language import Language
 from mnemo.ports.memory_access import AccessLog
 from mnemo.ports.memory_namespaces import MemoryNamespaces, NamespaceStorage
 from mnemo.ports.reranker import Reranker
@@ -33,11 +34,14 @@ def open_memory_service(
     policy: AddPolicy | None = None,
     accesses: AccessLog | None = None,
     reranker: Reranker | None = None,
+    language: Language,
 ) -> MemoryService:
     """The MemoryService over `storage` (`accesses`: its access log as the service is to use it, e.g. buffered).
     Embeddings of another width than the current embedder's (the embedder changed while this storage was closed)
     are made again first: a search must compare like with like."""
-    service = MemoryService(storage.store, storage.index, providers, weights, policy, accesses, reranker=reranker)
+    service = MemoryService(
+        storage.store, storage.index, providers, weights, policy, accesses, reranker=reranker, language=language
+    )
     embedder = providers.get().embedder
     if storage.stored_dimension not in (None, embedder.dimension):
         log.warning(
@@ -56,12 +60,16 @@ class NamespaceMemoryServices:
         access_buffer: AccessBuffer | None = None,
         reranker: Reranker | None = None,
         on_erased: Callable[[str, Erasure, Sequence[MemoryRecord]], None] | None = None,
+        *,
+        language: Language,
     ) -> None:
         """`access_buffer`: where the accesses a decayed search records wait to be written to their namespace's
         access log (a new one, written only by `flush`, when none is given). `on_erased` is told of each delete in
-        a namespace (the platform scrubs the project's records of what it erased)."""
+        a namespace (the platform scrubs the project's records of what it erased). `language`: the language pack
+        every namespace's service reads with."""
         self._namespaces = namespaces
         self._providers = providers
+        self._language = language
         self._weights = weights
         self._reranker = reranker
         self.access_buffer = access_buffer or AccessBuffer()
@@ -84,6 +92,7 @@ class NamespaceMemoryServices:
                     policy=PLATFORM_POLICY,
                     accesses=accesses,
                     reranker=self._reranker,
+                    language=self._language,
                 )
                 if self.on_erased is not None:
                     service.on_erased = partial(self.on_erased, namespace)

@@ -8,13 +8,15 @@ from typing import Any
 import numpy as np
 
 from mnemo.adapters.opensearch.query_dsl import metadata_terms, micros
-from mnemo.domain.claims import FACETS_FIELD, facets
-from mnemo.domain.memory import MemoryRecord
+from mnemo.domain.memory import FACETS_FIELD, MemoryRecord
 from mnemo.domain.text import date_words
 from mnemo.domain.timefmt import date_or_none, from_iso, iso
 from mnemo.ports.embedder import Vectors
+from mnemo.ports.facets import FacetReader
 
 VECTOR_FIELD = "embedding"
+# The version of the rules that read a document's facets (the language pack's): a document of another is stale.
+FACETS_VERSION_FIELD = "facets_version"
 TEXT_FIELDS = ("memory", "dated")  # BM25 over the text and its creation day in words, like the local index
 _SCOPE = ("user_id", "agent_id", "run_id", "app_id")
 # What a hit brings back: enough to rebuild the filter document for the post-filter.
@@ -49,7 +51,10 @@ def index_body(dimension: int, *, m: int = 16, ef_construction: int = 128) -> di
                 "id": keyword,
                 "memory": {"type": "text", "analyzer": "english"},
                 "dated": {"type": "text", "analyzer": "english"},
-                **{name: keyword for name in (*_SCOPE, "actor_id", "role", "state", "categories", FACETS_FIELD)},
+                **{
+                    name: keyword
+                    for name in (*_SCOPE, "actor_id", "role", "state", "categories", FACETS_FIELD, FACETS_VERSION_FIELD)
+                },
                 "metadata": {"type": "object", "enabled": False},
                 "metadata_terms": keyword,
                 "created_us": {"type": "long"},
@@ -70,7 +75,8 @@ def index_body(dimension: int, *, m: int = 16, ef_construction: int = 128) -> di
     }
 
 
-def document(record: MemoryRecord, vector: Vectors) -> dict[str, Any]:
+def document(record: MemoryRecord, vector: Vectors, facets: FacetReader) -> dict[str, Any]:
+    """The document indexed for a memory, its facets read by `facets` and stamped with their version."""
     return {
         "id": record.id,
         "memory": record.text,
@@ -80,7 +86,8 @@ def document(record: MemoryRecord, vector: Vectors) -> dict[str, Any]:
         "role": record.role,
         "state": record.state.value,
         "categories": list(record.categories),
-        FACETS_FIELD: facets(record.text),
+        FACETS_FIELD: facets.facets(record.text),
+        FACETS_VERSION_FIELD: facets.version,
         "metadata": record.metadata,
         "metadata_terms": metadata_terms(record.metadata),
         "created_at": iso(record.created_at),

@@ -39,6 +39,7 @@ from mnemo.domain import filters as f
 from mnemo.domain.memory import MemoryRecord
 from mnemo.domain.text import keywords
 from mnemo.ports.embedder import Vectors
+from mnemo.ports.facets import FacetReader
 from mnemo.ports.memory_index import IndexHit
 
 NDJSON = "application/x-ndjson"
@@ -66,10 +67,13 @@ class OpenSearchMemoryIndex:
         bulk: BulkLimits = BulkLimits(),
         min_candidates: int = 64,
         sleep: Callable[[float], None] = time.sleep,
+        facets: FacetReader,
     ) -> None:
         """`refresh` is passed to bulk writes ("wait_for" makes writes searchable before returning; Serverless
-        does not support it, keep "false" there)."""
+        does not support it, keep "false" there). `facets`: what reads a memory's facets (a language pack), whose
+        version each document carries."""
         self._transport = transport
+        self._facets = facets
         self._name = index_name
         self._generated_ids = document_ids == "generated"
         self._refresh = refresh
@@ -140,7 +144,7 @@ class OpenSearchMemoryIndex:
             operations.extend(({"delete": {"_id": doc_id}}, None) for doc_id in stale)
         for record, vector in zip(records, matrix, strict=True):
             action: dict[str, Any] = {} if self._generated_ids else {"_id": record.id}
-            operations.append(({"index": action}, document(record, vector)))
+            operations.append(({"index": action}, document(record, vector, self._facets)))
         self._bulk(operations)
 
     def remove(self, memory_ids: Sequence[str]) -> None:

@@ -31,7 +31,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from mnemo.domain import filters as f
-from mnemo.domain.claims import FACETS_FIELD
+from mnemo.domain.memory import FACETS_FIELD
 
 MATCH_ALL: dict[str, Any] = {"match_all": {}}
 MATCH_NONE: dict[str, Any] = {"match_none": {}}

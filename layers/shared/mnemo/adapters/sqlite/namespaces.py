@@ -24,6 +24,7 @@ from mnemo.adapters.sqlite.memory_index import IndexTuning
 from mnemo.adapters.sqlite.memory_index import snapshot_files as index_snapshot
 from mnemo.adapters.sqlite.storage import open_storage
 from mnemo.ports.change_outbox import ChangeOutbox
+from mnemo.ports.facets import FacetReader
 from mnemo.ports.memory_namespaces import NamespaceStorage
 
 _SAFE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -39,11 +40,13 @@ class SqliteMemoryNamespaces:
         outbox: bool = False,
         on_outbox: Callable[[], None] | None = None,
         tuning: IndexTuning | None = None,
+        facets: FacetReader,
         shared: bool = False,
     ) -> None:
         """`shared`: other processes write to these files too (mnemo serve --workers): every call looks for files
         they wrote events in (the relay runs in one process only)."""
         self.root = root
+        self._facets = facets
         self._tuning = tuning
         self._outbox = outbox
         self._on_outbox = on_outbox
@@ -73,6 +76,7 @@ class SqliteMemoryNamespaces:
                     on_outbox=self._on_outbox,
                     accesses=True,
                     tuning=self._tuning,
+                    facets=self._facets,
                 )
             except BaseException:
                 database.close()

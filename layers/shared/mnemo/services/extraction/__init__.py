@@ -1,4 +1,1 @@
-"""The extractor used when no LLM is configured (mnemo.services.extraction.extractor), and its rules: each a small
-module of its own, tested on its own — sentences and their spans, what is a question or filler, self-introductions,
-the people a conversation names and the pronouns that stand for them, short answers read with the assistant's
-question, relative dates."""
+"""The topics an add names (`includes`, `excludes`) and whether a statement is about one of them."""

@@ -1,7 +1,7 @@
 """What every memory pipeline works with: one namespace's store, index and access log, the providers in use, the
-ranking weights, the add policy, the reranker, and the one lock the namespace's writes take. The facade builds it
-once and hands it to each pipeline's constructor, so that the pipelines share this state without knowing one
-another."""
+ranking weights, the add policy, the language pack it reads statements and queries with (mnemo.language), the
+reranker, and the one lock the namespace's writes take. The facade builds it once and hands it to each pipeline's
+constructor, so that the pipelines share this state without knowing one another."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from mnemo.language import Language
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.memory_access import AccessLog
 from mnemo.ports.memory_index import MemoryIndex
@@ -33,6 +34,7 @@ class MemoryParts:
     accesses: AccessLog | None = None
     reranker: Reranker | None = None
     write_lock: threading.Lock = field(default_factory=threading.Lock)
+    language: Language = field(kw_only=True)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """The texts' embeddings by the embedder in use now."""

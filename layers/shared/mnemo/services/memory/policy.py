@@ -12,7 +12,7 @@ class AddPolicy:
     15 default ones (the LLM's choice on the LLM path, else zero-shot by embedding similarity:
     mnemo.services.category_classifier) — the platform's projects; off, only an add's custom categories are
     matched by keyword (the self-hosted surface). `merge`: a new memory that states the same fact as an active
-    memory of its scope (mnemo.services.paraphrase.same_fact) is stored MERGED into it (`replaced_by`), hidden
+    memory of its scope (the language pack's `same_fact`) is stored MERGED into it (`replaced_by`), hidden
     from reads that do not ask for merged memories; the add answers it with the event NONE."""
 
     categorize: bool = False

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from mnemo.domain import filters as f
 from mnemo.domain.entities import EntityCount
 from mnemo.domain.memory import ACTIVE_ONLY, HistoryEntry, LifecycleState, MemoryRecord
+from mnemo.language import Language
 from mnemo.ports.memory_access import AccessLog
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_store import MemoryStore
@@ -51,17 +52,27 @@ class MemoryService:
         accesses: AccessLog | None = None,
         *,
         reranker: Reranker | None = None,
+        language: Language,
     ) -> None:
         """`accesses`: the log of the memories' retrievals (a platform project's): a decayed search ranks by it and
         records what it returns there; without one, decay counts the memories' age alone. `reranker`: what a search
-        with `rerank` re-scores its candidates with (without one, such a search is a 400)."""
+        with `rerank` re-scores its candidates with (without one, such a search is a 400). `language`: the language pack
+        (mnemo.language) the pipelines read statements and queries with."""
         parts = MemoryParts(
-            store, index, providers, weights or RankingWeights(), policy or AddPolicy(), accesses, reranker
+            store,
+            index,
+            providers,
+            weights or RankingWeights(),
+            policy or AddPolicy(),
+            accesses,
+            reranker,
+            language=language,
         )
         self._parts = parts
         # What the namespace's owner reads (and the benchmarks build further services on).
         self.store, self.index, self.providers, self.weights = store, index, providers, parts.weights
         self.policy, self.accesses, self.reranker = parts.policy, accesses, reranker
+        self.language = language
         categorizing, merging, inserting = Categorizing(parts), Merging(parts), Inserting(parts)
         filing = Filing(parts, categorizing, merging, inserting)
         self._erasing = Erasing(parts)

@@ -1,6 +1,6 @@
 """The facets in the index: which rows each facet is filed under, and how a search pinned to facets uses them.
 
-A memory's facets (mnemo.domain.claims: what its statement claims) are one of its hot fields (.row_documents); this
+A memory's facets (what its statement claims, read by a language pack) are one of its hot fields (.row_documents); this
 module alone reads them from a row, files rows under them and decides when a search pinned to facets scores only
 their rows, so that a change of what the index keeps of a memory's facets stays here.
 
@@ -20,7 +20,7 @@ import numpy as np
 from mnemo.adapters.sqlite.memory_index.partitions import Hot, Partition
 from mnemo.adapters.sqlite.memory_index.row_documents import FACETS_AT
 from mnemo.domain import filters as f
-from mnemo.domain.claims import FACETS_FIELD
+from mnemo.domain.memory import FACETS_FIELD
 
 FACETED_MAX = 8_192  # a facet filed on at most this many rows is searched through its rows alone
 # A scoped search over at most this many rows, with a facet filed on more rows than the facet path takes (FACETED_MAX,

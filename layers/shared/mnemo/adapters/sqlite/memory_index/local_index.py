@@ -20,6 +20,7 @@ from mnemo.adapters.sqlite import change_log
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index.approximate import ApproximateSearch
 from mnemo.adapters.sqlite.memory_index.exact_vectors import ExactVectors
+from mnemo.adapters.sqlite.memory_index.facet_versions import StaleFacets
 from mnemo.adapters.sqlite.memory_index.facets import FacetIndex
 from mnemo.adapters.sqlite.memory_index.faiss_index import ApproximateIndex
 from mnemo.adapters.sqlite.memory_index.following import IndexLog
@@ -35,6 +36,7 @@ from mnemo.adapters.sqlite.memory_index.tuning import IndexTuning
 from mnemo.domain import filters as f
 from mnemo.domain.memory import MemoryRecord
 from mnemo.ports.embedder import Vectors
+from mnemo.ports.facets import FacetReader
 from mnemo.ports.memory_index import IndexHit
 
 
@@ -43,14 +45,16 @@ class LocalMemoryIndex:
     than `tuning.ann_min_rows` rows scans them exactly, a broader one asks the approximate index (built once the index
     holds that many rows) for candidates, falling back to the exact scan when the filter keeps too few. With a
     `documents` source only the hot fields of each memory are kept in memory (.row_documents); with both sources, a
-    `snapshot` directory. With `records`, the index follows the changes other processes make to the file; every
-    index writes that log, and takes its keys from the file."""
+    `snapshot` directory. `facets`: what reads the facets of a memory (a language pack). With `records`, the index
+    follows the changes other processes make to the file; every index writes that log, and takes its keys from the
+    file."""
 
     def __init__(
         self,
         db: Database,
         dimension: int,
         *,
+        facets: FacetReader,
         documents: DocumentSource | None = None,
         vectors: VectorSource | None = None,
         tuning: IndexTuning | None = None,
@@ -65,13 +69,16 @@ class LocalMemoryIndex:
         self.secure_delete = self._keywords.secure_delete
         self._log = IndexLog(db)
         self._rows = IndexRows(
-            Partitions(dimension, documents),
+            Partitions(dimension, documents, facets),
             FacetIndex(),
             ExactVectors(vectors, self._lock),
             ApproximateSearch(self.tuning),
         )
         # A snapshot only with both sources, whose records hold what the index does not keep in memory.
-        self._snapshots = Snapshots(db, snapshot if documents is not None and vectors is not None else None)
+        self._stale = StaleFacets(facets)
+        self._snapshots = Snapshots(
+            db, snapshot if documents is not None and vectors is not None else None, self._stale
+        )
         self._loader = Loader(db, self._rows, self._keywords, self._log, self._snapshots)
         self._search = IndexSearch(self._rows, self._keywords, self._lock)
 
@@ -170,7 +177,19 @@ class LocalMemoryIndex:
 
     def search(self, vector: Vectors, query_text: str, expr: f.Expr, limit: int) -> list[IndexHit]:
         self.refresh()
+        if self._stale.pending:
+            with self._lock:
+                self._stale.step(self._rows)
         return self._search.search(vector, query_text, expr, limit)
+
+    def stale_facets(self) -> int:
+        """How many rows still hold facets another version of the rules read (.facet_versions)."""
+        return self._stale.pending
+
+    def rederive_facets(self, limit: int | None = None) -> int:
+        """Up to `limit` (None: all) of the rows with stale facets read again now; how many."""
+        with self._lock:
+            return self._stale.rederive(self._rows, limit)
 
     # ---- helpers ------------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from mnemo.adapters.sqlite.memory_index.row_documents import Doc, DocumentSource
 from mnemo.adapters.sqlite.memory_index.snapshot_files import Snapshot
 from mnemo.domain.memory import MemoryRecord
 from mnemo.ports.embedder import Vectors
+from mnemo.ports.facets import FacetReader
 
 Hot = tuple[Any, ...]  # a row's hot fields (.row_documents.HOT)
 FIRST_SLOTS = 1024  # keys the slot arrays hold before they first grow
@@ -107,9 +108,10 @@ class Partitions:
     `keys` (memory id -> key) is filled by the writers before they add a memory's row (a key stays assigned while the
     row is replaced); `slot_part` and `slot_row` give the partition number (-1: none) and the row of each key."""
 
-    def __init__(self, dimension: int, documents: DocumentSource | None) -> None:
+    def __init__(self, dimension: int, documents: DocumentSource | None, facets: FacetReader) -> None:
         self.dimension = dimension
         self.documents = documents
+        self.facets = facets
         self.by_user: dict[str | None, Partition] = {}
         self.numbered: list[Partition | None] = []
         self.keys: dict[str, int] = {}
@@ -154,7 +156,7 @@ class Partitions:
             if part is None:
                 part = self.by_user[user] = Partition(len(self.numbered), user, self.dimension)
                 self.numbered.append(part)
-            doc = record.index_document()
+            doc = record.index_document(self.facets.facets(record.text))
             hot = self._interner.hot(doc)
             row = part.append(record.id, key, hot, doc if keep_documents else None, code, scale)
             self.slot_part[key] = part.number
@@ -182,6 +184,10 @@ class Partitions:
                 del self.by_user[part.user]
                 self.numbered[number] = None
         return detached
+
+    def hot_of(self, doc: Doc) -> Hot:
+        """A memory's hot fields as a row keeps them (read from its index document)."""
+        return self._interner.hot(doc)
 
     def reset(self) -> None:
         self.by_user.clear()

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mnemo.domain.claims import FACETS_FIELD
+from mnemo.domain.memory import FACETS_FIELD
 
 Doc = Mapping[str, Any]
 DocumentSource = Callable[[str], Doc | None]  # a memory's index document (MemoryRecord.index_document), or None

@@ -70,6 +70,7 @@ class Snapshot:
     hot_rows: np.ndarray
     approximate: Path | None  # the approximate index's file, when it had one
     approximate_trained_on: int = 0
+    facets_version: str | None = None  # the version of the rules that read the rows' facets (None: unknown)
 
 
 @contextmanager
@@ -132,6 +133,7 @@ def write(directory: Path, snapshot: Snapshot, save_approximate: Any) -> None:
         "counts": snapshot.counts,
         "hot_table": [[_encoded(v) for v in row] for row in snapshot.hot_table],
         "approximate_trained_on": snapshot.approximate_trained_on if save_approximate is not None else 0,
+        "facets_version": snapshot.facets_version,
     }
     (temporary / "manifest.json").write_text(json.dumps(manifest))
     remove(directory)
@@ -183,6 +185,7 @@ def _loaded(directory: Path, manifest: dict[str, Any], mark: Mark) -> Snapshot:
         hot_rows=np.load(directory / "hot_rows.npy"),
         approximate=directory / "approximate.faiss" if manifest.get("approximate_trained_on") else None,
         approximate_trained_on=int(manifest.get("approximate_trained_on", 0)),
+        facets_version=manifest.get("facets_version"),
     )
 
 

@@ -4,7 +4,8 @@ the file.
 Only an index with both a document and a vector source has one: what it does not keep in memory is read from the
 records. The index notes the file's memory generation after each of its own writes; a snapshot is written only by
 the process whose write was the file's last (another's would not match the file), and restored only when written at
-the generation, width and keyword row the file has now.
+the generation, width and keyword row the file has now. Its rows' facets are restored with the version of the rules
+that read them; rows of another are read again (.facet_versions).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import snapshot_files as files
+from mnemo.adapters.sqlite.memory_index.facet_versions import StaleFacets
 from mnemo.adapters.sqlite.memory_index.following import IndexLog
 from mnemo.adapters.sqlite.memory_index.partitions import Hot, Partition, Partitions
 from mnemo.adapters.sqlite.memory_index.rows import IndexRows
@@ -25,8 +27,9 @@ class Snapshots:
     """The snapshot directory of one index (None: it keeps none), and the generation of the memories it reflects
     (`seen`; -1: none yet, its snapshot would not be used)."""
 
-    def __init__(self, db: Database, directory: Path | None) -> None:
+    def __init__(self, db: Database, directory: Path | None, stale: StaleFacets) -> None:
         self._db = db
+        self._stale = stale
         self.directory = directory
         self.seen = -1
         if directory is not None:
@@ -45,6 +48,7 @@ class Snapshots:
     def take(self, rows: IndexRows, log: IndexLog) -> bool:
         """The snapshot restored into the empty `rows` when it matches the file; whether it was. It is deleted
         either way: used once, or stale."""
+        self._stale.clear()
         if self.directory is None:
             return False
         snapshot = files.read(self.directory, files.mark_of(self._db, rows.partitions.dimension))
@@ -52,6 +56,7 @@ class Snapshots:
             log.next_key = snapshot.next_key
             hots = rows.partitions.restore(snapshot)
             rows.facets.file(snapshot.keys.tolist(), hots)
+            self._stale.restored(snapshot.keys, snapshot.facets_version)
             if snapshot.approximate is not None:
                 rows.approximate.read(snapshot.approximate, snapshot.approximate_trained_on)
             self.seen = snapshot.mark.generation
@@ -67,6 +72,8 @@ class Snapshots:
         index = rows.approximate.index
         mark = files.mark_of(self._db, partitions.dimension, self.seen)
         snapshot = _captured(partitions, mark, log.next_key, index.trained_on if index is not None else 0)
+        # Rows still stale make the snapshot's facets of no known version: the next start reads them all again.
+        snapshot.facets_version = None if self._stale.pending else self._stale.version
         files.write(self.directory, snapshot, index.save if index is not None else None)
 
 

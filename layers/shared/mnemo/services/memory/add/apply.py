@@ -9,12 +9,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from mnemo.domain.claims import claims
-from mnemo.domain.life_slots import share_a_slot
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, SourceMessage
+from mnemo.language import ClaimReading, Language
 from mnemo.ports.embedder import Vectors
 from mnemo.services.commands import AddResult
-from mnemo.services.extraction.wording import content_words
 from mnemo.services.memory.add.decide import Decision
 from mnemo.services.memory.erase import Erasing
 from mnemo.services.memory.parts import MemoryParts
@@ -79,9 +77,9 @@ class Applying:
     ) -> AddResult | None:
         """A memory the new facts made false: superseded by the new memory that replaced it, or deleted when none
         did. The one replacing it: the new memory of the fact the LLM named (`named`), else one whose claim
-        conflicts with the memory's (mnemo.domain.claims), else the closest. None, and the memory kept, when that
-        one is about something else (`related`): a wrong DELETE must not hide a true fact behind an unrelated one.
-        `embedded`: the vectors of the texts involved, computed before the add wrote anything."""
+        conflicts with the memory's (the language pack's claims), else the closest. None, and the memory kept, when
+        that one is about something else (`related`): a wrong DELETE must not hide a true fact behind an unrelated
+        one. `embedded`: the vectors of the texts involved, computed before the add wrote anything."""
         if not replacements:
             self._erasing.erase([record])
             return AddResult(record, Event.DELETE)
@@ -91,8 +89,8 @@ class Applying:
             embedded = {**embedded, **dict(zip(missing, self._parts.embed(missing), strict=True))}
         target = embedded[record.text]
         closest = replacements[int(np.argmax([embedded[r.record.text] @ target for r in replacements]))].record
-        successor = _successor(record, [r.record for r in replacements], named) or closest
-        if not related(record.text, successor.text, float(embedded[successor.text] @ target)):
+        successor = _successor(self._parts.language, record, [r.record for r in replacements], named) or closest
+        if not related(self._parts.language, record.text, successor.text, float(embedded[successor.text] @ target)):
             return None
         superseded = record.changed(state=LifecycleState.SUPERSEDED, replaced_by=successor.id)
         self._parts.store.replace(superseded, None, history)
@@ -100,15 +98,15 @@ class Applying:
         return AddResult(superseded, Event.DELETE)
 
 
-def related(old: str, new: str, cosine: float) -> bool:
+def related(language: Language, old: str, new: str, cosine: float) -> bool:
     """Whether a new fact can be what made an old memory false: both speak of one part of a life (home, work,
-    partner, ...: mnemo.domain.life_slots), their claims conflict, they share a content word, or their embeddings
+    partner, ...: the language pack's slots), their claims conflict, they share a content word, or their embeddings
     are not far apart."""
-    if cosine >= RELATED_COSINE or share_a_slot(old, new):
+    if cosine >= RELATED_COSINE or language.slots(old) & language.slots(new):
         return True
-    if set(content_words(old)) & set(content_words(new)):
+    if set(language.content_words(old)) & set(language.content_words(new)):
         return True
-    return any(n.conflicts(o) for n in claims(new) for o in claims(old))
+    return any(n.conflicts(o) for n in language.claims(new) for o in language.claims(old))
 
 
 def _naming(decisions: list[Decision], event: Event, refs: dict[str, MemoryRecord]) -> list[Decision]:
@@ -116,11 +114,13 @@ def _naming(decisions: list[Decision], event: Event, refs: dict[str, MemoryRecor
     return [d for d in decisions if d.event is event and d.ref in refs]
 
 
-def _successor(record: MemoryRecord, candidates: list[MemoryRecord], named: str | None) -> MemoryRecord | None:
+def _successor(
+    language: ClaimReading, record: MemoryRecord, candidates: list[MemoryRecord], named: str | None
+) -> MemoryRecord | None:
     """The new memory that replaced `record`: the one of the fact the LLM named, else the first whose claim
     conflicts with the record's; None when neither says."""
     for candidate in candidates:
         if named is not None and candidate.text == named:
             return candidate
-    old = claims(record.text)
-    return next((c for c in candidates if any(n.conflicts(o) for n in claims(c.text) for o in old)), None)
+    old = language.claims(record.text)
+    return next((c for c in candidates if any(n.conflicts(o) for n in language.claims(c.text) for o in old)), None)

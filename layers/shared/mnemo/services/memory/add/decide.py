@@ -10,8 +10,8 @@ from typing import Any
 
 from mnemo.domain.memory import Event
 from mnemo.errors import ProviderError
+from mnemo.language import Wording
 from mnemo.ports.llm import LLM
-from mnemo.services.extraction.wording import content_words
 from mnemo.services.llm_json import json_reply
 from mnemo.services.memory.add import prompts
 
@@ -37,16 +37,16 @@ def decide(llm: LLM, existing: dict[str, str], facts: list[str]) -> list[Decisio
     return [decision for item in items if (decision := _decision(item, existing, facts)) is not None]
 
 
-def with_unmentioned(decisions: list[Decision], facts: list[str]) -> list[Decision]:
+def with_unmentioned(language: Wording, decisions: list[Decision], facts: list[str]) -> list[Decision]:
     """The decisions, and an ADD for each fact none of them speaks of: a fact the reply left out is added rather
     than lost. A decision speaks of a fact when its text shares a content word with the fact, or when it is a DELETE
     naming the fact as what replaced the memory."""
-    said = set().union(*(content_words(d.text) for d in decisions))
+    said = set().union(*(language.content_words(d.text) for d in decisions))
     named = {d.replaced_by for d in decisions if d.event is Event.DELETE}
     missing = [
         Decision(Event.ADD, fact, None)
         for i, fact in enumerate(facts)
-        if i not in named and not said & set(content_words(fact))
+        if i not in named and not said & set(language.content_words(fact))
     ]
     return [*decisions, *missing]
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mnemo.domain.memory import Event, LifecycleState, MemoryRecord, Scope, now
+from mnemo.language import Language
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.services.commands import AddCommand, AddResult
-from mnemo.services.extraction.dates import resolve_dates
 from mnemo.services.memory.add.apply import Applying, Sources
 from mnemo.services.memory.add.decide import Decision, decide, with_unmentioned
 from mnemo.services.memory.add.extract import ExtractedFact, extract_facts
@@ -41,8 +41,9 @@ class InferredAdd:
             return []
         facts = [x.text for x in extracted]
         refs = {str(i): record for i, record in enumerate(self._related(self._parts.embed(facts), add.scope))}
-        decisions = with_unmentioned(decide(llm, {k: r.text for k, r in refs.items()}, facts), facts)
-        sources = _sources(command, grounded, decisions)
+        existing = {k: r.text for k, r in refs.items()}
+        decisions = with_unmentioned(self._parts.language, decide(llm, existing, facts), facts)
+        sources = _sources(self._parts.language, command, grounded, decisions)
         decisions = [d for d in decisions if d.event is not Event.ADD or sources[d.text]]
         embedded = self._applying.embedded_for(decisions, refs)
         new = _new_records(add, extracted, decisions, sources)
@@ -71,8 +72,11 @@ class InferredAdd:
             today=now().date(),
             categories=add.category_set,
         )
-        extracted = [replace(x, text=resolve_dates(x.text, said_at)) for x in extracted]
-        grounded = {x.text: s for x in extracted if (s := grounded_sources(command.messages, x.text, x.sources))}
+        language = self._parts.language
+        extracted = [replace(x, text=language.resolve_dates(x.text, said_at)) for x in extracted]
+        grounded = {
+            x.text: s for x in extracted if (s := grounded_sources(language, command.messages, x.text, x.sources))
+        }
         return [x for x in extracted if x.text in grounded], grounded
 
     def _not_repeated(
@@ -127,7 +131,7 @@ def _new_records(
     ]
 
 
-def _sources(command: AddCommand, grounded: Sources, decisions: list[Decision]) -> Sources:
+def _sources(language: Language, command: AddCommand, grounded: Sources, decisions: list[Decision]) -> Sources:
     """What each decided text cites: an extracted fact's grounded sources, else the user's sentence that supports
     it (grounding.py); empty for a text of the decision the conversation does not support."""
-    return {d.text: grounded.get(d.text) or grounded_sources(command.messages, d.text, ()) for d in decisions}
+    return {d.text: grounded.get(d.text) or grounded_sources(language, command.messages, d.text, ()) for d in decisions}

@@ -1,6 +1,7 @@
 """Merge on insert (the platform's policy, and Dream's synthesized memories): a new memory that states the same
 fact as an active memory of its scope — stored, or earlier in the same batch — is kept MERGED into it. Whether two
-texts state one fact is mnemo.services.paraphrase's `same_fact`; the candidates are the few closest by meaning."""
+texts state one fact is the language pack's paraphrase guards' (`same_fact`); the candidates are the few closest by
+meaning."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from mnemo.domain.memory import LifecycleState, MemoryRecord, Scope
 from mnemo.ports.embedder import Vectors
 from mnemo.services.memory.parts import MemoryParts
 from mnemo.services.memory.scoping import active_in
-from mnemo.services.paraphrase import MERGE_THRESHOLD, same_fact
 
 MERGE_CANDIDATES = 3  # the closest active memories of the scope a new memory is compared with
 
@@ -44,13 +44,14 @@ class Merging:
         hits = [
             h
             for h in self._parts.index.search(vector, "", scope_filter, MERGE_CANDIDATES)
-            if h.semantic >= MERGE_THRESHOLD
+            if h.semantic >= self._parts.language.merge_threshold
         ]
         stored = self._parts.store.get_many([h.memory_id for h in hits])
         candidates = [*earlier, *((h.semantic, stored[h.memory_id]) for h in hits if h.memory_id in stored)]
         same = [
             (similarity, other)
             for similarity, other in candidates
-            if other.state is LifecycleState.ACTIVE and same_fact(record.text, other.text, similarity)
+            if other.state is LifecycleState.ACTIVE
+            and self._parts.language.same_fact(record.text, other.text, similarity)
         ]
         return max(same, key=lambda pair: pair[0])[1] if same else None

@@ -1,21 +1,21 @@
 """Without an LLM, the current fact wins: an active memory that a new statement likely makes out of date is kept
 OUTDATED, replaced by whichever of the two was said later. What "likely out of date" means is read from the texts
-by mnemo.domain.claims (conflicting claims, a statement saying something changed, the parts of a life that hold
-one state at a time); this module is the one place the add path asks it."""
+by the language pack (mnemo.language: conflicting claims, a statement saying something changed, the parts of a
+life that hold one state at a time); this module is the one place the add path asks it."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from mnemo.domain.claims import claims, clauses, says_it_changed
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope
+from mnemo.language import ClaimReading
 from mnemo.ports.embedder import Vectors
 from mnemo.services.memory.parts import MemoryParts
 from mnemo.services.memory.scoping import active_in
 
 OUTDATE_CANDIDATES = 20  # the memories nearest a new statement whose claims it is compared with
 CHANGE_SIMILARITY = 0.40  # chosen on bench/data/change_pairs.jsonl (bench/change_rule.py)
-# The same for two statements of one part of a life that holds one state at a time (mnemo.domain.life_slots).
+# The same for two statements of one part of a life that holds one state at a time (the language pack's life slots).
 CHANGE_SIMILARITY_SAME_SLOT = 0.25
 
 
@@ -49,7 +49,7 @@ class Outdating:
             if current is None or current.state is not LifecycleState.ACTIVE:
                 return  # this statement was itself outdated meanwhile
             closeness = self._closeness(current.text, other.text, hits[other.id])
-            if other.state is LifecycleState.ACTIVE and replaces(current, other, closeness):
+            if other.state is LifecycleState.ACTIVE and replaces(self._parts.language, current, other, closeness):
                 older, newer = (other, current) if other.created_at <= current.created_at else (current, other)
                 if not older.immutable:
                     self._outdate(older, newer)
@@ -60,7 +60,7 @@ class Outdating:
         agency in Paris and I'm learning typography" it replaces)."""
 
         def closest() -> float:
-            parts, others = clauses(text), clauses(other)
+            parts, others = self._parts.language.clauses(text), self._parts.language.clauses(other)
             if len(parts) == 1 and len(others) == 1:
                 return whole
             vectors = self._parts.embed([*parts, *others])
@@ -74,15 +74,17 @@ class Outdating:
         self._parts.index.upsert([outdated], self._parts.embed([older.text]))  # still found by the reads that show it
 
 
-def replaces(new: MemoryRecord, other: MemoryRecord, similarity: Callable[[], float]) -> bool:
+def replaces(language: ClaimReading, new: MemoryRecord, other: MemoryRecord, similarity: Callable[[], float]) -> bool:
     """Whether one of the two statements likely makes the other out of date: their claims conflict (the same subject
-    and attribute, another value: mnemo.domain.claims), or the later one says something changed ("moved", "no
+    and attribute, another value: the language pack's claims), or the later one says something changed ("moved", "no
     longer", "passed away"…) about the same subject, and the two are close in meaning (cosine >= CHANGE_SIMILARITY).
     `similarity`: how close the two are in meaning (computed only when the rest of the rule holds)."""
-    said, known = claims(new.text), claims(other.text)
+    said, known = language.claims(new.text), language.claims(other.text)
     if any(a.conflicts(b) for a in said for b in known):
         return True
     if new.created_at == other.created_at:  # said together: only conflicting claims tell which is current
         return False
     later, earlier = (new, other) if new.created_at > other.created_at else (other, new)
-    return says_it_changed(later.text, earlier.text, similarity, CHANGE_SIMILARITY, CHANGE_SIMILARITY_SAME_SLOT)
+    return language.says_it_changed(
+        later.text, earlier.text, similarity, CHANGE_SIMILARITY, CHANGE_SIMILARITY_SAME_SLOT
+    )

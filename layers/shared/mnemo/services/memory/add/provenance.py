@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mnemo.domain.memory import SourceMessage
+from mnemo.language import Cited, Language
 from mnemo.services.commands import Message
-from mnemo.services.extraction.extractor import Cited
-from mnemo.services.extraction.sentences import sentences
-from mnemo.services.extraction.wording import content_words
 
 
-def cited_sources(messages: Sequence[Message], fact: str, numbers: Sequence[int]) -> tuple[SourceMessage, ...]:
+def cited_sources(
+    language: Language, messages: Sequence[Message], fact: str, numbers: Sequence[int]
+) -> tuple[SourceMessage, ...]:
     """The sources of a fact the LLM extracted: the messages it cited, checked — in range, not empty, not the
     system's, at least one of them the user's (else the LLM's answer is not trusted and the user's messages are
     searched instead) — each as the sentence that shares most words with the fact (its span in the message), or
@@ -21,15 +21,15 @@ def cited_sources(messages: Sequence[Message], fact: str, numbers: Sequence[int]
     with the fact, or every user message when none shares any."""
     usable = [n for n in dict.fromkeys(numbers) if 0 <= n < len(messages) and _citable(messages[n])]
     if any(messages[n].role == "user" for n in usable):
-        return tuple(best_sentence(messages[n], n, fact)[0] for n in usable)
-    return _searched(messages, fact)
+        return tuple(best_sentence(language, messages[n], n, fact)[0] for n in usable)
+    return _searched(language, messages, fact)
 
 
-def _searched(messages: Sequence[Message], fact: str) -> tuple[SourceMessage, ...]:
+def _searched(language: Language, messages: Sequence[Message], fact: str) -> tuple[SourceMessage, ...]:
     """The one sentence of the user's messages sharing most words with the fact, or every user message when none
     shares any."""
     users = [n for n, m in enumerate(messages) if m.role == "user" and m.content.strip()]
-    best = [best_sentence(messages[n], n, fact) for n in users]
+    best = [best_sentence(language, messages[n], n, fact) for n in users]
     shared = [b for b in best if b[1] > 0]
     if shared:
         return (max(shared, key=lambda b: b[1])[0],)
@@ -45,11 +45,11 @@ def _citable(message: Message) -> bool:
     return message.role != "system" and bool(message.content.strip())
 
 
-def best_sentence(message: Message, index: int, fact: str) -> tuple[SourceMessage, int]:
+def best_sentence(language: Language, message: Message, index: int, fact: str) -> tuple[SourceMessage, int]:
     """The sentence of the message that shares most content words with the fact (the first of equals), with how many
     it shares; the whole message when it shares none."""
-    wanted = set(content_words(fact))
-    scored = [(len(wanted & set(content_words(s.text))), s) for s in sentences(message.content)]
+    wanted = set(language.content_words(fact))
+    scored = [(len(wanted & set(language.content_words(s.text))), s) for s in language.sentences(message.content)]
     shared, best = max(scored, key=lambda pair: pair[0], default=(0, None))
     if best is None or shared == 0:
         return SourceMessage(message.role, message.content, index, message.name), 0

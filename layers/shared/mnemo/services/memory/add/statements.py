@@ -8,9 +8,9 @@ import numpy as np
 
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Event, MemoryRecord, now
+from mnemo.language import Statement, Turn
 from mnemo.ports.embedder import Vectors
 from mnemo.services.commands import AddResult
-from mnemo.services.extraction.extractor import Statement, Turn, extract_statements
 from mnemo.services.memory.add.filing import Filing
 from mnemo.services.memory.add.outdating import Outdating
 from mnemo.services.memory.add.pending import PendingAdd
@@ -45,7 +45,7 @@ class StatementsAdd:
     def _about_its_topics(self, add: PendingAdd) -> tuple[list[Statement], Vectors]:
         """The extractor's statements the add's topics let through (topics.py), with their embeddings."""
         turns = [Turn(i, m.role, m.content) for i, m in enumerate(add.command.messages)]
-        statements = extract_statements(turns, add.command.timestamp or now())
+        statements = self._parts.language.statements(turns, add.command.timestamp or now())
         if not statements:
             return [], np.empty((0, 0), dtype=np.float32)
         vectors = self._parts.embed([s.text for s in statements])

@@ -1,13 +1,13 @@
 """The context a hybrid score gets after fusion: the moment its memory was stated (a memory said where the
 conversation was about what the query asks is likelier to answer it), and the time the query names ("last May",
-resolved by mnemo.services.time_window: the one place a search reads time words)."""
+resolved by the language pack's time words: the one place a search reads time words)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from mnemo.language import TimeWords, Window
 from mnemo.services.commands import SearchResult
-from mnemo.services.time_window import Window, dates_named, query_windows
 
 CONTEXT_WEIGHT = 0.1  # how far a memory is lifted toward the best other one stated at its moment (in_context)
 TIME_BOOST = 0.1  # added to a memory of the time the query names
@@ -34,21 +34,23 @@ def in_context(found: list[SearchResult]) -> list[SearchResult]:
     return sorted(out, key=lambda r: r.score, reverse=True)
 
 
-def in_the_time_asked(found: list[SearchResult], query: str, reference_date: datetime | None) -> list[SearchResult]:
+def in_the_time_asked(
+    language: TimeWords, found: list[SearchResult], query: str, reference_date: datetime | None
+) -> list[SearchResult]:
     """The results with the memories of the time the query names (resolved against `reference_date`, else now)
     boosted (`in_time`); as they were when it names none."""
-    windows = query_windows(query, reference_date or datetime.now(UTC))
-    return in_time(found, windows) if windows else found
+    windows = language.query_windows(query, reference_date or datetime.now(UTC))
+    return in_time(language, found, windows) if windows else found
 
 
-def in_time(found: list[SearchResult], windows: list[Window]) -> list[SearchResult]:
+def in_time(language: TimeWords, found: list[SearchResult], windows: list[Window]) -> list[SearchResult]:
     """TIME_BOOST added (within 1) to the memories of the time the query names: made then (`created_at`), or naming a
     date of it; best first, equal scores in their order."""
     out = []
     for result in found:
         record = result.record
         inside = any(w.holds(record.created_at) for w in windows) or any(
-            named.start < w.end and w.start < named.end for named in dates_named(record.text) for w in windows
+            named.start < w.end and w.start < named.end for named in language.dates_named(record.text) for w in windows
         )
         boost = TIME_BOOST if inside else 0.0
         details = {**result.details, "time_boost": boost}

@@ -1,20 +1,15 @@
 """A query about one user read as their memories are written: "Where does Alice live?" searched as "Where do I
-live?" when the search is about Alice's memories (mnemo.services.extraction.questions). The user is named by their
+live?" when the search is about Alice's memories (the language pack's `in_first_person`). The user is named by their
 id, or by the name a memory of theirs gives ("Name is Alice": a facet lookup of the index)."""
 
 from __future__ import annotations
 
-import functools
-import re
-
 from mnemo.domain import filters as f
-from mnemo.domain.claims import FACETS_FIELD, USER, claims
+from mnemo.domain.memory import FACETS_FIELD
+from mnemo.language import USER
 from mnemo.ports.embedder import Vectors
-from mnemo.services.extraction.questions import case_folded, in_first_person
 from mnemo.services.memory.parts import MemoryParts
 
-# A word that may be a name: capitalized after the start (not "I"), or the query's first word before a verb.
-_NAMING = re.compile(r"(?<=\s)(?!I\b)[A-Z][a-z]|^[A-Z][a-z]+(?:'s|’s)?\s+(?:is|was|has|does|works|lives)\b")
 NAME_CANDIDATES = 3  # the user's memories stating a name that are read for it
 
 
@@ -30,9 +25,9 @@ class FirstPerson:
         if users is None or len(users) != 1:
             return query, vector
         (user_id,) = users
-        if not _may_name(query, user_id):
+        if not self._parts.language.may_name(query, user_id):
             return query, vector
-        rewritten = in_first_person(query, self._names(user_id, vector, query, seen))
+        rewritten = self._parts.language.in_first_person(query, self._names(user_id, vector, query, seen))
         return (query, vector) if rewritten == query else (rewritten, self._parts.embed_query(rewritten))
 
     def _names(self, user_id: str, vector: Vectors, query: str, seen: f.Expr) -> list[str]:
@@ -42,18 +37,6 @@ class FirstPerson:
         return [user_id] + [
             c.value
             for record in self._parts.store.get_many([h.memory_id for h in hits]).values()
-            for c in claims(record.text)
+            for c in self._parts.language.claims(record.text)
             if c.attribute == "name" and c.subject == USER
         ]
-
-
-def _may_name(query: str, user_id: str) -> bool:
-    """Whether the query may name the user: their id as a word of it, or a word that may be a name."""
-    named_by_id = case_folded(user_id) in case_folded(query) and _user_named(user_id).search(query)
-    return bool(_NAMING.search(query) or named_by_id)
-
-
-@functools.lru_cache(maxsize=1024)
-def _user_named(user_id: str) -> re.Pattern[str]:
-    """The user's id as a word of a query, compiled once per user (re's own cache churned with many users)."""
-    return re.compile(rf"\b{re.escape(user_id)}\b", re.IGNORECASE)

@@ -48,7 +48,7 @@ def fuse(
     answers: frozenset[str] = frozenset(),
 ) -> list[Ranked]:
     """The best `top_k` hits by fused score. `answers`: memories that state what the query asks about (its facet:
-    mnemo.domain.claims.asked_facets) — the threshold does not drop them, and ANSWER_BOOST is added to their score
+    the language pack's `asked_facets`) — the threshold does not drop them, and ANSWER_BOOST is added to their score
     (within 1): a question about where someone works finds "I quit Google and joined Stripe" though its words and
     its meaning are far from the question's."""
     best_keyword = max((h.keyword for h in hits), default=0.0)

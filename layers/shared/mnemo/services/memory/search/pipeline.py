@@ -72,4 +72,4 @@ class SearchPipeline:
         records = self._parts.store.get_many([r.memory_id for r in ranked])
         found = [SearchResult(records[r.memory_id], r.score, r.details) for r in ranked if r.memory_id in records]
         found = reranked(self._parts.reranker, command.query, found) if command.rerank else in_context(found)
-        return in_the_time_asked(found, retrieved.query, command.reference_date)
+        return in_the_time_asked(self._parts.language, found, retrieved.query, command.reference_date)

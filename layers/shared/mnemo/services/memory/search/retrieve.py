@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mnemo.domain import filters as f
-from mnemo.domain.claims import FACETS_FIELD, asked_facets
+from mnemo.domain.memory import FACETS_FIELD
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.memory_index import IndexHit
 from mnemo.services.commands import SearchCommand
@@ -52,7 +52,7 @@ class Retrieval:
         """The memories that state what the query asks about (where one lives, works…: asked_facets), the closest
         first, whatever their score: a current fact must not fall under the threshold because its words are far
         from the question's."""
-        asked = asked_facets(query)
+        asked = self._parts.language.asked_facets(query)
         if not asked:
             return []
         about = f.conjoin(seen, f.Condition(FACETS_FIELD, "in", asked))

@@ -1,0 +1,29 @@
+"""The English words that tell whether a fact an LLM extracted is in the conversation: the names a fact holds
+(its capitalised words past the first, but the months and weekdays a resolved date brings, and "I"), and the words
+by which a user says yes to what an assistant said."""
+
+from __future__ import annotations
+
+import re
+
+from mnemo.language.en.extraction.dates import MONTHS, WEEKDAYS
+from mnemo.language.en.extraction.wording import tokens
+
+CONFIRMATIONS = frozenset(
+    "yes yeah yep yup yea correct exactly right true sure indeed absolutely definitely affirmative".split()
+)
+DENIALS = frozenset("no not nope nah never wrong".split())
+_NAME = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*")
+_NOT_NAMES = frozenset(MONTHS) | frozenset(WEEKDAYS) | {"i", "i'm", "i've", "i'd", "i'll"}
+
+
+def names(fact: str) -> list[str]:
+    """The names a fact holds, lower case: its capitalised words past the first, but months, weekdays and "I"."""
+    found = [m.group().lower() for m in _NAME.finditer(fact) if m.start() > 0]
+    return [tokens(name)[0] for name in found if tokens(name) and name not in _NOT_NAMES]
+
+
+def confirms(reply: str) -> bool:
+    """Whether a reply's first two words say yes and none says no."""
+    opening = set(tokens(reply)[:2])
+    return bool(opening & CONFIRMATIONS) and not opening & DENIALS

@@ -1,0 +1,131 @@
+"""The one interface the core reads a language through. A pack (mnemo.language.en) implements it; the composition
+root builds the pack and hands it to whoever needs it, through their constructors, so that no module of the core
+knows which language it reads.
+
+It is grouped by what the core asks: the claims of a statement and the facets an index files it under (versioned:
+`version` changes when they may), the facets a question asks about, whether a statement says something changed,
+the parts of a life a statement speaks of; the deterministic extractor's reading of messages; the few wording
+helpers the core uses; the paraphrase guards of merging; the time words of queries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from typing import Protocol
+
+from mnemo.language.claims import Claim
+from mnemo.language.statements import Sentence, Statement, Turn
+from mnemo.language.time_windows import Window
+
+
+class FacetReading(Protocol):
+    """The facets a search index files a memory under, and the version of the rules that read them: facets stored
+    with another version are stale and read again."""
+
+    @property
+    def version(self) -> str: ...
+
+    def facets(self, text: str) -> list[str]:
+        """The attributes a memory states ("residence", "employer", "my sister emma residence", …)."""
+        ...
+
+
+class ClaimReading(FacetReading, Protocol):
+    def claims(self, text: str) -> list[Claim]:
+        """What the statement claims of its subject, each claim once."""
+        ...
+
+    def asked_facets(self, question: str) -> list[str]:
+        """The facets a question asks about ("Where does she work now?" -> employer)."""
+        ...
+
+    def clauses(self, text: str) -> list[str]:
+        """The clauses of a statement (the whole statement when it has none of three words or more)."""
+        ...
+
+    def says_it_changed(
+        self, later: str, earlier: str, closeness: Callable[[], float], threshold: float, same_slot_threshold: float
+    ) -> bool:
+        """Whether the later statement makes the earlier likely out of date though their claims do not conflict:
+        it says something changed, about a subject the earlier may be about, and `closeness()` reaches `threshold`
+        (`same_slot_threshold` when both speak of one part of a life that holds one state at a time)."""
+        ...
+
+    def slots(self, text: str) -> frozenset[str]:
+        """The parts of a life that hold one state at a time the statement speaks of (home, work, partner, …)."""
+        ...
+
+
+class MessageReading(Protocol):
+    def statements(self, turns: Sequence[Turn], at: datetime) -> list[Statement]:
+        """The deterministic extractor: the user's statements of a conversation whose messages were sent `at`."""
+        ...
+
+    def sentences(self, content: str) -> list[Sentence]:
+        """The non-empty sentences of a message, each with its span."""
+        ...
+
+
+class Wording(Protocol):
+    def content_words(self, sentence: str) -> list[str]: ...
+
+    def case_folded(self, text: str) -> str:
+        """The text as a comparison of names without case reads it."""
+        ...
+
+    def may_name(self, query: str, user_id: str) -> bool:
+        """Whether a query may name the user: their id as a word of it, or a word that may be a name."""
+        ...
+
+    def in_first_person(self, question: str, names: Iterable[str]) -> str:
+        """A question about the user named `names` asked in the first person ("Where does Alice live?" -> "Where do
+        I live?"); the question itself when it names none of them."""
+        ...
+
+
+class GroundingWords(Protocol):
+    """What checking that a fact an LLM extracted is in the conversation reads (mnemo.services.memory.add.grounding)."""
+
+    def words(self, text: str) -> list[str]:
+        """The text's words, lower case, a contraction read as its first word."""
+        ...
+
+    def names(self, fact: str) -> list[str]:
+        """The names a fact holds (lower case): words that must appear in what it rests on, not dates' words."""
+        ...
+
+    def confirms(self, reply: str) -> bool:
+        """Whether a reply opens by saying yes to what it answers ("Yes, for ten years", "That's right")."""
+        ...
+
+    def resolve_dates(self, text: str, at: datetime) -> str:
+        """The text with each relative date it holds ("last month") written as the date it means at `at`."""
+        ...
+
+
+class ParaphraseGuards(Protocol):
+    @property
+    def merge_threshold(self) -> float:
+        """The closeness at or above which two statements are checked by `same_fact`."""
+        ...
+
+    def same_fact(self, a: str, b: str, similarity: float) -> bool:
+        """Whether two statements this close in meaning state one fact (no guard of a differing value fires)."""
+        ...
+
+
+class TimeWords(Protocol):
+    def query_windows(self, query: str, reference: datetime) -> list[Window]:
+        """The windows of time a query names, resolved against `reference`."""
+        ...
+
+    def dates_named(self, text: str) -> list[Window]:
+        """The dates a (resolved) text names, each as the window it stands for."""
+        ...
+
+
+class Language(ClaimReading, MessageReading, Wording, GroundingWords, ParaphraseGuards, TimeWords, Protocol):
+    """A language pack: its `code` ("en"), its `version`, and everything the core reads in that language."""
+
+    @property
+    def code(self) -> str: ...

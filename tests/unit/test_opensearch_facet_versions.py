@@ -1,0 +1,30 @@
+"""OpenSearch documents carry the version of the rules that read their facets (mnemo.adapters.opensearch.documents):
+a keyword field of the mapping, written with the facets in every document; `mnemo reindex` writes them all again
+with the current pack's."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mnemo.adapters.opensearch.documents import FACETS_VERSION_FIELD, document, index_body
+from mnemo.domain.memory import FACETS_FIELD, MemoryRecord, Scope
+
+
+class Rules:
+    version = "rules-7"
+
+    def facets(self, text: str) -> list[str]:
+        return ["residence"] if "live" in text else []
+
+
+def test_given_the_mapping_then_the_facets_version_is_a_keyword_field() -> None:
+    assert index_body(4)["mappings"]["properties"][FACETS_VERSION_FIELD] == {"type": "keyword"}
+
+
+def test_given_a_memory_then_its_document_holds_its_facets_and_the_version_that_read_them() -> None:
+    record = MemoryRecord.create("I live in Lisbon", Scope(user_id="alice"))
+
+    body = document(record, np.zeros(4, dtype=np.float32), Rules())
+
+    assert body[FACETS_FIELD] == ["residence"]
+    assert body[FACETS_VERSION_FIELD] == "rules-7"
