@@ -19,9 +19,11 @@ class Container(ServedServices):
     closers: list[Callable[[], None]] = field(default_factory=list)  # last opened, first closed
 
     def close(self, deadline: float = STOP_DEADLINE) -> None:
-        """Stop the workers (within `deadline` seconds), then close the platform and what was opened."""
+        """Stop the workers (within `deadline` seconds), then close the platform (when it was built) and what was
+        opened."""
         self.workers.stop(deadline)
-        self.platform.close()
+        if self.features.built:
+            self.platform.close()
         self.request_log.close()
         for close in reversed(self.closers):
             close()
