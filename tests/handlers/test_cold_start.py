@@ -120,9 +120,9 @@ def test_each_http_function_loads_only_the_modules_of_its_own_route_groups() -> 
     for function in http_functions():
         # Given a function's entry imported and warmed in a fresh interpreter, as Lambda starts it
         loaded = loaded_by(function)
-        groups = loaded["groups"]
-        modules = set(loaded["modules"])  # type: ignore[arg-type]
-        assert isinstance(groups, list)
+        groups, names = loaded["groups"], loaded["modules"]
+        assert isinstance(groups, list) and isinstance(names, list)
+        modules = set(names)
 
         # Then its own groups' routers are loaded, and no other group's
         for group in GROUP_ROUTERS:

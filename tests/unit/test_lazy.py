@@ -9,7 +9,12 @@ from mnemo.services.lazy import Lazy
 
 def test_given_a_lazy_value_when_nothing_asks_then_it_is_never_built() -> None:
     calls: list[int] = []
-    lazy = Lazy(lambda: calls.append(1) or "value")
+
+    def build() -> str:
+        calls.append(1)
+        return "value"
+
+    lazy = Lazy(build)
 
     assert lazy.built is False and calls == []
 
