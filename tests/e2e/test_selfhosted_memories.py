@@ -849,7 +849,9 @@ def test_a_malformed_json_body_is_422_not_500(client: TestClient, method: str, p
     [("post", "/memories"), ("post", "/search"), ("put", "/memories/{id}")],
 )
 @pytest.mark.parametrize("raw", [b"\xff\xfe", b'{"text": "a\xed\xb2\x80"}'])
-def test_a_body_that_is_not_utf8_is_400_before_any_work(client: TestClient, method: str, path: str, raw: bytes) -> None:
+def test_a_body_that_is_not_utf8_is_400_before_any_work(
+    client: TestClient, method: str, path: str, raw: bytes
+) -> None:
     memory_id = add_one(client, "I like tea")
     response = client.request(
         method.upper(), path.format(id=memory_id), content=raw, headers={"content-type": "application/json"}
