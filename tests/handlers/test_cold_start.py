@@ -51,3 +51,92 @@ def test_every_function_starts_with_its_default_composition_and_without_torch_or
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result == {"ready": sorted(p.split("/")[-2] for p in apps), "heavy": []}
     assert len(result["ready"]) == 9  # with the MCP function
+
+
+# What one HTTP function loads: its groups, the mnemo modules and the libraries below, and whether it built the
+# platform's features, after its entry is imported and warmed in a fresh interpreter.
+_LOADED_PROBE = """
+import importlib.util, json, os, sys
+from moto import mock_aws
+from tests.support.lambda_aws import create_stack
+
+with mock_aws():
+    os.environ.update(create_stack().env)
+    spec = importlib.util.spec_from_file_location("function", sys.argv[1])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.warm()
+    built = module.entry.function.container.get().features.built
+libraries = ("mcp", "jsonschema")
+print(json.dumps({
+    "groups": list(module.entry.function.groups),
+    "platform_built": built,
+    "modules": sorted(m for m in sys.modules if m.startswith("mnemo.") or m.split(".")[0] in libraries),
+}))
+"""
+
+# A platform feature's modules (mnemo.services.platform.<feature>...), the platform's composition, the libraries only
+# its routes use: none of them is loaded by a function whose groups use no platform feature.
+PLATFORM_ONLY = (
+    "mnemo.services.platform.",
+    "mnemo.composition.aws_platform",
+    "mnemo.composition.platform",
+    "mnemo.api.platform",
+    "jsonschema",
+)
+PLATFORM_SHELL = ("mnemo.services.platform.served",)  # the type of what every app serves: no feature in it
+
+
+def http_functions() -> list[str]:
+    return sorted(p.parent.name for p in FUNCTIONS.glob("*/app.py") if "http_entry(" in p.read_text())
+
+
+def loaded_by(function: str) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "POWERTOOLS_TRACE_DISABLED": "true"}
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED_PROBE, str(FUNCTIONS / function / "app.py")],
+        check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    loaded: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def router_modules(group: str) -> set[str]:
+    from mnemo.api.route_groups import GROUP_ROUTERS
+
+    explorer = "mnemo.api.explorer"  # every app serves the explorer, whatever its groups
+    return {ref.split(":")[0] for ref in GROUP_ROUTERS[group]} - {explorer}
+
+
+def test_each_http_function_loads_only_the_modules_of_its_own_route_groups() -> None:
+    from mnemo.api.route_groups import GROUP_ROUTERS, uses_platform
+
+    assert http_functions() == ["admin", "auth", "configure", "mcp", "memories", "platform"]
+    for function in http_functions():
+        # Given a function's entry imported and warmed in a fresh interpreter, as Lambda starts it
+        loaded = loaded_by(function)
+        groups, names = loaded["groups"], loaded["modules"]
+        assert isinstance(groups, list) and isinstance(names, list)
+        modules = set(names)
+
+        # Then its own groups' routers are loaded, and no other group's
+        for group in GROUP_ROUTERS:
+            mine = router_modules(group)
+            if group in groups:
+                assert mine <= modules, (function, group, mine - modules)
+            else:
+                assert not mine & modules, (function, group, mine & modules)
+        # And the platform's features are imported and built only where its routes use them
+        platform = uses_platform(groups)
+        assert loaded["platform_built"] is platform, function
+        if not platform:
+            strays = {m for m in modules if m.startswith(PLATFORM_ONLY) and m not in PLATFORM_SHELL}
+            assert not strays, (function, sorted(strays))
+        # And none loads the MCP SDK: it is imported on the first MCP call
+        assert not any(m == "mcp" or m.startswith("mcp.") for m in modules), function

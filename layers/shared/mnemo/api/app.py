@@ -1,41 +1,35 @@
 """The FastAPI application: every router in one app for the local process, or one route group per Lambda
 function (functions/<group>/app.py). Every app's explorer (/docs, /redoc: api/explorer.py) describes the whole
-API, and answers CORS for the origins it is given."""
+API, and answers CORS for the origins it is given. An app imports the routers of its own groups only
+(api/route_groups.py); the whole API's description imports the others on its first call."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fastapi import APIRouter, FastAPI
+from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
 from fastapi.routing import APIRoute
 
 import mnemo
-from mnemo.api import explorer, health
+from mnemo.api import explorer
 from mnemo.api.body_guard import BodyGuardMiddleware
 from mnemo.api.cors import AllowedOriginsCors
 from mnemo.api.dependencies import SERVICES_STATE
 from mnemo.api.errors import install_error_handlers
 from mnemo.api.inline_work import InlineWorkMiddleware, runs_in_process
-from mnemo.api.mcp_server import route as mcp_route
-from mnemo.api.platform import PLATFORM_ROUTERS
+from mnemo.api.mcp_server.app_state import DEFAULT_USER_ID, DEFAULT_USER_STATE
 from mnemo.api.request_id import RequestIdMiddleware
 from mnemo.api.request_log_middleware import RequestLogMiddleware
-from mnemo.api.selfhosted import api_keys, auth, configure, entities, memories, request_log, users
-from mnemo.services.platform.served import ServedServices
+from mnemo.api.route_groups import ROUTE_GROUPS
 
-# The route groups, each served by one Lambda function (template.yaml routes their paths to it).
-ROUTE_GROUPS: dict[str, tuple[APIRouter, ...]] = {
-    "memories": (memories.router,),  # /memories*, /search, /reset
-    "configure": (configure.router,),  # /configure*
-    "auth": (auth.router, api_keys.router, users.router),  # /auth/*, /api-keys*, /users*
-    # /requests, /entities*, /health, and the explorer
-    "admin": (request_log.router, entities.router, health.router, explorer.router),
-    "platform": PLATFORM_ROUTERS,  # surface A: /v1/*, /v2/*, /v3/*, /api/v1/orgs/* (Authorization: Token)
-    "mcp": (mcp_route.router,),  # /mcp: the MCP tools, calling the routes above in process
-}
+if TYPE_CHECKING:
+    from mnemo.services.platform.served import ServedServices
+
+__all__ = ["ROUTE_GROUPS", "create_app", "whole_api_description"]
+
 TITLE = "mnemo"
 DESCRIPTION = "Long-term memory for AI agents: the self-hosted REST API."
 
@@ -45,7 +39,7 @@ def create_app(
     groups: Iterable[str] | None = None,
     *,
     cors_origins: Sequence[str] = (),
-    mcp_default_user_id: str = mcp_route.DEFAULT_USER_ID,
+    mcp_default_user_id: str = DEFAULT_USER_ID,
     inline_work: bool = False,
 ) -> FastAPI:
     """The app of the given route groups (every group when None). `mcp_default_user_id`: whose memories the MCP
@@ -65,7 +59,7 @@ def create_app(
         redoc_url=None,
     )
     setattr(app.state, SERVICES_STATE, services)
-    setattr(app.state, mcp_route.DEFAULT_USER_STATE, mcp_default_user_id)
+    setattr(app.state, DEFAULT_USER_STATE, mcp_default_user_id)
     if inline_work:
         providers = services.configuration.providers
         app.add_middleware(InlineWorkMiddleware, decide=lambda: runs_in_process(providers.get()))

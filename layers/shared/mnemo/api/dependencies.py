@@ -1,5 +1,7 @@
 """The services a route uses, as FastAPI dependencies: each typed by the service it gives. The app keeps the
 composition root's ServedServices in its state (create_app); a route never sees more than the services it names.
+These are the core's; the platform's features have theirs in api/platform/dependencies.py, so that a function
+serving no platform route never imports the platform's services.
 
 Each `...Dep` resolves in the event loop (`in_loop`): FastAPI runs a synchronous dependency in its thread pool, and
 under load each such trip costs CPU (the hand-off and the wake-up of a worker thread, under the GIL) for what is an
@@ -8,33 +10,25 @@ attribute read."""
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 
-from mnemo.errors import UnavailableError
 from mnemo.services.accounts import AccountService
 from mnemo.services.api_keys import ApiKeyService
 from mnemo.services.authentication import Authenticator
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.memory import MemoryService
-from mnemo.services.platform.dream.service import DreamService
-from mnemo.services.platform.features import PlatformFeatures
-from mnemo.services.platform.memories.project_memory import ProjectMemoryService
-from mnemo.services.platform.profiles.service import ProfileService
-from mnemo.services.platform.served import ServedServices
-from mnemo.services.platform.tenancy.events import EventService
-from mnemo.services.platform.tenancy.project_entities import ProjectEntityService
-from mnemo.services.platform.tenancy.reports import ReportService
-from mnemo.services.platform.tenancy.service import TenancyService
-from mnemo.services.platform.unavailable import Unavailable
-from mnemo.services.platform.webhooks.service import WebhookService
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
 from mnemo.services.selfhosted_entities import EntityService
 from mnemo.services.sessions import SessionService
 from mnemo.services.tokens import TokenService
 from mnemo.services.workers import Supervisor
+
+if TYPE_CHECKING:
+    from mnemo.services.platform.features import PlatformFeatures
+    from mnemo.services.platform.served import ServedServices
 
 SERVICES_STATE = "services"
 
@@ -105,44 +99,6 @@ def platform_services(request: Request) -> PlatformFeatures:
     return services_of(request).platform
 
 
-def tenancy_service(request: Request) -> TenancyService:
-    return platform_services(request).tenancy
-
-
-def project_memory_service(request: Request) -> ProjectMemoryService:
-    return platform_services(request).project_memory
-
-
-def event_service(request: Request) -> EventService:
-    return platform_services(request).events
-
-
-def project_entity_service(request: Request) -> ProjectEntityService:
-    return platform_services(request).entities
-
-
-def report_service(request: Request) -> ReportService:
-    return platform_services(request).reports
-
-
-def webhook_service(request: Request) -> WebhookService:
-    webhooks = platform_services(request).webhooks
-    if isinstance(webhooks, Unavailable):
-        raise UnavailableError(webhooks.reason)
-    return webhooks
-
-
-def dream_service(request: Request) -> DreamService:
-    return platform_services(request).dream
-
-
-def profile_service(request: Request) -> ProfileService:
-    profiles = platform_services(request).profiles
-    if isinstance(profiles, Unavailable):
-        raise UnavailableError(profiles.reason)
-    return profiles
-
-
 MemoryServiceDep = Annotated[MemoryService, Depends(in_loop(memory_service))]
 ConfigurationServiceDep = Annotated[ConfigurationService, Depends(in_loop(configuration_service))]
 AccountServiceDep = Annotated[AccountService, Depends(in_loop(account_service))]
@@ -151,12 +107,4 @@ SessionServiceDep = Annotated[SessionService, Depends(in_loop(session_service))]
 ApiKeyServiceDep = Annotated[ApiKeyService, Depends(in_loop(api_key_service))]
 EntityServiceDep = Annotated[EntityService, Depends(in_loop(entity_service))]
 RequestLogServiceDep = Annotated[RequestLogService, Depends(in_loop(request_log_service))]
-TenancyServiceDep = Annotated[TenancyService, Depends(in_loop(tenancy_service))]
-ProjectMemoryServiceDep = Annotated[ProjectMemoryService, Depends(in_loop(project_memory_service))]
-EventServiceDep = Annotated[EventService, Depends(in_loop(event_service))]
-ProjectEntityServiceDep = Annotated[ProjectEntityService, Depends(in_loop(project_entity_service))]
-ReportServiceDep = Annotated[ReportService, Depends(in_loop(report_service))]
-WebhookServiceDep = Annotated[WebhookService, Depends(in_loop(webhook_service))]
-ProfileServiceDep = Annotated[ProfileService, Depends(in_loop(profile_service))]
-DreamServiceDep = Annotated[DreamService, Depends(in_loop(dream_service))]
 WorkersDep = Annotated[Supervisor, Depends(in_loop(workers))]

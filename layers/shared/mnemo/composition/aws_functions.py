@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mnemo.composition.aws import aws_webhooks
+from mnemo.composition.aws_platform import aws_webhooks
 from mnemo.composition.platform import dream_policy
 from mnemo.domain.entities import EntityCount
 from mnemo.ports.change_outbox import ChangeOutbox

@@ -20,13 +20,14 @@ class Container(ServedServices):
     closed: bool = field(default=False, init=False)
 
     def close(self, deadline: float = STOP_DEADLINE) -> None:
-        """Stop the workers (within `deadline` seconds), then close the platform and what was opened; once (the
-        app's shutdown and the code after the server may both call it)."""
+        """Stop the workers (within `deadline` seconds), then close the platform (when it was built) and what was
+        opened; once (the app's shutdown and the code after the server may both call it)."""
         if self.closed:
             return
         self.closed = True
         self.workers.stop(deadline)
-        self.platform.close()
+        if self.features.built:
+            self.platform.close()
         self.request_log.close()
         for close in reversed(self.closers):
             close()

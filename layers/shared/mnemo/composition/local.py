@@ -34,6 +34,7 @@ from mnemo.composition.shared import core_services, index_tuning, ranking_weight
 from mnemo.language.en import english
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import SETTINGS_KEY, ConfigurationService, ConfiguredProviders
+from mnemo.services.lazy import Lazy
 from mnemo.services.namespace_memory import open_memory_service
 from mnemo.services.platform.dream.timer import DreamTimer
 from mnemo.services.platform.features import PlatformFeatures
@@ -77,12 +78,13 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
     stores = AccountStores(SqliteUserStore(database), SqliteApiKeyStore(database), SqliteRefreshTokenStore(database))
     request_log = RequestLogService(SqliteRequestLogStore(database), settings.request_log_retention_days)
     platform, platform_workers = local_platform(settings, database, configured.providers)
-    configuration = ConfigurationService(configured, reembed_everything(memory_service, platform.namespaces))
+    features = Lazy.ready(platform)  # built at once: the workers below need it
+    configuration = ConfigurationService(configured, reembed_everything(memory_service, features))
     lease = Lease.taken(settings.data_dir / "background.lock") if shared else None
     core = core_services(settings, memory_service, configuration, stores, request_log, serves_http=serves_http)
     # The workers in the order they start (they stop in the reverse order): the writers first, Dream's schedule last.
     workers = Supervisor([request_log, platform.namespaces.access_buffer, platform.retrieval_counts, *platform_workers])
-    container = Container(**vars(core), platform=platform, workers=workers, settings=settings)
+    container = Container(**vars(core), features=features, workers=workers, settings=settings)
     container.closers.append(database.close)
     if storage.close is not None:
         container.closers.append(storage.close)  # closers run last first: the index's snapshot, then the file

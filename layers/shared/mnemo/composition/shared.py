@@ -12,7 +12,6 @@ from mnemo.services.configuration import ConfigurationService
 from mnemo.services.decay import DecaySettings
 from mnemo.services.memory import MemoryService
 from mnemo.services.memory.search.fuse import RankingWeights
-from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
 from mnemo.services.selfhosted_entities import EntityService
@@ -21,6 +20,8 @@ from mnemo.settings import Settings
 
 if TYPE_CHECKING:
     from mnemo.adapters.sqlite.memory_index import IndexTuning
+    from mnemo.services.lazy import Lazy
+    from mnemo.services.platform.features import PlatformFeatures
 
 
 def index_tuning(settings: Settings) -> IndexTuning:
@@ -84,11 +85,12 @@ def core_services(
     )
 
 
-def reembed_everything(memory_service: MemoryService, namespaces: NamespaceMemoryServices) -> Callable[[], int]:
+def reembed_everything(memory_service: MemoryService, platform: Lazy[PlatformFeatures]) -> Callable[[], int]:
     """What a change of embedder (POST /configure) does: re-embed the self-hosted memories and every platform
-    project's. ConfigurationService is told it once the namespaces exist (it makes the providers they use)."""
+    project's (building the platform's features, if nothing had yet). ConfigurationService is told it once the
+    platform's features are given (it makes the providers their namespaces use)."""
 
     def reembed() -> int:
-        return memory_service.reembed_all() + namespaces.reembed_all()
+        return memory_service.reembed_all() + platform.get().namespaces.reembed_all()
 
     return reembed

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from mangum import Mangum
 
 from mnemo.api.app import create_app
+from mnemo.api.route_groups import uses_platform
 from mnemo.composition.container import Container, LazyContainer
 
 # Lambda returns at most 6 MB (6,291,456 bytes) of response; API Gateway would answer a larger one with a bare 502.
@@ -59,7 +60,8 @@ class HttpFunction:
         self._asgi: Mangum | None = None
 
     def ready(self) -> Mangum:
-        """The ASGI adapter, building the container and the app if this is the first call."""
+        """The ASGI adapter, building the container and the app if this is the first call: the container's
+        platform features too when the groups' routes use them (else never: mnemo.services.lazy)."""
         if self._asgi is None:
             container = self.container.get()
             settings = container.settings
@@ -69,6 +71,8 @@ class HttpFunction:
                 cors_origins=settings.cors_allowed_origins,
                 mcp_default_user_id=settings.mcp_default_user_id,
             )
+            if uses_platform(self.groups):
+                container.features.get()  # built now, as the app's routes will use it, not at the first call
             self._asgi = Mangum(app, lifespan="off")
         elif self.follow_configuration:
             self.container.get().configuration.refresh()
@@ -91,8 +95,12 @@ class HttpFunction:
     def _writes_behind(self) -> AbstractContextManager[None]:
         """The retrievals earlier invocations recorded (memory decay's reinforcements), written by a thread while
         this invocation runs and waited for before it returns: a search never waits for its own, and no thread is
-        frozen mid-write between invocations (mnemo.services.access_buffer)."""
-        return self.container.get().platform.namespaces.access_buffer.writing_behind()
+        frozen mid-write between invocations (mnemo.services.access_buffer). Only the platform's projects record
+        them: nothing to write while its features are not built."""
+        container = self.container.get()
+        if not container.features.built:
+            return nullcontext()
+        return container.platform.namespaces.access_buffer.writing_behind()
 
 
 Handler = Callable[[dict[str, Any], LambdaContext], dict[str, Any]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -31,7 +32,13 @@ class BedrockEmbedder:
         self.config = config
         self.name = f"bedrock/{config.model}"
         self.dimension = config.embedding_dims
-        self._client = config.runtime(client)
+        self._given = client
+
+    @functools.cached_property
+    def _client(self) -> Any:
+        """The bedrock-runtime client, made on the first call: a process that never calls the model (a function
+        serving only accounts or keys) never builds it."""
+        return self.config.runtime(self._given)
 
     def embed(self, texts: list[str]) -> Vectors:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)

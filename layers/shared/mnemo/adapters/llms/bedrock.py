@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from mnemo.adapters.bedrock_errors import boto_errors, provider_error
@@ -23,7 +24,13 @@ class BedrockLLM:
     def __init__(self, config: BedrockLLMConfig, client: Any | None = None) -> None:
         self.config = config
         self.name = f"bedrock/{config.model}"
-        self._client = config.runtime(client)
+        self._given = client
+
+    @functools.cached_property
+    def _client(self) -> Any:
+        """The bedrock-runtime client, made on the first call: a process that never calls the model (a function
+        serving only accounts or keys) never builds it."""
+        return self.config.runtime(self._given)
 
     def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
         system = [{"text": m["content"]} for m in messages if m["role"] == "system"]

@@ -17,6 +17,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.types import Message, Scope
 
+from mnemo.api.mcp_server.app_state import DEFAULT_USER_ID, DEFAULT_USER_STATE
 from mnemo.api.mcp_server.gateway import Credentials, MemoryGateway
 from mnemo.api.platform.security import platform_caller_in_thread, token_scheme
 from mnemo.api.responses import BadRequestOut, errors
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
 
 PATH = "/mcp"
 IN_PROCESS_BASE = "http://mnemo.internal"
-DEFAULT_USER_STATE = "mcp_default_user_id"
-DEFAULT_USER_ID = "mnemo-mcp"
 
 MISSING = (
     "Authentication required. A platform project key as `Authorization: Token <key>`, a self-hosted `m0sk_` key "

@@ -8,8 +8,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from mnemo.api.dependencies import DreamServiceDep
 from mnemo.api.limits import MAX_NAME, MAX_SHORT
+from mnemo.api.platform.dependencies import DreamServiceDep
 from mnemo.api.platform.responses.dream import DreamConfigOut, DreamRunQueuedOut, DreamSourcesOut
 from mnemo.api.platform.security import Caller
 from mnemo.api.responses import errors

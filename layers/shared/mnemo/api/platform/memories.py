@@ -13,7 +13,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 from starlette.convertors import Convertor, register_url_convertor
 
-from mnemo.api.dependencies import ProjectMemoryServiceDep
 from mnemo.api.inline_work import inline_when_local
 from mnemo.api.limits import MAX_FILTERS_PARAM, EntityId, PageNumber, PageSize, entity_types, offset
 from mnemo.api.parsing import clean_id, parse_expiration
@@ -31,6 +30,7 @@ from mnemo.api.platform.bodies import (
     top_level_ids,
     with_extras,
 )
+from mnemo.api.platform.dependencies import ProjectMemoryServiceDep
 from mnemo.api.platform.responses.common import Page, Results, ResultsAndRelations, select
 from mnemo.api.platform.responses.memories import (
     AddedV1Out,

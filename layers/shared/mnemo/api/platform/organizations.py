@@ -14,9 +14,9 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
-from mnemo.api.dependencies import TenancyServiceDep
 from mnemo.api.limits import MAX_CATEGORIES, MAX_DESCRIPTION, MAX_INSTRUCTIONS, MAX_NAME, MAX_SHORT
 from mnemo.api.platform.bodies import Lenient
+from mnemo.api.platform.dependencies import TenancyServiceDep
 from mnemo.api.platform.responses.tenancy import (
     PROJECT_FIELDS,
     KeyCreatedOut,

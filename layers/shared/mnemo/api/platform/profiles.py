@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Header, Path
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from mnemo.api.dependencies import ProfileServiceDep
 from mnemo.api.limits import MAX_NAME, EntityId, JsonObject, entity_types
+from mnemo.api.platform.dependencies import ProfileServiceDep
 from mnemo.api.platform.responses.profiles import ProfileJobCreatedOut, ProfileJobOut, ProfileOut, ProfileSettingsOut
 from mnemo.api.platform.security import Caller, Owner
 from mnemo.api.responses import errors

@@ -11,9 +11,9 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from mnemo.api.body_guard import MAX_BODY_DEPTH, nests_deeper
-from mnemo.api.dependencies import EventServiceDep, ProjectEntityServiceDep, ReportServiceDep
 from mnemo.api.limits import MAX_PAGE, MAX_PAGE_SIZE, EntityId, entity_types, offset
 from mnemo.api.platform.bodies import Lenient
+from mnemo.api.platform.dependencies import EventServiceDep, ProjectEntityServiceDep, ReportServiceDep
 from mnemo.api.platform.responses.common import Page
 from mnemo.api.platform.responses.memories import DeletionOut
 from mnemo.api.platform.responses.project_data import (

@@ -10,7 +10,7 @@ from fastapi import Depends, Request, Security
 from fastapi.security import APIKeyHeader
 from starlette.concurrency import run_in_threadpool
 
-from mnemo.api.dependencies import tenancy_service
+from mnemo.api.platform.dependencies import tenancy_service
 from mnemo.domain.tenancy import Role
 from mnemo.errors import AuthenticationError
 from mnemo.services.platform.tenancy.callers import PlatformCaller

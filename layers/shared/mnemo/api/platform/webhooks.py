@@ -10,8 +10,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from mnemo.api.dependencies import WebhookServiceDep
 from mnemo.api.limits import MAX_PAGE, MAX_PAGE_SIZE
+from mnemo.api.platform.dependencies import WebhookServiceDep
 from mnemo.api.platform.responses.common import Page
 from mnemo.api.platform.responses.webhooks import (
     DeliveryOut,
