@@ -10,10 +10,11 @@ from datetime import datetime
 from importlib import resources
 
 from mnemo.language.claims import Claim
-from mnemo.language.en import changes, facets, grounding_words, life_slots, paraphrase, time_words
+from mnemo.language.en import changes, facets, grounding_words, learned, life_slots, paraphrase, time_words
 from mnemo.language.en import claims as en_claims
 from mnemo.language.en.extraction import dates, extractor, questions, sentences, wording
 from mnemo.language.en.words import PackDataError, read_toml
+from mnemo.language.linear_model import LinearModel
 from mnemo.language.statements import Sentence, Statement, Turn
 from mnemo.language.time_windows import Window
 
@@ -122,3 +123,8 @@ class English:
 
     def dates_named(self, text: str) -> list[Window]:
         return time_words.dates_named(text)
+
+    # learned
+    @property
+    def durable_fact(self) -> LinearModel | None:
+        return learned.model(learned.DURABLE_FACT)
