@@ -176,20 +176,30 @@ class AddJobs:
         if not stored:
             self._events.save_event(event)
             return event
-        latest = self._events.get_event(project_id, event.id)
-        if latest is not None and latest.status is EventStatus.CANCELLED:
-            event = latest.changed(
-                results=event.results,
-                started_at=latest.started_at or event.started_at,
-                attempts=event.attempts,
-                llm_usage=event.llm_usage,
-                updated_at=event.updated_at,
-            )
-        if latest is not None and self._events.update_event(event):
-            return event
+        for _attempt in range(2):  # a cancel between the read and the write is met by the store's status rule
+            latest = self._events.get_event(project_id, event.id)
+            if latest is None:
+                break
+            written = _kept_cancel(latest, event)
+            if self._events.update_event(written):
+                return written
         if self._directory.get_project(project_id) is None:
             log.warning(
                 "project %s was deleted while its add event %s ran; dropping what it wrote", project_id, event.id
             )
             self._namespaces.drop(project_id)
         return None
+
+
+def _kept_cancel(latest: PlatformEvent, event: PlatformEvent) -> PlatformEvent:
+    """What to store of an add's end: the end itself, or, when it was CANCELLED while it ran, the cancel kept with
+    what the add did (its results, attempts and LLM usage)."""
+    if latest.status is not EventStatus.CANCELLED:
+        return event
+    return latest.changed(
+        results=event.results,
+        started_at=latest.started_at or event.started_at,
+        attempts=event.attempts,
+        llm_usage=event.llm_usage,
+        updated_at=event.updated_at,
+    )

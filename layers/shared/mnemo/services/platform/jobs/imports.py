@@ -1,15 +1,17 @@
 """Imports: many conversations and memories added at once, as one job (an IMPORT event) of the worker that runs
 asynchronous adds.
 
-Every item is checked before anything is queued: one that cannot be added is not queued, and its result says
-why (REFUSED); the others are stored in the event's payload as the adds they are (with the project's settings
-applied, as an asynchronous add keeps them). The worker then adds them in order, in the project's MemoryService,
-and records a result per item (`{"index", "status": "ADDED", "memory_ids"}` or `{"index", "status": "FAILED",
-"reason"}`), storing the event every few items: a rerun (a restart, a redelivered message) skips the items
-recorded, and an item added but not yet recorded is found again by the add's own deduplication (same scope, same
-text) rather than stored twice. Between items it reads the event: one CANCELLED meanwhile stops there, keeping
-what it added. A long import runs in parts of PART_SECONDS, each a message of its own (the next queued before
-this one returns), so that no worker call outlives its time limit and other jobs run between the parts.
+Every item is checked before anything is queued: one that cannot be added is not queued, and its result says why
+(REFUSED); the others are stored in the event's payload as the adds they are (with the project's settings applied,
+as an asynchronous add keeps them). The worker then adds them in order, in the project's MemoryService, and records
+a result per item (`{"index", "status": "ADDED", "memory_ids"}` or `{"index", "status": "FAILED", "reason"}`),
+storing the event every few items: a rerun (a restart, a redelivered message) skips the items recorded, and an item
+added but not yet recorded is found again by the add's own deduplication (same scope, same text) rather than stored
+twice. Between items it reads the event: one CANCELLED meanwhile stops there, keeping what
+it added. A cancel that lands between that read and the worker's next write is kept too: the event store refuses to
+move an ended event to another status, and the worker, refused, stops as it would have. A long import runs in parts
+of PART_SECONDS, each a message of its own (the next queued before this one returns), so that no worker call
+outlives its time limit and other jobs run between the parts.
 """
 
 from __future__ import annotations
@@ -160,7 +162,7 @@ class ImportJobs:
         )
         part_over = len(run.results) > run.first and self._timer() >= run.deadline  # one item at least per part
         if (due or part_over) and not self._store_progress(latest, run):
-            run.ended = self._gone(project_id, event)
+            run.ended = self._refused(project_id, event, run)
             return False
         if part_over and self._queue_next_part(project_id, event, run):
             run.ended = latest.changed(results=merged(latest.results, run.results))
@@ -209,7 +211,7 @@ class ImportJobs:
             status=EventStatus.PENDING, results=merged(latest.results, run.results), updated_at=self._clock()
         )
         if not self._events.update_event(pending):
-            return self._gone(project_id, event)
+            return self._refused(project_id, event, run)
         raise RetryLaterError(event.id, str(exc)) from exc
 
     def _finish(self, project_id: str, event: PlatformEvent, run: _Run) -> PlatformEvent | None:
@@ -221,7 +223,7 @@ class ImportJobs:
         moment = self._clock()
         ended = latest.changed(status=status, results=results, error=error, completed_at=moment, updated_at=moment)
         if not self._events.update_event(ended):
-            return self._gone(project_id, event)
+            return self._refused(project_id, event, run)
         if status is not EventStatus.FAILED:
             self._records.bump_counter(project_id, "add_events")
         return ended
@@ -245,6 +247,11 @@ class ImportJobs:
             results=results, error=error, started_at=latest.started_at or event.started_at, updated_at=self._clock()
         )
         return ended if self._events.update_event(ended) else self._gone(project_id, event)
+
+    def _refused(self, project_id: str, event: PlatformEvent, run: _Run) -> PlatformEvent | None:
+        """A write the store refused: the import was cancelled (or ended elsewhere) since it was last read, and the
+        store's status rule kept it so; or it is gone."""
+        return self._stopped(project_id, event, self._events.get_event(project_id, event.id), run)
 
     def _gone(self, project_id: str, event: PlatformEvent) -> PlatformEvent | None:
         """The event is no longer stored: should its project have been deleted meanwhile, what the import added goes
