@@ -7,11 +7,12 @@ as an asynchronous add keeps them). The worker then adds them in order, in the p
 a result per item (`{"index", "status": "ADDED", "memory_ids"}` or `{"index", "status": "FAILED", "reason"}`),
 storing the event every few items: a rerun (a restart, a redelivered message) skips the items recorded, and an item
 added but not yet recorded is found again by the add's own deduplication (same scope, same text) rather than stored
-twice. Between items it reads the event: one CANCELLED meanwhile stops there, keeping what
-it added. A cancel that lands between that read and the worker's next write is kept too: the event store refuses to
-move an ended event to another status, and the worker, refused, stops as it would have. A long import runs in parts
-of PART_SECONDS, each a message of its own (the next queued before this one returns), so that no worker call
-outlives its time limit and other jobs run between the parts.
+twice; such a call writes again the index documents of the memories it finds stored already, whose index write may
+have been what failed (memories/index_heal.py). Between items it reads the event: one CANCELLED meanwhile stops
+there, keeping what it added. A cancel that lands between that read and the worker's next write is kept too: the
+event store refuses to move an ended event to another status, and the worker, refused, stops as it would have. A
+long import runs in parts of PART_SECONDS, each a message of its own (the next queued before this one returns), so
+that no worker call outlives its time limit and other jobs run between the parts.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from mnemo.domain.memory import now
+from mnemo.domain.memory import Event, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
 from mnemo.errors import MnemoError, ValidationError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
@@ -37,6 +38,7 @@ from mnemo.services.platform.jobs.import_results import ADDED, FAILED, added, me
 from mnemo.services.platform.jobs.project_settings import with_project_settings
 from mnemo.services.platform.jobs.queueing import Enqueue, RetryLaterError, is_transient, queue_job
 from mnemo.services.platform.jobs.router import run_stored
+from mnemo.services.platform.memories.index_heal import reindex_memories
 from mnemo.services.platform.tenancy.events import IMPORT, job_ref, new_event
 
 log = logging.getLogger("mnemo.platform.imports")
@@ -57,6 +59,7 @@ class _Run:
     deadline: float
     service: MemoryService
     retry: bool
+    heal: bool  # a rerun, or a later part: an item may have been stored before, and its index write lost
     total: int = 0
     ended: PlatformEvent | None = field(default=None)
 
@@ -112,6 +115,7 @@ class ImportJobs:
         or down) puts the import back to PENDING and raises RetryLaterError, before its `max_attempts`-th attempt;
         on that one the item fails and the import goes on. None when the project is gone."""
         project_id = project.id
+        resumed = _resumed(event)
         if event.status is EventStatus.PENDING:
             moment = self._clock()
             event = event.changed(
@@ -138,6 +142,7 @@ class ImportJobs:
             deadline=started + self.part_seconds,
             service=self._namespaces.memory_service(project_id),
             retry=event.attempts < max_attempts,
+            heal=resumed,
             total=int(event.payload.get("total") or len(items)),
         )
         for item in (i for i in items if i.index not in done):
@@ -191,7 +196,10 @@ class ImportJobs:
         inferred item count in the project's statistics (an import's event keeps no usage of its own)."""
         meter = UsageMeter()
         try:
-            return added(item.index, run.service.add(item.command, meter=meter))
+            results = run.service.add(item.command, meter=meter)
+            if run.heal:  # the memories found stored already: this run wrote the others' documents itself
+                reindex_memories(run.service, [r.record.id for r in results if r.event is Event.NONE])
+            return added(item.index, results)
         except Exception as exc:
             if run.retry and is_transient(exc):
                 raise
@@ -260,3 +268,9 @@ class ImportJobs:
             log.warning("project %s was deleted while its import %s ran; dropping what it wrote", project_id, event.id)
             self._namespaces.drop(project_id)
         return None
+
+
+def _resumed(event: PlatformEvent) -> bool:
+    """Whether this worker call goes on from an earlier one (a retry, a later part, a run after a crash): an item it
+    adds may have been stored by that call, whose index write was lost."""
+    return event.status is not EventStatus.PENDING or event.attempts > 0
