@@ -3,7 +3,8 @@ retries included) faces the outage. A search answers 503 with a message that say
 500, and not an empty result that reads as "no memories"); an add made meanwhile is kept in DynamoDB, the source of
 truth: a queued add runs again once the index is back, and a memory the index missed is found again after
 `mnemo reindex`. A queued add whose memory was stored but whose index write failed is searchable once its job is
-redelivered (the rerun writes the index documents of the memories it finds stored already)."""
+redelivered (the rerun writes the index documents of the memories it finds stored already), and a platform
+project whose index was lost is searchable again after `mnemo reindex --project`."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
+from mnemo.adapters.aws.namespaces import AwsMemoryNamespaces
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.composition.maintenance import Backends, reindex
+from mnemo.composition.platform_reindex import NamespaceBackends, reindex_projects
 from mnemo.domain.memory import MemoryRecord
 from mnemo.ports.embedder import Vectors
 from mnemo.settings import Settings
@@ -142,3 +145,34 @@ def test_an_add_whose_index_write_fails_once_is_searchable_after_redelivery(
     found = search(server, tenant, "Tiago")
     assert found.status_code == 200, found.text
     assert [m["id"] for m in found.json()["results"]] == result_ids(event)
+
+
+def test_reindex_of_a_platform_project_restores_a_dropped_index(aws: FaultyAws, server: Server) -> None:
+    # Given a project with memories, and another one, whose index documents are all lost
+    tenant, other = new_tenant(server), new_tenant(server)
+    for text in ("I keep bees.", "I grow tomatoes."):
+        assert add(server, tenant, text, infer=False).status_code == 200
+    assert add(server, other, "I sail.", infer=False).status_code == 200
+    aws.indexes.named(tenant.project_id).clear()
+    assert search(server, tenant, "bees").json()["results"] == []
+    # When `mnemo reindex --project` rebuilds the project's index from DynamoDB, with progress
+    dynamodb = moto_aws.client("dynamodb")
+    namespaces = AwsMemoryNamespaces(
+        dynamodb, aws.stack.memories_table, lambda name: aws.outage.wrap(aws.indexes.named(name), name)
+    )
+    known = {tenant.project_id, other.project_id}
+    backends = NamespaceBackends(namespaces, lambda project_id: project_id in known, namespaces.close)
+    seen: list[tuple[str, int, int]] = []
+    done = reindex_projects(
+        Settings(),
+        [tenant.project_id],
+        batch_size=1,
+        progress=lambda project_id: lambda n, total: seen.append((project_id, n, total)),
+        opener=lambda _settings: backends,
+    )
+    # Then its memories are found again, its progress was told batch by batch, and no other project was touched
+    assert [(d.project_id, d.memories) for d in done] == [(tenant.project_id, 2)]
+    assert seen == [(tenant.project_id, 0, 2), (tenant.project_id, 1, 2), (tenant.project_id, 2, 2)]
+    found = search(server, tenant, "bees").json()["results"]
+    assert [m["memory"] for m in found][:1] == ["I keep bees."]
+    assert [m["memory"] for m in search(server, other, "sail").json()["results"]] == ["I sail."]
