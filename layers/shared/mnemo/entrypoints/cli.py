@@ -44,6 +44,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     reindex.add_argument("--batch-size", type=int, default=500, help="Memories per batch (default 500).")
     reindex.add_argument("--data-dir", type=Path, help="Where the SQLite file lives (local; env MNEMO_DATA_DIR).")
+    projects = reindex.add_mutually_exclusive_group()
+    projects.add_argument(
+        "--project",
+        action="append",
+        metavar="PROJECT_ID",
+        help="Rebuild this platform project's index instead of the self-hosted one (repeatable).",
+    )
+    projects.add_argument(
+        "--all-projects", action="store_true", help="Rebuild the index of every platform project that holds memories."
+    )
     reindex.set_defaults(run=_reindex)
     mcp = commands.add_parser(
         "mcp",
@@ -230,12 +240,31 @@ def _reindex(args: argparse.Namespace) -> int:
         return 2
     settings = Settings(**({"data_dir": args.data_dir} if args.data_dir is not None else {}))
     try:
+        if args.project or args.all_projects:
+            return _reindex_projects(settings, args)
         report = reindex(settings, batch_size=args.batch_size, progress=ProgressBar(sys.stderr))
     except MnemoError as exc:
         print(f"mnemo reindex: {exc.message}", file=sys.stderr)
         return 1
     entities = "" if report.entities is None else f"; {report.entities} entity counts recomputed"
     print(f"{report.memories} memories indexed ({settings.backend} backend){entities}.")
+    return 0
+
+
+def _reindex_projects(settings: Settings, args: argparse.Namespace) -> int:
+    """`mnemo reindex --project ID` / `--all-projects`: each project's index, a progress bar per project."""
+    from mnemo.composition.platform_reindex import reindex_projects
+
+    done = reindex_projects(
+        settings,
+        None if args.all_projects else args.project,
+        batch_size=args.batch_size,
+        progress=lambda project_id: ProgressBar(sys.stderr, label=project_id),
+    )
+    for project in done:
+        print(f"{project.project_id}: {project.memories} memories indexed.")
+    total = sum(p.memories for p in done)
+    print(f"{len(done)} project(s) reindexed, {total} memories ({settings.backend} backend).")
     return 0
 
 

@@ -110,7 +110,10 @@ class EventStore(Protocol):
 
     def update_event(self, event: PlatformEvent) -> bool:
         """Overwrite a stored event; False, writing nothing, when it is not stored (its project was deleted
-        meanwhile: a worker finishing its add must not bring it back)."""
+        meanwhile: a worker finishing its add must not bring it back) or when its stored status forbids the change.
+        The status rule, checked in the same write: an unfinished event (PENDING, RUNNING) may take any status; an
+        ended one (SUCCEEDED, FAILED, PARTIALLY_COMPLETED, CANCELLED) only its own again (with more results), so a
+        cancelled or finished job never goes back to RUNNING or PENDING, nor to another end."""
         ...
 
     def get_event(self, project_id: str, event_id: str) -> PlatformEvent | None: ...
