@@ -6,8 +6,7 @@ OWNER of every project of the organization, and an organization READER a READER 
 role in an organization or project gets NotFoundError, exactly as if it did not exist.
 
 Adding a member by email: a user the platform knows becomes a member at once; an unknown email becomes a pending
-invitation (mnemo.services.platform.console_accounts), a member only once its one-time link is accepted in the
-console, so no one gets a role, or a key, for an address nobody has shown to be theirs.
+invitation, a member only once it is accepted in the console (member_emails.py).
 """
 
 from __future__ import annotations
@@ -44,6 +43,7 @@ from mnemo.services.platform.tenancy.callers import (
     ProjectDetails,
 )
 from mnemo.services.platform.tenancy.key_auth import KeyAuthenticator, project_role
+from mnemo.services.platform.tenancy.member_emails import known_or_invited, known_user
 from mnemo.services.platform.tenancy.project_changes import (
     PATCHED,
     parse_role,
@@ -100,7 +100,7 @@ class TenancyService:
     ) -> CreatedKey:
         """A key of the project for the member with `email` (the caller when None)."""
         project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
-        owner = self._known_user(email) if email else user
+        owner = known_user(self._store, email) if email else user
         key, value = self._new_key(project, owner, label)
         return CreatedKey(key, value, project, owner)
 
@@ -248,28 +248,13 @@ class TenancyService:
             return existing
         return self._store.add_user(PlatformUser(new_id(), address, self._clock()))
 
-    def _known_user(self, email: str) -> PlatformUser:
-        """The user with this email; ValidationError when none (no user is made for an unknown email here)."""
-        if not isinstance(email, str) or not is_email(email):
-            raise ValidationError("A valid email is required.")
-        existing = self._store.user_by_email(normal_email(email))
-        if existing is None:
-            raise ValidationError(f"{normal_email(email)} is not a member of this project.")
-        return existing
-
     def _known_or_invited(
         self, inviter: PlatformUser, org_id: str, project_id: str | None, email: str, role: Role
     ) -> PlatformUser | None:
-        """The user with this email, to be made a member at once; None when there is none and the email was
-        invited instead (it becomes a member when the invitation is accepted in the console)."""
+        """The user to make a member at once, or None when the email was invited (see member_emails)."""
         if self._invitations is None:
             return self._user(email)
-        if not isinstance(email, str) or not is_email(email):
-            raise ValidationError("A valid email is required.")
-        existing = self._store.user_by_email(normal_email(email))
-        if existing is None:
-            self._invitations.create(org_id, project_id, normal_email(email), role, inviter.id)
-        return existing
+        return known_or_invited(self._store, self._invitations, inviter, (org_id, project_id), email, role)
 
     def _new_key(self, project: Project, user: PlatformUser, label: str = "") -> tuple[ProjectKey, str]:
         if self._project_role(project, user) is None:
