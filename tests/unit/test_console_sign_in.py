@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mnemo.errors import AuthenticationError, NotFoundError, ValidationError
+from mnemo.ports.console_auth import ConsoleAuth
 from mnemo.services.platform.console_accounts.policy import ConsolePolicy
 from tests.unit.console_support import CLIENT, PASSWORD, T0, World, world
 
@@ -21,7 +22,8 @@ def w(tmp_path: Path) -> Iterator[World]:
 
 
 def test_a_user_signs_in_with_their_password_and_the_session_is_found_by_its_id(w: World) -> None:
-    signed_in = w.console.sign_in(" Owner@Example.com ", PASSWORD, CLIENT)
+    console: ConsoleAuth = w.console  # what the web console is given (mypy checks the port is implemented)
+    signed_in = console.sign_in(" Owner@Example.com ", PASSWORD, CLIENT)
 
     found = w.console.session(signed_in.session_id)
     assert found is not None and found.user == w.owner

@@ -71,3 +71,8 @@ def test_the_limits_come_from_the_policy() -> None:
     assert refused.value.retry_after == 30  # the first failure leaves the window then
     clock.advance(seconds=30)
     throttle.check(keys)
+
+
+def test_what_the_throttle_keeps_of_an_email_or_address_is_bounded() -> None:
+    email_key, client_key = throttle_keys("a" * 100_000, "b" * 100_000)
+    assert len(email_key) < 300 and len(client_key) < 200

@@ -21,11 +21,12 @@ from mnemo.services.platform.console_accounts.policy import ConsolePolicy
 
 MAX_TRACKED = 10_000  # emails and addresses kept; the least recently failed go first
 MAX_CLIENT_LENGTH = 100  # a longer client address is cut to this (it is a key here, nothing more)
+MAX_EMAIL_LENGTH = 255  # as is_email allows: a longer "email" is cut, so no key holds more
 TOO_MANY = "Too many failed sign-ins. Try again later."
 
 
 def throttle_keys(email: str, client: str) -> tuple[str, str]:
-    return "email:" + email, "client:" + client[:MAX_CLIENT_LENGTH]
+    return "email:" + email[:MAX_EMAIL_LENGTH], "client:" + client[:MAX_CLIENT_LENGTH]
 
 
 class SignInThrottle:
