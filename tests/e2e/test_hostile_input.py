@@ -307,6 +307,8 @@ def test_a_reader_may_export_the_memories_it_may_read(platform: Any) -> None:
     built, client, headers = platform
     org = client.get("/v1/ping/", headers=headers).json()
     path = f"/api/v1/orgs/organizations/{org['org_id']}/projects/{org['project_id']}/"
+    assert built.platform is not None
+    built.platform.tenancy.bootstrap("reader@example.com", "Reader's own")  # a known user is a member at once
     client.post(path + "members/", json={"email": "reader@example.com", "role": "READER"}, headers=headers)
     key = client.post(path + "api-keys/", json={"email": "reader@example.com"}, headers=headers).json()["api_key"]
     reader = {"Authorization": f"Token {key}"}

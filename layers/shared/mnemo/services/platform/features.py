@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from mnemo.ports.reflection_store import ReflectionStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
+from mnemo.services.platform.console_accounts.service import ConsoleAccounts
 from mnemo.services.platform.dream.schedule import DreamScheduler
 from mnemo.services.platform.dream.service import DreamService
 from mnemo.services.platform.jobs.adds import AddJobs
@@ -46,6 +47,7 @@ class PlatformFeatures:
     profiles: ProfileService | Unavailable
     retrieval_counts: RetrievalCounts  # searches and gets counted (in memory while its writer runs)
     erasure: ProjectErasure  # what a delete scrubs beside the memories (events, deliveries, exports, profiles)
+    console_auth: ConsoleAccounts  # the web console's sign-in (mnemo.ports.console_auth.ConsoleAuth)
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
