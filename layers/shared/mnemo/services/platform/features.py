@@ -24,6 +24,7 @@ from mnemo.services.platform.tenancy.project_entities import ProjectEntityServic
 from mnemo.services.platform.tenancy.reports import ReportService
 from mnemo.services.platform.tenancy.service import TenancyService
 from mnemo.services.platform.unavailable import Unavailable
+from mnemo.services.platform.usage.report import UsageService
 from mnemo.services.platform.webhooks.service import WebhookService
 
 
@@ -46,6 +47,7 @@ class PlatformFeatures:
     profiles: ProfileService | Unavailable
     retrieval_counts: RetrievalCounts  # searches and gets counted (in memory while its writer runs)
     erasure: ProjectErasure  # what a delete scrubs beside the memories (events, deliveries, exports, profiles)
+    usage: UsageService  # a project's usage per day (its counters per day)
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
