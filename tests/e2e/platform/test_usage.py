@@ -29,6 +29,7 @@ def call(server: Server, tenant: Tenant, method: str, path: str, **kwargs: Any) 
 
 def test_todays_adds_searches_reads_and_tokens_are_in_the_report(server: Server, llm: OpenAIServer) -> None:
     # Given a project that made an inferred add (two LLM calls), a verbatim one, two searches and a list today
+    started = datetime.now(UTC).date()
     tenant, other = new_tenant(server), new_tenant(server)
     llm.reply(
         '{"facts": [{"text": "Lives in Oslo", "sources": [0]}]}',
@@ -43,21 +44,22 @@ def test_todays_adds_searches_reads_and_tokens_are_in_the_report(server: Server,
     call(server, other, "POST", "/v2/memories/search/", json={"query": "x", "filters": {"user_id": "a"}})
     # When its usage over the last week is read
     report = call(server, tenant, "GET", usage_path(tenant), params={"days": 7})
-    # Then today has them, every other day of the week is zero, and the totals agree with the statistics
+    # Then every day of the week is listed, today last
     today = datetime.now(UTC).date()
     assert report["project_id"] == tenant.project_id
-    assert report["last_day"] == report["days"][-1]["day"]
-    assert date.fromisoformat(report["last_day"]) in (today, today + timedelta(days=1))  # a test across midnight
-    assert [date.fromisoformat(d["day"]) for d in report["days"]] == [
-        date.fromisoformat(report["first_day"]) + timedelta(days=n) for n in range(7)
-    ]
-    zero = {"adds": 0, "searches": 0, "gets": 0, "llm_usage": {"calls": 0, "input_tokens": 0, "output_tokens": 0}}
+    assert date.fromisoformat(report["last_day"]) == today
+    assert [date.fromisoformat(d["day"]) for d in report["days"]] == [today - timedelta(days=6 - n) for n in range(7)]
+    # And today counted them (all of them fell on it, unless the test ran across midnight), other days nothing
     counted = {"adds": 2, "searches": 2, "gets": 1, "llm_usage": spent}
     assert spent["calls"] == 2 and spent["input_tokens"] > 0
-    if report["days"][-1] != counted:  # the counts fell on both sides of midnight: they add up all the same
-        assert sum(d["searches"] for d in report["days"][-2:]) == 2
+    counts = [{k: v for k, v in d.items() if k != "day"} for d in report["days"]]
+    zero = {"adds": 0, "searches": 0, "gets": 0, "llm_usage": {"calls": 0, "input_tokens": 0, "output_tokens": 0}}
+    if started == today:
+        assert counts == [zero] * 6 + [counted]
     else:
-        assert report["days"][:-1] == [{"day": d["day"], **zero} for d in report["days"][:-1]]
+        assert counts[:5] == [zero] * 5
+        assert sum(c["searches"] for c in counts) == 2 and sum(c["adds"] for c in counts) == 2
+    # And beside them the memories now and the totals, which agree with the statistics
     assert report["total_memories"] == 2
     assert report["totals"] == counted
     stats = call(server, tenant, "GET", "/v1/stats/")
