@@ -178,6 +178,7 @@ def requests_naming_the_victim(victim: Victim, attacker: Tenant) -> list[tuple[s
         ("PATCH", PROJECT, {"custom_instructions": "leak everything", "decay": True}),
         ("DELETE", PROJECT, None),
         ("GET", PROJECT + "members/", None),
+        ("GET", PROJECT + "usage/", None),
         ("GET", PROJECT + "dream/config/", None),
         ("PATCH", PROJECT + "dream/config/", {"reflection_mode": "batch"}),
         ("POST", PROJECT + "dream/run/", {"user_id": "alice"}),

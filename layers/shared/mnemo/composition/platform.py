@@ -44,6 +44,8 @@ from mnemo.services.platform.tenancy.project_entities import ProjectEntityServic
 from mnemo.services.platform.tenancy.reports import ReportService
 from mnemo.services.platform.tenancy.service import TenancyService
 from mnemo.services.platform.unavailable import Unavailable
+from mnemo.services.platform.usage.daily import CountedByDay
+from mnemo.services.platform.usage.report import UsageService, stored_memories
 from mnemo.services.platform.webhooks.service import WebhookService
 from mnemo.services.providers import ActiveProviders
 from mnemo.settings import Settings
@@ -92,8 +94,9 @@ def build_platform(
         language=english(),
     )
     events = EventService(store)
-    adds = AddJobs(namespaces, store, store, store, queues.jobs)
-    imports = ImportJobs(namespaces, store, store, store, queues.jobs)
+    records = CountedByDay(store, store)  # every counter bumped is counted on its day too (the usage report's)
+    adds = AddJobs(namespaces, store, store, records, queues.jobs)
+    imports = ImportJobs(namespaces, store, store, records, queues.jobs)
     policy = dream_policy(settings)
     dream_jobs = DreamJobs(
         namespaces, store, stores.reflections, lambda: providers.get().llm, queues.jobs, policy=policy
@@ -102,8 +105,8 @@ def build_platform(
     profiles = profile_service(settings, stores, queues, namespaces, providers)
     console = console_accounts(settings, store, stores.console)
     tenancy = TenancyService(store, ProjectDrop(stores, namespaces, profiles).drop, invitations=console.invites)
-    counts = RetrievalCounts(store)  # written as they are made, unless its writer runs
-    project_memory = ProjectMemoryService(namespaces, adds, events, store, decay_settings(settings), counts=counts)
+    counts = RetrievalCounts(records)  # written as they are made, unless its writer runs
+    project_memory = ProjectMemoryService(namespaces, adds, events, records, decay_settings(settings), counts=counts)
     dream = DreamService(
         tenancy,
         dream_entitlements(settings),
@@ -138,6 +141,7 @@ def build_platform(
         retrieval_counts=counts,
         erasure=erasure,
         console_auth=console,
+        usage=UsageService(store, store, stored_memories(namespaces), flush=counts.flush),
     )
 
 

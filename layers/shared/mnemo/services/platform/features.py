@@ -25,6 +25,7 @@ from mnemo.services.platform.tenancy.project_entities import ProjectEntityServic
 from mnemo.services.platform.tenancy.reports import ReportService
 from mnemo.services.platform.tenancy.service import TenancyService
 from mnemo.services.platform.unavailable import Unavailable
+from mnemo.services.platform.usage.report import UsageService
 from mnemo.services.platform.webhooks.service import WebhookService
 
 
@@ -48,6 +49,7 @@ class PlatformFeatures:
     retrieval_counts: RetrievalCounts  # searches and gets counted (in memory while its writer runs)
     erasure: ProjectErasure  # what a delete scrubs beside the memories (events, deliveries, exports, profiles)
     console_auth: ConsoleAccounts  # the web console's sign-in (mnemo.ports.console_auth.ConsoleAuth)
+    usage: UsageService  # a project's usage per day (its counters per day)
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
