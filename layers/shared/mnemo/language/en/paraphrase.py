@@ -51,7 +51,8 @@ import functools
 import re
 from dataclasses import dataclass
 
-from mnemo.domain.text import STOP_WORDS, keywords, words
+from mnemo.domain.text import words
+from mnemo.language.en.keywords import STOP_WORDS, keywords
 
 MERGE_THRESHOLD = 0.69
 

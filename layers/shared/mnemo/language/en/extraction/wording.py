@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
-from mnemo.domain.text import STOP_WORDS, words
+from mnemo.domain.text import words
 from mnemo.language.en.claim_patterns import PROFESSIONS
 from mnemo.language.en.extraction.dates import MONTHS, WEEKDAYS
+from mnemo.language.en.keywords import STOP_WORDS
 
 FILLER = frozenset(
     """hi hello hey hiya yo greetings morning afternoon evening night good bye goodbye cya see later thanks thank
