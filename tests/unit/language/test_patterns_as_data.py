@@ -1,0 +1,59 @@
+"""Regular expressions kept as data (mnemo.language.en.patterns): a data file's [patterns] compiled once, a word list
+of [lists] written into them, and a broken pattern named with its file."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from mnemo.language.en import changes
+from mnemo.language.en.patterns import compile_patterns, pattern
+from mnemo.language.en.words import PackDataError
+
+WHERE = "mnemo.language.en data/test.toml"
+
+
+def test_given_parts_flags_and_a_list_then_the_pattern_is_their_concatenation_with_the_list_as_alternatives() -> None:
+    document = {
+        "lists": {"pets": ["cat", "dog"]},
+        "patterns": {"pet": {"pattern": [r"\bmy (?:", "{{pets}})", r"\b"], "flags": ["IGNORECASE"]}},
+    }
+
+    compiled = compile_patterns(document, WHERE)["pet"]
+
+    assert compiled.pattern == r"\bmy (?:cat|dog)\b" and compiled.flags & re.IGNORECASE
+    assert compiled.search("My Dog is old") and not compiled.search("my doghouse")
+
+
+def test_given_a_quantifier_in_braces_then_it_is_not_read_as_a_list() -> None:
+    document = {"patterns": {"digits": {"pattern": r"\d{2,4}"}}}
+
+    assert compile_patterns(document, WHERE)["digits"].fullmatch("123")
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"patterns": {"broken": {"pattern": "(?:a"}}}, "pattern `broken` does not compile"),
+        ({"patterns": {"pet": {"pattern": "{{pets}}"}}}, "pattern `pet` names {{pets}}, not a list of [lists]"),
+        ({"patterns": {"pet": {"pattern": "a", "flags": ["LOUD"]}}}, "pattern `pet` has an unknown flag 'LOUD'"),
+        ({"patterns": {"pet": {"pattern": 3}}}, "pattern `pet` must be a string or a list of strings"),
+        ({"patterns": {"pet": "a"}}, "pattern `pet` must be a table with a `pattern`"),
+        ({}, "a [patterns] table is needed"),
+    ],
+)
+def test_given_a_broken_pattern_then_a_pack_data_error_names_the_file_and_the_pattern(
+    document: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(PackDataError, match=re.escape(f"{WHERE}: {message}")):
+        compile_patterns(document, WHERE)
+
+
+def test_given_the_changes_file_then_its_patterns_read_a_change_and_clauses() -> None:
+    assert pattern("changes.toml", "change").search("We moved to Porto last spring")
+    assert pattern("changes.toml", "change").search("My new job is great")  # {{new_things}}
+    assert changes.clauses("I live in Porto, and I work at a bakery") == ["I live in Porto", "I work at a bakery"]
+    with pytest.raises(PackDataError, match=re.escape("data/changes.toml: pattern `nothing` is missing")):
+        pattern("changes.toml", "nothing")
