@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mnemo.language.en import changes
-from mnemo.language.en.patterns import compile_patterns, pattern
+from mnemo.language.en.patterns import compile_patterns, pattern, patterns
 from mnemo.language.en.words import PackDataError
 
 WHERE = "mnemo.language.en data/test.toml"
@@ -57,3 +57,22 @@ def test_given_the_changes_file_then_its_patterns_read_a_change_and_clauses() ->
     assert changes.clauses("I live in Porto, and I work at a bakery") == ["I live in Porto", "I work at a bakery"]
     with pytest.raises(PackDataError, match=re.escape("data/changes.toml: pattern `nothing` is missing")):
         pattern("changes.toml", "nothing")
+
+
+def test_given_a_fragment_and_the_calendar_then_patterns_share_them() -> None:
+    document = {
+        "fragments": {"day": r"(\d{1,2}) ({{months}})"},
+        "patterns": {"around": {"pattern": r"\baround {{day}}\b", "flags": ["IGNORECASE"]}},
+    }
+
+    compiled = compile_patterns(document, WHERE)["around"]
+
+    match = compiled.search("Around 8 May, I think")
+    assert match is not None and match.groups() == ("8", "May")
+    assert compiled.pattern.startswith(r"\baround (\d{1,2}) (january|february|")
+
+
+def test_given_the_time_words_file_then_its_patterns_come_widest_first() -> None:
+    names = list(patterns("time_words.toml"))
+
+    assert names[0] == "week_before" and names.index("week") < names.index("day") < names.index("month")

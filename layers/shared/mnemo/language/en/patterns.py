@@ -1,8 +1,10 @@
 """Regular expressions kept as data: the `[patterns]` of a data file of the pack, compiled once, when the file is
 first read. A pattern is a string, or a list of strings written one after the other (a long alternation over several
-lines), with its `flags` ("IGNORECASE", …); `{{name}}` in it stands for the `[lists]` entry `name`, its words joined
-as alternatives ("job|manager|…"), so that a word list is written once and read by several patterns. A pattern that
-does not compile, or names a list or a flag the file lacks, is a `PackDataError` naming the file and the pattern."""
+lines), with its `flags` ("IGNORECASE", …); `{{name}}` in it stands for the `[fragments]` entry `name` (a piece of
+pattern several patterns share), or the `[lists]` entry `name`, its words joined as alternatives ("job|manager|…"),
+so that a word list is written once and read by several patterns. The calendar's lists of data/words.toml
+(`weekdays`, `months`, `seasons`) are every file's. A pattern that does not compile, or names a list, a fragment or a
+flag the file lacks, is a `PackDataError` naming the file and the pattern."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from mnemo.language.en.words import PackDataError, read_toml
+from mnemo.language.en.words import PackDataError, read_toml, words
 
 _LIST = re.compile(r"\{\{(\w+)\}\}")
 
@@ -33,26 +35,47 @@ def _flags(name: str, value: Any, where: str) -> re.RegexFlag:
     return flags
 
 
-def _expanded(name: str, source: str, lists: Mapping[str, Any], where: str) -> str:
+def _expanded(name: str, source: str, named: Mapping[str, Any], where: str) -> str:
     def alternatives(match: re.Match[str]) -> str:
-        words = lists.get(match.group(1))
-        if not isinstance(words, list) or not words or not all(isinstance(w, str) and w for w in words):
-            raise PackDataError(f"{where}: pattern `{name}` names {{{{{match.group(1)}}}}}, not a list of [lists]")
-        return "|".join(words)
+        found = named.get(match.group(1))
+        if isinstance(found, str):
+            return found
+        if not isinstance(found, list | tuple) or not found or not all(isinstance(w, str) and w for w in found):
+            what = f"{{{{{match.group(1)}}}}}"
+            raise PackDataError(f"{where}: pattern `{name}` names {what}, not a list of [lists] nor a fragment")
+        return "|".join(found)
 
     return _LIST.sub(alternatives, source)
 
 
+def _named(document: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """What patterns may name: the calendar's lists, the file's lists, its fragments (expanded in turn)."""
+    lists, fragments = document.get("lists", {}), document.get("fragments", {})
+    if not isinstance(lists, dict) or not isinstance(fragments, dict):
+        raise PackDataError(f"{where}: [lists] and [fragments], when present, must be tables")
+    calendar = words()
+    named: dict[str, Any] = {
+        "weekdays": calendar.weekdays,
+        "months": calendar.months,
+        "seasons": tuple(calendar.seasons),
+    }
+    named.update(lists)
+    for key, fragment in fragments.items():
+        named[key] = _expanded(key, _source(key, fragment, where), named, where)
+    return named
+
+
 def compile_patterns(document: Mapping[str, Any], where: str) -> dict[str, re.Pattern[str]]:
     """The compiled `[patterns]` of a parsed data file (`where` names it in errors)."""
-    table, lists = document.get("patterns"), document.get("lists", {})
-    if not isinstance(table, dict) or not table or not isinstance(lists, dict):
-        raise PackDataError(f"{where}: a [patterns] table is needed (and [lists], when present, is a table)")
+    table = document.get("patterns")
+    if not isinstance(table, dict) or not table:
+        raise PackDataError(f"{where}: a [patterns] table is needed")
+    named = _named(document, where)
     compiled: dict[str, re.Pattern[str]] = {}
     for name, entry in table.items():
         if not isinstance(entry, dict):
             raise PackDataError(f"{where}: pattern `{name}` must be a table with a `pattern`")
-        source = _expanded(name, _source(name, entry.get("pattern"), where), lists, where)
+        source = _expanded(name, _source(name, entry.get("pattern"), where), named, where)
         try:
             compiled[name] = re.compile(source, _flags(name, entry.get("flags", []), where))
         except re.error as exc:
