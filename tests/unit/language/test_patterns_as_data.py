@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from mnemo.language.en import changes
-from mnemo.language.en.patterns import compile_patterns, pattern, patterns
+from mnemo.language.en import changes, english
+from mnemo.language.en import patterns as patterns_module
+from mnemo.language.en.patterns import compile_patterns, pattern, patterns, tagged
 from mnemo.language.en.words import PackDataError
 
 WHERE = "mnemo.language.en data/test.toml"
@@ -76,3 +77,25 @@ def test_given_the_time_words_file_then_its_patterns_come_widest_first() -> None
     names = list(patterns("time_words.toml"))
 
     assert names[0] == "week_before" and names.index("week") < names.index("day") < names.index("month")
+
+
+def test_given_the_facets_file_then_each_question_pattern_carries_the_facets_it_asks_about() -> None:
+    asked = dict(tagged("facets.toml", "facets"))
+
+    assert ("residence",) in asked.values() and ("pets", "pet died") in asked.values()
+    assert english().asked_facets("What's your favourite band? Where do you live?") == ["residence", "favorite band"]
+
+
+def test_given_a_tag_that_is_not_a_list_of_words_then_a_pack_data_error_names_the_pattern(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    document = {"patterns": {"age": {"pattern": r"\bage\b", "facets": "age"}}}
+    monkeypatch.setattr(patterns_module, "read_toml", lambda name: document)
+    patterns.cache_clear()
+    tagged.cache_clear()
+    try:
+        with pytest.raises(PackDataError, match=re.escape("data/x.toml: pattern `age`'s `facets` must be a list")):
+            tagged("x.toml", "facets")
+    finally:
+        patterns.cache_clear()
+        tagged.cache_clear()

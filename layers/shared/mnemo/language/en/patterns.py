@@ -95,3 +95,19 @@ def pattern(file: str, name: str) -> re.Pattern[str]:
     if found is None:
         raise PackDataError(f"mnemo.language.en data/{file}: pattern `{name}` is missing")
     return found
+
+
+@functools.cache
+def tagged(file: str, key: str) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    """The patterns of `file` that carry a list of words under `key` (the facets a question pattern asks about, …),
+    each with its words, in the file's order."""
+    compiled, table = patterns(file), read_toml(file).get("patterns", {})
+    found: list[tuple[re.Pattern[str], tuple[str, ...]]] = []
+    for name, entry in table.items():
+        words = entry.get(key)
+        if words is None:
+            continue
+        if not isinstance(words, list) or not words or not all(isinstance(w, str) and w for w in words):
+            raise PackDataError(f"mnemo.language.en data/{file}: pattern `{name}`'s `{key}` must be a list of words")
+        found.append((compiled[name], tuple(words)))
+    return tuple(found)
