@@ -10,6 +10,7 @@ import pytest
 
 from mnemo.language.en import changes, english
 from mnemo.language.en import patterns as patterns_module
+from mnemo.language.en.extraction import dates
 from mnemo.language.en.patterns import compile_patterns, pattern, patterns, tagged
 from mnemo.language.en.words import PackDataError
 
@@ -99,3 +100,14 @@ def test_given_a_tag_that_is_not_a_list_of_words_then_a_pack_data_error_names_th
     finally:
         patterns.cache_clear()
         tagged.cache_clear()
+
+
+def test_given_the_dates_file_then_each_rule_has_its_resolver_in_order_and_a_stray_one_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert len(dates.RULES) == len(patterns("dates.toml")) - 2  # all but the two tenses
+    assert dates.RULES[0][0].pattern == r"\bthe day before yesterday\b" and dates.NUMBERS["a couple of"] == 2
+
+    monkeypatch.setattr(dates, "patterns", lambda file: {**patterns(file), "fortnight": re.compile("fortnight")})
+    with pytest.raises(PackDataError, match=re.escape("data/dates.toml: pattern `fortnight` is no rule of dates.py")):
+        dates._rules()
