@@ -12,7 +12,7 @@ from mnemo.language.en import changes, english
 from mnemo.language.en import patterns as patterns_module
 from mnemo.language.en.extraction import dates
 from mnemo.language.en.patterns import compile_patterns, pattern, patterns, tagged
-from mnemo.language.en.words import PackDataError
+from mnemo.language.en.words import PackDataError, word_set
 
 WHERE = "mnemo.language.en data/test.toml"
 
@@ -111,3 +111,11 @@ def test_given_the_dates_file_then_each_rule_has_its_resolver_in_order_and_a_str
     monkeypatch.setattr(dates, "patterns", lambda file: {**patterns(file), "fortnight": re.compile("fortnight")})
     with pytest.raises(PackDataError, match=re.escape("data/dates.toml: pattern `fortnight` is no rule of dates.py")):
         dates._rules()
+
+
+def test_given_a_missing_word_list_then_a_pack_data_error_names_the_file_and_the_key() -> None:
+    assert "thx" in word_set("wording.toml", "filler")
+    with pytest.raises(PackDataError, match=re.escape("data/wording.toml [words]: `nothing` must be a non-empty list")):
+        word_set("wording.toml", "nothing")
+    with pytest.raises(PackDataError, match=re.escape("data/wording.toml: [lists] is missing")):
+        word_set("wording.toml", "filler", table="lists")

@@ -90,3 +90,11 @@ def words() -> Words:
         not_beings=frozenset((*weekdays, *months, *_list(claims, "not_beings", "words.toml [claims]"))),
         not_places=(*weekdays, *months, *_list(claims, "not_places", "words.toml [claims]")),
     )
+
+
+def word_set(file: str, key: str, table: str = "words") -> frozenset[str]:
+    """A list of words of a data file's [table] (a string of words apart, or an array)."""
+    section = read_toml(file).get(table)
+    if not isinstance(section, dict):
+        raise PackDataError(f"mnemo.language.en data/{file}: [{table}] is missing")
+    return frozenset(_list(section, key, f"{file} [{table}]"))
