@@ -12,7 +12,7 @@ from mnemo.language.en import changes, english
 from mnemo.language.en import patterns as patterns_module
 from mnemo.language.en.extraction import dates
 from mnemo.language.en.patterns import compile_patterns, pattern, patterns, tagged
-from mnemo.language.en.words import PackDataError, word_set
+from mnemo.language.en.words import PackDataError, mapping, word_set
 
 WHERE = "mnemo.language.en data/test.toml"
 
@@ -119,3 +119,12 @@ def test_given_a_missing_word_list_then_a_pack_data_error_names_the_file_and_the
         word_set("wording.toml", "nothing")
     with pytest.raises(PackDataError, match=re.escape("data/wording.toml: [lists] is missing")):
         word_set("wording.toml", "filler", table="lists")
+
+
+def test_given_a_table_of_words_then_each_maps_to_a_value_of_its_kind_else_the_table_is_named() -> None:
+    assert mapping("paraphrase.toml", "numbers", int)["twenty"] == 20
+    assert mapping("paraphrase.toml", "spellings", str)["favourite"] == "favorite"
+    with pytest.raises(
+        PackDataError, match=re.escape("data/paraphrase.toml: [spellings] must map each word to one int")
+    ):
+        mapping("paraphrase.toml", "spellings", int)
