@@ -113,12 +113,14 @@ llm-local: | $(BIN)/python
 	$(BIN)/python -m bench.llm_local serve
 
 # The fuzzing of tests/reliability/test_fuzz_*.py at length (`make test` runs a few examples per route): schemathesis'
-# coverage phase, then FUZZ_EXAMPLES generated examples per route and caller (FUZZ_SEED: another fixed seed).
+# coverage phase, then FUZZ_EXAMPLES generated examples per route and caller (FUZZ_SEED: another fixed seed). And every
+# wrong value in every field of every platform route on the AWS backend too (`make test` sends a sample there).
 FUZZ_EXAMPLES ?= 300
 FUZZ_SEED ?= 20260512
 fuzz: $(DEV_STAMP)
 	MNEMO_FUZZ_COVERAGE=1 MNEMO_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MNEMO_FUZZ_SEED=$(FUZZ_SEED) \
-		$(BIN)/pytest -q -p no:cacheprovider --timeout=1800 tests/reliability/test_fuzz_self_hosted.py tests/reliability/test_fuzz_platform.py
+		$(BIN)/pytest -q -p no:cacheprovider --timeout=1800 tests/reliability/test_fuzz_self_hosted.py \
+		tests/reliability/test_fuzz_platform.py tests/e2e/platform/test_bad_input.py
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache
