@@ -14,7 +14,7 @@ SAM_CLI_VERSION ?= 1.170.0
 SAM_ENV := SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} PATH=$(CURDIR)/$(BIN):$$PATH
 
 .PHONY: run test lint typecheck unit install install-runtime clean bench bench-quick sam sam-validate sam-build \
-	openapi-snapshot fuzz llm-local docs docs-check
+	openapi-snapshot fuzz soak llm-local docs docs-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -121,6 +121,12 @@ fuzz: $(DEV_STAMP)
 	MNEMO_FUZZ_COVERAGE=1 MNEMO_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MNEMO_FUZZ_SEED=$(FUZZ_SEED) \
 		$(BIN)/pytest -q -p no:cacheprovider --timeout=1800 tests/reliability/test_fuzz_self_hosted.py \
 		tests/reliability/test_fuzz_platform.py tests/e2e/platform/test_bad_input.py
+
+# The crash-safety test at length (not part of `make test`, which kills after fewer writes a round): the same kill -9
+# rounds and assertions after SOAK_CRASH_ACKS acknowledged writes a round.
+SOAK_CRASH_ACKS ?= 500
+soak: $(DEV_STAMP)
+	MNEMO_CRASH_ACKS=$(SOAK_CRASH_ACKS) $(BIN)/pytest -q -p no:cacheprovider tests/reliability/test_crash_safety.py
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache
