@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 
 from mnemo.domain.llm_usage import NO_USAGE, LLMUsage
-from mnemo.ports.llm import LLM, ChatMessage, Completion
+from mnemo.ports.llm import LLM, ChatMessage, Completion, JsonSchema
 
 
 class UsageMeter:
@@ -41,7 +41,9 @@ class _MeteredLLM:
     def name(self) -> str:
         return self._llm.name
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
-        completion = self._llm.complete(messages, json_mode=json_mode)
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
+        completion = self._llm.complete(messages, json_mode=json_mode, schema=schema)
         self._meter.count(completion.usage)
         return completion

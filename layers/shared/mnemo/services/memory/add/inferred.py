@@ -42,7 +42,7 @@ class InferredAdd:
         facts = [x.text for x in extracted]
         refs = {str(i): record for i, record in enumerate(self._related(self._parts.embed(facts), add.scope))}
         existing = {k: r.text for k, r in refs.items()}
-        decisions = with_unmentioned(self._parts.language, decide(llm, existing, facts), facts)
+        decisions = with_unmentioned(self._parts.language, decide(llm, existing, facts), facts, existing)
         sources = _sources(self._parts.language, command, grounded, decisions)
         decisions = [d for d in decisions if d.event is not Event.ADD or sources[d.text]]
         embedded = self._applying.embedded_for(decisions, refs)
