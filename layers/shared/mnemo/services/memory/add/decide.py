@@ -54,17 +54,20 @@ def with_unmentioned(
     word with the fact, or when it is a DELETE naming the fact as what replaced the memory."""
     said = set().union(*(language.content_words(d.text) for d in decisions))
     named = {d.replaced_by for d in decisions if d.event is Event.DELETE}
-    stored = {ref: set(language.content_words(text)) for ref, text in (existing or {}).items()}
-    missing: list[Decision] = []
-    for i, fact in enumerate(facts):
-        words = set(language.content_words(fact))
-        if i in named or said & words:
-            continue
-        ref = next((r for r, known in stored.items() if words and words <= known), None)
-        missing.append(
-            Decision(Event.NONE, (existing or {})[ref], ref) if ref is not None else Decision(Event.ADD, fact, None)
-        )
+    shown = {ref: set(language.content_words(text)) for ref, text in (existing or {}).items()}
+    left_out = [(i, fact, set(language.content_words(fact))) for i, fact in enumerate(facts)]
+    missing = [
+        _left_out(fact, words, shown, existing or {})
+        for i, fact, words in left_out
+        if i not in named and not said & words
+    ]
     return [*decisions, *missing]
+
+
+def _left_out(fact: str, words: set[str], shown: dict[str, set[str]], existing: dict[str, str]) -> Decision:
+    """A NONE on the memory shown that already says all the fact says, else an ADD of the fact."""
+    ref = next((r for r, known in shown.items() if words and words <= known), None)
+    return Decision(Event.NONE, existing[ref], ref) if ref is not None else Decision(Event.ADD, fact, None)
 
 
 def _decision(item: Any, existing: dict[str, str], facts: list[str]) -> Decision | None:
