@@ -14,6 +14,7 @@ from typing import Any
 from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
 from mnemo.composition.shared import decay_settings, ranking_weights, reranker
 from mnemo.language.en import english
+from mnemo.language.en.profile_values import EnglishProfileValues
 from mnemo.ports.memory_namespaces import MemoryNamespaces
 from mnemo.ports.profile_store import ProfileStore
 from mnemo.ports.profile_tasks import ProfileTaskQueue
@@ -200,7 +201,7 @@ def active_profile_generator(providers: ActiveProviders) -> Callable[[], Profile
 
     def generator() -> ProfileGenerator | None:
         active = providers.get()
-        return profile_generator(active.llm, active.embedder)
+        return profile_generator(active.llm, active.embedder, values=EnglishProfileValues())
 
     return generator
 

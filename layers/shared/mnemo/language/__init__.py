@@ -12,6 +12,7 @@ from mnemo.language.interface import (
     Language,
     MessageReading,
     ParaphraseGuards,
+    ProfileValues,
     TimeWords,
     Wording,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "Language",
     "MessageReading",
     "ParaphraseGuards",
+    "ProfileValues",
     "Sentence",
     "Statement",
     "TimeWords",
