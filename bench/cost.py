@@ -667,7 +667,7 @@ class ScriptedLLM:
         self.fact = ""
         self.watch = Stopwatch()
 
-    def complete(self, messages: list[Any], *, json_mode: bool = False) -> Completion:
+    def complete(self, messages: list[Any], *, json_mode: bool = False, schema: Any = None) -> Completion:
         with self.watch.timing():
             return self._complete(messages)
 

@@ -19,7 +19,7 @@ from mnemo.domain.memory import Scope
 from mnemo.errors import ProviderError
 from mnemo.language.en import english
 from mnemo.ports.embedder import Vectors
-from mnemo.ports.llm import ChatMessage, Completion
+from mnemo.ports.llm import ChatMessage, Completion, JsonSchema
 from mnemo.services.commands import AddCommand, Message
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.providers import ActiveProviders, ProviderSet
@@ -32,7 +32,9 @@ class DecidingLLM:
 
     name = "scripted"
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
         return Completion(self._reply(messages), LLMUsage.of_call(10, 2))
 
     def _reply(self, messages: list[ChatMessage]) -> str:

@@ -27,7 +27,7 @@ from mnemo.domain.timefmt import iso
 from mnemo.errors import ProviderError
 from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder
-from mnemo.ports.llm import ChatMessage, Completion
+from mnemo.ports.llm import ChatMessage, Completion, JsonSchema
 from mnemo.services.commands import AddCommand, ConsolidateCommand, Merge, Message, Supersede, Synthesis
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.dream.runs import DREAM_OWNER, SCHEDULE, DreamJobs, DreamPolicy
@@ -55,7 +55,9 @@ class ScriptedLLM:
         self.replies: list[str | Exception] = []
         self.prompts: list[str] = []
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
         self.prompts.append(messages[0]["content"])
         reply = self.replies.pop(0) if self.replies else NOTHING
         if isinstance(reply, Exception):

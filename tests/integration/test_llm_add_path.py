@@ -96,11 +96,11 @@ def system_prompt(request: RecordedRequest) -> str:
 
 def decision_listing(request: RecordedRequest) -> tuple[list[dict[str, str]], list[str]]:
     """The existing memories (temporary id and text) and the new facts that a decision prompt shows."""
-    (message,) = request.body["messages"]
-    assert message["role"] == "user"
+    (system, message) = request.body["messages"]
+    assert system["role"] == "system" and message["role"] == "user"
     prompt: str = message["content"]
     existing = prompt.split("Existing memories (id and text):\n", 1)[1].split("\n\nNew facts:\n", 1)[0]
-    facts = prompt.split("\n\nNew facts:\n", 1)[1].split("\n\nReply with a JSON object only:", 1)[0]
+    facts = prompt.split("\n\nNew facts:\n", 1)[1]
     return json.loads(existing), json.loads(facts)
 
 
@@ -145,7 +145,8 @@ def test_new_facts_are_added(api: TestClient, llm_server: OpenAIServer) -> None:
         assert request.body["response_format"] == {"type": "json_object"}
     assert "You extract durable facts" in system_prompt(extraction)
     assert "Additional instructions from the operator" not in system_prompt(extraction)
-    assert extraction.body["messages"][1] == {"role": "user", "content": f"[0] user: {text}"}
+    assert extraction.body["messages"][1]["role"] == "user"
+    assert extraction.body["messages"][1]["content"].endswith(f"\n\n[0] user: {text}")
     assert decision_listing(decision) == ([], ["Lives in Lisbon", "Is allergic to peanuts"])
     assert llm_server.embedding_requests == []  # the embedder is still the local model
     assert llm_server.pending_replies == 0

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from mnemo.domain.memory import MemoryRecord, Scope
+from mnemo.language.en.profile_values import EnglishProfileValues
 from mnemo.ports.embedder import Embedder
 from mnemo.services.platform.profiles.generation import ProfileDraft, profile_generator
 from mnemo.services.platform.profiles.similarity_generator import (
@@ -260,3 +261,90 @@ def test_a_schema_without_properties_is_insufficient_data(generator: SimilarityP
 
 def test_without_an_llm_the_factory_gives_the_similarity_generator(embedder: Embedder) -> None:
     assert isinstance(profile_generator(None, embedder), SimilarityProfileGenerator)
+
+
+# ---- values read by the language pack ------------------------------------------------------------------------
+
+VALUE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string", "description": "The city where the user lives"},
+        "occupation": {"type": "string", "description": "The user's occupation"},
+        "job": {"type": "string", "description": ""},
+        "employer": {"type": "string", "description": "The company the user works for"},
+        "pet_name": {"type": "string", "description": "The name of the user's pet"},
+        "hobbies": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Activities the user enjoys in their free time",
+        },
+    },
+}
+
+
+@pytest.fixture
+def reading(embedder: Embedder) -> SimilarityProfileGenerator:
+    return SimilarityProfileGenerator(embedder, values=EnglishProfileValues())
+
+
+def test_a_property_the_pack_reads_is_filled_with_the_value_not_the_sentence(
+    reading: SimilarityProfileGenerator,
+) -> None:
+    # Given statements that state the values, each in a sentence of its own
+    records = memories(
+        "I live in Lisbon since last spring",
+        "I work as a nurse",
+        "I work at Santa Maria Hospital",
+        "My dog is called Rex",
+        "I love hiking and climbing",
+    )
+
+    # When the profile is generated without an LLM
+    draft = reading.generate(VALUE_SCHEMA, None, records)
+
+    # Then each property the pack reads holds the value, citing the statement; the others are as before
+    assert draft.status == "succeeded"
+    assert {k: v for k, v in draft.profile.items() if k != "hobbies"} == {
+        "city": "Lisbon",
+        "occupation": "nurse",
+        "job": "nurse",
+        "employer": "Santa Maria Hospital",
+        "pet_name": "Rex",
+    }
+    assert draft.sources["city"] == ids(records, 0)
+    assert draft.sources["occupation"] == draft.sources["job"] == ids(records, 1)
+    assert draft.sources["employer"] == ids(records, 2)
+    assert draft.sources["pet_name"] == ids(records, 3)
+    assert draft.profile["hobbies"] == ["I love hiking and climbing"]
+
+
+def test_the_newest_statement_of_a_value_wins(reading: SimilarityProfileGenerator) -> None:
+    records = memories("I moved to Porto", "I live in Lisbon since last spring")  # newest first
+    draft = reading.generate(VALUE_SCHEMA, None, records)
+    assert (draft.profile["city"], draft.sources["city"]) == ("Porto", ids(records, 0))
+
+
+def test_a_property_no_statement_gives_a_value_for_stays_empty(reading: SimilarityProfileGenerator) -> None:
+    # Given memories close to the properties in meaning, but none stating a value the pack reads
+    records = memories("My sister lives in Porto", "I work from home on Fridays", "I have two cats")
+
+    draft = reading.generate(
+        {**VALUE_SCHEMA, "properties": dict(list(VALUE_SCHEMA["properties"].items())[:5])}, None, records
+    )
+
+    # Then nothing is filled with a sentence: the profile has too little to say
+    assert draft.status == "insufficient_data" and draft.profile == {}
+
+
+def test_a_value_the_propertys_schema_rejects_is_left_empty(reading: SimilarityProfileGenerator) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"city": {"type": "string", "description": "Where the user lives", "maxLength": 3}},
+    }
+    assert reading.generate(schema, None, memories("I live in Lisbon")).status == "insufficient_data"
+
+
+def test_the_composed_generator_without_an_llm_reads_values_with_the_pack(embedder: Embedder) -> None:
+    generator = profile_generator(None, embedder, values=EnglishProfileValues())
+    draft = generator.generate(VALUE_SCHEMA, None, memories("I work as a nurse"))
+    assert draft.profile["occupation"] == "nurse"

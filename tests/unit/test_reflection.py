@@ -13,7 +13,7 @@ import pytest
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import ChatMessage, Completion
+from mnemo.ports.llm import ChatMessage, Completion, JsonSchema
 from mnemo.services.commands import Merge, Supersede, Synthesis
 from mnemo.services.platform.dream.reflection import MAX_TEXT, ReflectionRejectedError, Reflector
 
@@ -28,7 +28,9 @@ class ScriptedLLM:
         self.replies = list(replies)
         self.calls: list[list[ChatMessage]] = []
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
         assert json_mode
         self.calls.append(messages)
         reply = self.replies.pop(0)

@@ -23,7 +23,7 @@ from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope
 from mnemo.language.en import english
 from mnemo.ports.embedder import Vectors, unit_rows
-from mnemo.ports.llm import ChatMessage, Completion
+from mnemo.ports.llm import ChatMessage, Completion, JsonSchema
 from mnemo.ports.memory_store import DuplicateMemoryError
 from mnemo.ports.reranker import RerankCandidate
 from mnemo.services.memory.parts import MemoryParts
@@ -74,7 +74,9 @@ class ScriptedLLM:
         self.asked: list[list[ChatMessage]] = []
         self.truncated: list[bool] = []  # whether each reply, in order, is cut off at the output limit
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
         self.asked.append(messages)
         cut = self.truncated.pop(0) if self.truncated else False
         return Completion(self.replies.pop(0), LLMUsage.of_call(10, 5), cut)

@@ -25,7 +25,9 @@ def decided(*items: Any) -> list[Decision]:
 def test_the_llm_is_shown_the_memories_with_their_temporary_ids_and_the_facts() -> None:
     llm = ScriptedLLM({"memory": []})
     decide(llm, EXISTING, FACTS)
-    prompt = llm.asked[0][0]["content"]
+    (system, shown) = llm.asked[0]
+    assert system["role"] == "system" and json.dumps(FACTS) not in system["content"]
+    prompt = shown["content"]
     assert json.dumps([{"id": "0", "text": "Lives in Paris"}, {"id": "1", "text": "Likes tea"}]) in prompt
     assert json.dumps(FACTS) in prompt
 
@@ -80,3 +82,16 @@ def test_a_fact_the_reply_leaves_out_is_added_rather_than_lost() -> None:
     completed = with_unmentioned(english(), decisions, facts)
 
     assert completed == [*decisions, Decision(Event.ADD, "Drinks green tea", None)]
+
+
+def test_an_update_that_repeats_the_memory_is_read_as_none() -> None:
+    assert decided({"id": "1", "text": "Likes tea", "event": "UPDATE"}) == [Decision(Event.NONE, "Likes tea", "1")]
+
+
+def test_a_fact_left_out_that_a_memory_shown_already_states_is_no_add() -> None:
+    # Given a reply that names no change (the model leaves out what it has nothing to change)
+    # When the facts are completed against the memories shown
+    completed = with_unmentioned(english(), [], ["Likes tea", "Lives in Porto"], EXISTING)
+
+    # Then the fact a memory already states is NONE on that memory, and the new one is still added
+    assert completed == [Decision(Event.NONE, "Likes tea", "1"), Decision(Event.ADD, "Lives in Porto", None)]

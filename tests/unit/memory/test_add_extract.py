@@ -25,9 +25,9 @@ def extract(reply: Any, **options: Any) -> tuple[list[ExtractedFact], ScriptedLL
 def test_the_prompt_numbers_the_messages_and_says_the_rules_asked_for() -> None:
     _, llm = extract({"facts": []}, instructions="Keep names.", multilingual=True, categories=(FOOD, ("misc", "")))
     ((system, user),) = llm.asked
-    assert user == {"role": "user", "content": "[0] user: I moved to Lisbon."}
+    assert user == {"role": "user", "content": "Today's date is 2025-05-01.\n\n[0] user: I moved to Lisbon."}
     prompt = system["content"]
-    assert "Keep names." in prompt and "2025-05-01" in prompt and "language the speaker used" in prompt
+    assert "Keep names." in prompt and "language the speaker used" in prompt
     assert "- food: what one eats\n- misc" in prompt
 
 

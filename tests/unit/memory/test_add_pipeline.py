@@ -10,7 +10,7 @@ import pytest
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.memory import Event, Scope
 from mnemo.errors import ProviderError, ValidationError
-from mnemo.ports.llm import ChatMessage, Completion
+from mnemo.ports.llm import ChatMessage, Completion, JsonSchema
 from mnemo.services.commands import AddCommand, AddResult, Message
 from mnemo.services.llm_usage import UsageMeter
 from mnemo.services.memory.add.categorizing import Categorizing
@@ -93,5 +93,7 @@ def test_a_provider_that_is_down_is_still_an_error(make_namespace: Any) -> None:
 class FailingLLM:
     name = "failing"
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
         raise ProviderError("The provider is down.", "provider_unavailable")

@@ -13,13 +13,14 @@ Conventions (the models of api/selfhosted/responses and api/platform/responses f
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PlainSerializer, WithJsonSchema
 from pydantic.json_schema import SkipJsonSchema
 
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.timefmt import iso, iso_z
+from mnemo.services.llm_usage import Fallback
 
 TIMESTAMP_EXAMPLE = "2026-05-01T09:30:00.123456+00:00"
 
@@ -54,6 +55,21 @@ class LLMUsageOut(BaseModel):
     @classmethod
     def of(cls, usage: LLMUsage) -> LLMUsageOut:
         return cls(calls=usage.calls, input_tokens=usage.input_tokens, output_tokens=usage.output_tokens)
+
+
+class FallbackOut(BaseModel):
+    """Ours: an add whose LLM gave no answer it could use stored what the rule-based extractor found instead."""
+
+    reason: Literal["llm_malformed", "llm_truncated", "llm_timeout"] = Field(
+        description="Why: the LLM's answer was twice not the JSON asked for (`llm_malformed`), twice cut off at its "
+        "output limit (`llm_truncated`), or did not come in time (`llm_timeout`).",
+        examples=["llm_truncated"],
+    )
+    extractor: Literal["rules"] = Field(description="What extracted the add's memories instead.", examples=["rules"])
+
+    @classmethod
+    def of(cls, fallback: Fallback) -> FallbackOut:
+        return cls(reason=fallback.reason, extractor=fallback.extractor)
 
 
 class MessageOut(BaseModel):

@@ -15,6 +15,7 @@ from mnemo.adapters.crypto.argon2_passwords import Argon2PasswordHasher
 from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
 from mnemo.composition.shared import decay_settings, ranking_weights, reranker
 from mnemo.language.en import english
+from mnemo.language.en.profile_values import EnglishProfileValues
 from mnemo.ports.console_account_store import ConsoleAccountStore
 from mnemo.ports.memory_namespaces import MemoryNamespaces
 from mnemo.ports.profile_store import ProfileStore
@@ -227,7 +228,7 @@ def active_profile_generator(providers: ActiveProviders) -> Callable[[], Profile
 
     def generator() -> ProfileGenerator | None:
         active = providers.get()
-        return profile_generator(active.llm, active.embedder)
+        return profile_generator(active.llm, active.embedder, values=EnglishProfileValues())
 
     return generator
 

@@ -174,6 +174,20 @@ class KeywordWords(Protocol):
         ...
 
 
+class ProfileValues(Protocol):
+    """The values a profile property asks for, read from the user's statements (a profile filled without an LLM)."""
+
+    def value_kind(self, name: str, description: str) -> str | None:
+        """The kind of value a property (its name and description) asks for that the pack can read from a
+        statement, or None."""
+        ...
+
+    def stated_value(self, kind: str, text: str) -> str | None:
+        """The value of that kind a statement of the user's states ("Lisbon" from "I live in Lisbon since last
+        spring"), or None."""
+        ...
+
+
 class Language(
     ClaimReading,
     MessageReading,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol, TypedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypedDict
 
 from mnemo.domain.llm_usage import LLMUsage
 
@@ -23,10 +24,24 @@ class Completion:
     truncated: bool = False  # the provider stopped at its output limit: the text is cut off
 
 
+@dataclass(frozen=True, slots=True)
+class JsonSchema:
+    """The JSON Schema a JSON reply should fit, for a provider that can constrain its output to one (`name`: what
+    the schema is called in the request, letters, digits, `_` and `-`). Strict: every object lists all its
+    properties as required and allows no others, as constrained decoding asks."""
+
+    name: str
+    schema: Mapping[str, Any] = field(hash=False)
+
+
 class LLM(Protocol):
     @property
     def name(self) -> str: ...
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
-        """The assistant's reply and the call's usage. Raises ProviderError when the provider fails."""
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
+        """The assistant's reply and the call's usage. With `json_mode`, a JSON object; with `schema` too, one that a
+        provider configured to constrain its output to a schema fits (others ignore it: the caller validates the
+        reply all the same). Raises ProviderError when the provider fails."""
         ...

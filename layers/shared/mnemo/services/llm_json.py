@@ -1,41 +1,82 @@
 """Reading an LLM's JSON reply: models wrap the object they were asked for in code fences or in words, so the
 reply is read leniently once here, for every caller that asks an LLM for JSON (the add's extraction and decision,
-profiles, reflection, exports)."""
+profiles, reflection, exports).
+
+A caller that knows the shape it wants names it as a `Reply`: the strict schema sent to a provider that can
+constrain its output to one (ports.llm.JsonSchema), and the schema every reply is checked against, whatever the
+provider did (as lenient as the caller's reading: a reply that fits it can be read). A reply that is cut off, is no
+JSON object or does not fit is asked for once more, then is a `provider_bad_response` that says which."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import LLM, ChatMessage
+from mnemo.ports.llm import LLM, ChatMessage, JsonSchema
 
 ATTEMPTS = 2  # a reply that is cut off or not a JSON object is asked for once more
 CUT_OFF = "The LLM's reply was cut off at its output limit (max_tokens)."
+NOT_JSON = "The LLM did not reply with a JSON object."
 
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.IGNORECASE)
 
 
-def json_reply(llm: LLM, messages: list[ChatMessage], listing: str | None = None) -> dict[str, Any]:
-    """The JSON object the LLM answers to `messages` (whose `listing` key, when named, is a list if present), asked
-    once more when its reply is cut off or is not that; then a ProviderError (`provider_bad_response`) that says
-    which."""
-    problem = ProviderError("The LLM did not reply with a JSON object.", code="provider_bad_response")
+class UnreadableReplyError(ProviderError):
+    """Asked twice, the LLM gave no answer to read: `truncated` when the last was cut off at its output limit, else
+    it was no JSON object or did not fit the shape asked for."""
+
+    def __init__(self, message: str, *, truncated: bool = False) -> None:
+        super().__init__(message, code="provider_bad_response")
+        self.truncated = truncated
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The JSON object a caller asks for: `asked`, the strict schema sent to a provider that can constrain its
+    output; `accepted`, the schema every reply must fit to be read; `listing`, its key that must be a list when
+    present (said by name when it is not)."""
+
+    asked: JsonSchema
+    accepted: Mapping[str, Any] = field(hash=False)
+    listing: str | None = None
+
+
+def json_reply(llm: LLM, messages: list[ChatMessage], reply: Reply | str | None = None) -> dict[str, Any]:
+    """The JSON object the LLM answers to `messages`, asked once more when its reply is cut off or is not that; then
+    a ProviderError (`provider_bad_response`) that says which. `reply`: the shape asked for (a `Reply`), or only the
+    key that must be a list when present."""
+    shape = reply if isinstance(reply, Reply) else None
+    listing = shape.listing if shape is not None else reply if isinstance(reply, str) else None
+    problem = UnreadableReplyError(NOT_JSON)
     for _ in range(ATTEMPTS):
-        completion = llm.complete(messages, json_mode=True)
+        completion = llm.complete(messages, json_mode=True, schema=shape.asked if shape is not None else None)
         if completion.truncated:
-            problem = ProviderError(CUT_OFF, code="provider_bad_response")
+            problem = UnreadableReplyError(CUT_OFF, truncated=True)
             continue
         try:
-            reply = parse_json_reply(completion.text)
+            return _checked(parse_json_reply(completion.text), listing, shape)
         except ProviderError as error:
-            problem = error
-            continue
-        if listing is None or isinstance(reply.get(listing, []), list):
-            return reply
-        problem = ProviderError(f"The LLM's '{listing}' is not a list.", code="provider_bad_response")
+            problem = UnreadableReplyError(error.message)
     raise problem
+
+
+def _checked(parsed: dict[str, Any], listing: str | None, shape: Reply | None) -> dict[str, Any]:
+    """The reply, when its `listing` is a list and it fits the shape's accepted schema; else a ProviderError."""
+    if listing is not None and not isinstance(parsed.get(listing, []), list):
+        raise ProviderError(f"The LLM's '{listing}' is not a list.", code="provider_bad_response")
+    if shape is not None:
+        error = next(iter(Draft202012Validator(shape.accepted).iter_errors(parsed)), None)
+        if error is not None:
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path) or "the reply"
+            message = f"The LLM's reply does not fit the schema asked for, at {where.lstrip('.')}: {error.message}"
+            raise ProviderError(message[:500], code="provider_bad_response")
+    return parsed
 
 
 def parse_json_reply(reply: str) -> dict[str, Any]:
@@ -50,5 +91,5 @@ def parse_json_reply(reply: str) -> dict[str, Any]:
         except json.JSONDecodeError:
             parsed = None
     if not isinstance(parsed, dict):
-        raise ProviderError("The LLM did not reply with a JSON object.", code="provider_bad_response")
+        raise ProviderError(NOT_JSON, code="provider_bad_response")
     return parsed

@@ -22,7 +22,7 @@ from mnemo.adapters.openai_http import RETRIED_STATUSES, OpenAIHttp, Pace
 from mnemo.adapters.provider_config import BaseUrl, HttpProviderConfig, ModelName
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import ChatMessage, Completion
+from mnemo.ports.llm import ChatMessage, Completion, JsonSchema
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -62,7 +62,11 @@ class AnthropicLLM:
             retried_statuses=ANTHROPIC_RETRIED_STATUSES,
         )
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
+        """With `json_mode`, a JSON object; `schema` is not sent (this adapter asks for JSON its own way), and the
+        caller validates the reply."""
         body = self.request_body(messages, json_mode=json_mode)
         payload = self._http.post("v1/messages", body)
         text = _reply_text(payload)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from mnemo.adapters.azure_openai import AzureOpenAIConfig
-from mnemo.adapters.llms.openai import chat_body, completion_text, completion_usage, cut_off
+from mnemo.adapters.llms.openai import chat_body, completion_text, completion_usage, cut_off, response_format
 from mnemo.adapters.openai_http import Pace
-from mnemo.ports.llm import ChatMessage, Completion
+from mnemo.ports.llm import ChatMessage, Completion, JsonSchema
 
 
 class AzureOpenAILLMConfig(AzureOpenAIConfig):
@@ -19,7 +19,11 @@ class AzureOpenAILLM:
         self.name = f"azure_openai/{config.deployment}"
         self._http = config.deployment_http(pace)
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
-        body = chat_body(messages, self.config.temperature, self.config.max_tokens, json_mode=json_mode)
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
+        """A deployment is asked for `json_object` (a schema is not sent: not every API version takes one)."""
+        asked = response_format("json_object", None) if json_mode else None
+        body = chat_body(messages, self.config.temperature, self.config.max_tokens, response=asked)
         payload = self._http.post("chat/completions", body)
         return Completion(completion_text(payload), completion_usage(payload), cut_off(payload))

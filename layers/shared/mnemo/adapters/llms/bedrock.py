@@ -9,7 +9,7 @@ from mnemo.adapters.bedrock_errors import boto_errors, provider_error
 from mnemo.adapters.provider_config import BedrockModel
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import ChatMessage, Completion
+from mnemo.ports.llm import ChatMessage, Completion, JsonSchema
 
 JSON_ONLY = "Reply with one JSON object and nothing else."
 
@@ -32,7 +32,11 @@ class BedrockLLM:
         serving only accounts or keys) never builds it."""
         return self.config.runtime(self._given)
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
+        """With `json_mode`, a JSON object; `schema` is not sent (this adapter asks for JSON its own way), and the
+        caller validates the reply."""
         system = [{"text": m["content"]} for m in messages if m["role"] == "system"]
         if json_mode:
             system.append({"text": JSON_ONLY})

@@ -9,7 +9,7 @@ from mnemo.adapters.openai_http import Pace
 from mnemo.adapters.provider_config import BaseUrl, HttpProviderConfig, ModelName
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import ChatMessage, Completion
+from mnemo.ports.llm import ChatMessage, Completion, JsonSchema
 
 # The finish reasons of a candidate Gemini withheld for its content (its text, if any, is not the answer).
 BLOCKED_FINISH_REASONS = frozenset(
@@ -32,7 +32,11 @@ class GeminiLLM:
         self.name = f"gemini/{config.model}"
         self._http = config.client(GeminiHttp, pace)
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
+        """With `json_mode`, a JSON object; `schema` is not sent (this adapter asks for JSON its own way), and the
+        caller validates the reply."""
         payload = self._http.model_call(self.config.model, "generateContent", self.request(messages, json_mode))
         candidates = payload.get("candidates")
         first = candidates[0] if isinstance(candidates, list) and candidates else None

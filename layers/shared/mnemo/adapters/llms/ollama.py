@@ -12,7 +12,7 @@ from mnemo.adapters.openai_http import OpenAIHttp, Pace
 from mnemo.adapters.provider_config import DEFAULT_OLLAMA_BASE_URL, BaseUrl, HttpProviderConfig, ModelName
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.errors import ProviderError
-from mnemo.ports.llm import ChatMessage, Completion
+from mnemo.ports.llm import ChatMessage, Completion, JsonSchema
 
 
 class OllamaLLMConfig(HttpProviderConfig):
@@ -31,7 +31,11 @@ class OllamaLLM:
         self.name = f"ollama/{config.model}"
         self._http = config.client(OpenAIHttp, pace)
 
-    def complete(self, messages: list[ChatMessage], *, json_mode: bool = False) -> Completion:
+    def complete(
+        self, messages: list[ChatMessage], *, json_mode: bool = False, schema: JsonSchema | None = None
+    ) -> Completion:
+        """With `json_mode`, a JSON object; `schema` is not sent (this adapter asks for JSON its own way), and the
+        caller validates the reply."""
         options: dict[str, object] = {}
         if self.config.temperature is not None:
             options["temperature"] = self.config.temperature

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Query
 from mnemo.api.dependencies import MemoryServiceDep
 from mnemo.api.inline_work import inline_when_local
 from mnemo.api.parsing import clean_id, parse_expiration
-from mnemo.api.responses import LLMUsageOut, MessageOut, errors
+from mnemo.api.responses import FallbackOut, LLMUsageOut, MessageOut, errors
 from mnemo.api.routing import TypedRoute
 from mnemo.api.security import Authenticated, authenticated, require_admin
 from mnemo.api.selfhosted.bodies import MemoryCreate, MemoryUpdate, SearchRequest, add_command
@@ -44,10 +44,13 @@ def add_memories(body: MemoryCreate, memory_service: MemoryServiceDep) -> AddRes
     command = add_command(body)
     meter = UsageMeter()
     results = memory_service.add(command, meter=meter)
-    return AddResults(
+    answer = AddResults(
         results=[AddedMemory.of(r, verbatim=not command.infer) for r in results],
         llm_usage=LLMUsageOut.of(meter.usage),
     )
+    if meter.fallback is not None:
+        answer.fallback = FallbackOut.of(meter.fallback)  # set only then: an add without one sends no key
+    return answer
 
 
 @router.get(

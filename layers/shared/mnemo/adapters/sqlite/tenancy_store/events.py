@@ -47,11 +47,12 @@ class SqliteEventStore(TenancyTables):
         outbound = job_event(event)
         with self._db.write() as conn:
             changed = conn.execute(
-                "UPDATE platform_events SET status = ?, results = ?, error = ?, updated_at = ?, started_at = ?, "
-                "completed_at = ?, attempts = ?, llm_usage = ? WHERE id = ? AND project_id = ? "
+                "UPDATE platform_events SET status = ?, payload = ?, results = ?, error = ?, updated_at = ?, "
+                "started_at = ?, completed_at = ?, attempts = ?, llm_usage = ? WHERE id = ? AND project_id = ? "
                 "AND (status IN ('PENDING', 'RUNNING') OR status = ?)",
                 (
                     event.status.value,
+                    json.dumps(event.payload),
                     json.dumps(event.results),
                     event.error,
                     iso(event.updated_at),

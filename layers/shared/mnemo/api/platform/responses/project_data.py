@@ -166,7 +166,9 @@ class EventOut(BaseModel):
         "items were not imported); FAILED; CANCELLED (POST /v1/event/{id}/cancel/)."
     )
     payload: dict[str, Any] = Field(
-        description="What was asked; for an import, its `format` and `total` (the items are not repeated)."
+        description="What was asked; for an import, its `format` and `total` (the items are not repeated); ours, "
+        "for an add whose LLM gave no answer it could use, `fallback` `{reason, extractor}`: the rule-based "
+        "extractor's memories were stored instead."
     )
     metadata: dict[str, Any] | None = Field(description="The metadata the add asked for; null otherwise.")
     results: list[dict[str, Any]] = Field(

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from mnemo.api.responses import LLMUsageOut, Timestamp
+from mnemo.api.responses import FallbackOut, LLMUsageOut, Timestamp
 from mnemo.domain.memory import HistoryEntry, LifecycleState, MemoryRecord, SourceMessage
 from mnemo.services.commands import AddResult, SearchResult
 
@@ -112,6 +112,11 @@ class AddResults(BaseModel):
     results: list[AddedMemory] = Field(description="One entry per memory the add touched.")
     llm_usage: LLMUsageOut = Field(
         description="Ours: the LLM calls and tokens this add used (zero calls without an LLM or with infer=false)."
+    )
+    fallback: FallbackOut | None = Field(
+        default=None,
+        description="Ours, sent only when it happened: the LLM gave no answer the add could use, so it stored what "
+        "the rule-based extractor found (its `llm_usage` still counts the calls spent).",
     )
 
 

@@ -1,5 +1,7 @@
 """The LLM path's second step: where an add decides ADD, UPDATE, DELETE or NONE. The LLM sees the new facts and
-the related memories (under temporary ids "0", "1", …) and answers one event per item; an id it made up, an
+the related memories (under temporary ids "0", "1", …) and answers only the changes (ADD, UPDATE, DELETE), so its
+reply grows with what changed rather than with the memories shown; a memory it leaves out is unchanged, and an
+UPDATE that repeats a memory's text is read as NONE. A NONE it sends anyway is still read. An id it made up, an
 UPDATE without a text or an event it does not name is dropped rather than trusted."""
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ from typing import Any
 from mnemo.domain.memory import Event
 from mnemo.errors import ProviderError
 from mnemo.language import Wording
-from mnemo.ports.llm import LLM
+from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.services.llm_json import json_reply
-from mnemo.services.memory.add import prompts
+from mnemo.services.memory.add import prompts, replies
 
 _ON_MEMORIES = (Event.UPDATE, Event.DELETE, Event.NONE)  # the events that name an existing memory
 
@@ -28,27 +30,44 @@ class Decision:
 
 def decide(llm: LLM, existing: dict[str, str], facts: list[str]) -> list[Decision]:
     """The LLM's decision for each new fact against the `existing` memories (temporary id -> text)."""
-    listing = json.dumps([{"id": k, "text": v} for k, v in existing.items()], ensure_ascii=False)
-    prompt = prompts.UPDATE_DECISION.format(existing=listing, facts=json.dumps(facts, ensure_ascii=False))
-    reply = json_reply(llm, [{"role": "user", "content": prompt}], "memory")
+    reply = json_reply(llm, decision_messages(existing, facts), replies.DECISIONS)
     items = reply.get("memory", [])
     if not isinstance(items, list):
         raise ProviderError("The LLM's 'memory' is not a list.", code="provider_bad_response")
     return [decision for item in items if (decision := _decision(item, existing, facts)) is not None]
 
 
-def with_unmentioned(language: Wording, decisions: list[Decision], facts: list[str]) -> list[Decision]:
-    """The decisions, and an ADD for each fact none of them speaks of: a fact the reply left out is added rather
-    than lost. A decision speaks of a fact when its text shares a content word with the fact, or when it is a DELETE
-    naming the fact as what replaced the memory."""
+def decision_messages(existing: dict[str, str], facts: list[str]) -> list[ChatMessage]:
+    """The decision call's messages: the fixed instructions and example (the same for every call: what a provider's
+    prompt cache reuses), then the memories shown and the new facts."""
+    listing = json.dumps([{"id": k, "text": v} for k, v in existing.items()], ensure_ascii=False)
+    shown = prompts.DECISION_INPUT.format(existing=listing, facts=json.dumps(facts, ensure_ascii=False))
+    return [{"role": "system", "content": prompts.UPDATE_DECISION}, {"role": "user", "content": shown}]
+
+
+def with_unmentioned(
+    language: Wording, decisions: list[Decision], facts: list[str], existing: dict[str, str] | None = None
+) -> list[Decision]:
+    """The decisions, and one for each fact none of them speaks of: a NONE when a memory shown (`existing`) already
+    says all it says (its content words are among the memory's: the reply had nothing to change), else an ADD, so a
+    fact the reply left out is added rather than lost. A decision speaks of a fact when its text shares a content
+    word with the fact, or when it is a DELETE naming the fact as what replaced the memory."""
     said = set().union(*(language.content_words(d.text) for d in decisions))
     named = {d.replaced_by for d in decisions if d.event is Event.DELETE}
+    shown = {ref: set(language.content_words(text)) for ref, text in (existing or {}).items()}
+    left_out = [(i, fact, set(language.content_words(fact))) for i, fact in enumerate(facts)]
     missing = [
-        Decision(Event.ADD, fact, None)
-        for i, fact in enumerate(facts)
-        if i not in named and not said & set(language.content_words(fact))
+        _left_out(fact, words, shown, existing or {})
+        for i, fact, words in left_out
+        if i not in named and not said & words
     ]
     return [*decisions, *missing]
+
+
+def _left_out(fact: str, words: set[str], shown: dict[str, set[str]], existing: dict[str, str]) -> Decision:
+    """A NONE on the memory shown that already says all the fact says, else an ADD of the fact."""
+    ref = next((r for r, known in shown.items() if words and words <= known), None)
+    return Decision(Event.NONE, existing[ref], ref) if ref is not None else Decision(Event.ADD, fact, None)
 
 
 def _decision(item: Any, existing: dict[str, str], facts: list[str]) -> Decision | None:
@@ -62,6 +81,8 @@ def _decision(item: Any, existing: dict[str, str], facts: list[str]) -> Decision
     ref = str(item.get("id")) if item.get("id") is not None else None
     if not _names_a_listed_memory(event, ref, text, existing):
         return None
+    if event is Event.UPDATE and text == existing[str(ref)]:
+        return Decision(Event.NONE, text, ref)  # an unchanged memory repeated back: nothing to do
     return Decision(event, text, ref, _replaced_by(item, facts) if event is Event.DELETE else None)
 
 

@@ -13,7 +13,7 @@ from mnemo.errors import ProviderError
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.services.commands import Category
 from mnemo.services.llm_json import json_reply
-from mnemo.services.memory.add import prompts
+from mnemo.services.memory.add import prompts, replies
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +38,8 @@ def extract_facts(
     """The facts of the conversation (each message with its number in the add); with `categories`, the LLM files
     each fact under them too. Each fact comes with the numbers of the messages the LLM says it came from (a reply of
     plain strings is still read: its facts then have no categories and no sources)."""
-    system = _system_prompt(instructions, multilingual, today, categories)
-    transcript = "\n".join(f"[{i}] {m['role']}: {m['content']}" for i, m in conversation)
-    asked: list[ChatMessage] = [{"role": "system", "content": system}, {"role": "user", "content": transcript}]
-    reply = json_reply(llm, asked, "facts")
+    asked = extraction_messages(conversation, instructions, multilingual, today, categories)
+    reply = json_reply(llm, asked, replies.CATEGORIZED_FACTS if categories else replies.FACTS)
     facts = reply.get("facts", [])
     if not isinstance(facts, list):
         raise ProviderError("The LLM's 'facts' is not a list.", code="provider_bad_response")
@@ -49,12 +47,27 @@ def extract_facts(
     return [fact for raw in facts if (fact := _fact(raw, known)) is not None]
 
 
-def _system_prompt(instructions: str | None, multilingual: bool, today: date, categories: Sequence[Category]) -> str:
+def extraction_messages(
+    conversation: Sequence[tuple[int, ChatMessage]],
+    instructions: str | None,
+    multilingual: bool,
+    today: date,
+    categories: Sequence[Category],
+) -> list[ChatMessage]:
+    """The extraction call's messages: the system message, the same for every call under one configuration (what a
+    provider's prompt cache reuses), then today's date and the numbered conversation."""
+    transcript = "\n".join(f"[{i}] {m['role']}: {m['content']}" for i, m in conversation)
+    return [
+        {"role": "system", "content": _system_prompt(instructions, multilingual, categories)},
+        {"role": "user", "content": prompts.CONVERSATION.format(today=today.isoformat(), transcript=transcript)},
+    ]
+
+
+def _system_prompt(instructions: str | None, multilingual: bool, categories: Sequence[Category]) -> str:
     listed = "\n".join(f"- {name}: {description}" if description else f"- {name}" for name, description in categories)
     return prompts.FACT_EXTRACTION.format(
         language_rule=prompts.LANGUAGE_SAME if multilingual else prompts.LANGUAGE_ENGLISH,
         custom_instructions=f"\nAdditional instructions from the operator:\n{instructions}\n" if instructions else "",
-        today=today.isoformat(),
         reply_format=prompts.CATEGORIZED_REPLY.format(categories=listed) if categories else prompts.PLAIN_REPLY,
     )
 

@@ -1,7 +1,7 @@
 """An inferred add with an LLM: extract the facts (extract.py), keep those the conversation supports (grounding.py),
 show the LLM the active memories closest to them and let it decide ADD, UPDATE, DELETE or NONE per fact (decide.py),
 file the new memories (filing.py), then apply the decisions on the memories they name (apply.py). Every provider call
-comes before the first write."""
+comes before the first write; an LLM answer that cannot be used is an UnusableAnswerError (fallback.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from mnemo.services.commands import AddCommand, AddResult
 from mnemo.services.memory.add.apply import Applying, Sources
 from mnemo.services.memory.add.decide import Decision, decide, with_unmentioned
 from mnemo.services.memory.add.extract import ExtractedFact, extract_facts
+from mnemo.services.memory.add.fallback import asking_the_llm
 from mnemo.services.memory.add.filing import Filing
 from mnemo.services.memory.add.grounding import grounded_sources
 from mnemo.services.memory.add.instructions import extraction_instructions
@@ -36,13 +37,16 @@ class InferredAdd:
 
     def add(self, add: PendingAdd, llm: LLM) -> list[AddResult]:
         command = add.command
-        extracted, grounded = self._grounded_facts(add, llm)
+        with asking_the_llm():
+            extracted, grounded = self._grounded_facts(add, llm)
         if not extracted:
             return []
         facts = [x.text for x in extracted]
         refs = {str(i): record for i, record in enumerate(self._related(self._parts.embed(facts), add.scope))}
         existing = {k: r.text for k, r in refs.items()}
-        decisions = with_unmentioned(self._parts.language, decide(llm, existing, facts), facts)
+        with asking_the_llm():
+            decided = decide(llm, existing, facts)
+        decisions = with_unmentioned(self._parts.language, decided, facts, existing)
         sources = _sources(self._parts.language, command, grounded, decisions)
         decisions = [d for d in decisions if d.event is not Event.ADD or sources[d.text]]
         embedded = self._applying.embedded_for(decisions, refs)

@@ -1,18 +1,19 @@
 """One add, from its command to its results: checked, its metadata without identity fields, its categories decided
 (pending.py), then one of four paths — a procedural summary (procedural.py), verbatim (verbatim.py), the statements
 of the extractor when there is no LLM (statements.py), or the LLM's facts and decisions (inferred.py) — with the
-extractor's statements instead when the LLM's answer cannot be read even when asked twice."""
+extractor's statements instead when the LLM's answer cannot be used (fallback.py), said on the add's meter."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import replace
 
-from mnemo.errors import ProviderError, ValidationError
+from mnemo.errors import ValidationError
 from mnemo.ports.llm import LLM
 from mnemo.services.commands import AddCommand, AddResult, check_topics
 from mnemo.services.llm_usage import UsageMeter
 from mnemo.services.memory.add.apply import Applying
+from mnemo.services.memory.add.fallback import UnusableAnswerError
 from mnemo.services.memory.add.filing import Filing
 from mnemo.services.memory.add.inferred import InferredAdd
 from mnemo.services.memory.add.outdating import Outdating
@@ -54,12 +55,13 @@ class AddPipeline:
             return self._statements.add(add)
         try:
             return self._inferred.add(add, llm)
-        except ProviderError as error:
-            if error.code != "provider_bad_response":
-                raise
-            # Asked twice, the LLM gave no answer to read (cut off, or not the JSON asked for); it wrote nothing
-            # yet, so the add is the rule-based extractor's rather than lost.
-            logger.warning("the LLM's answer could not be read (%s); the add uses the rule-based extractor", error)
+        except UnusableAnswerError as gave_up:
+            # The LLM gave no answer to use; it wrote nothing yet, so the add is the rule-based extractor's rather
+            # than lost, and says so.
+            reason = gave_up.fallback.reason
+            logger.warning("the add uses the rule-based extractor (%s): %s", reason, gave_up.message)
+            if meter is not None:
+                meter.fallback = gave_up.fallback
             return self._statements.add(add)
 
     def _llm(self, meter: UsageMeter | None) -> LLM | None:

@@ -28,7 +28,7 @@ from mnemo.domain.webhooks import ERASED_TEXT
 from mnemo.errors import MnemoError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
 from mnemo.services.commands import AddCommand, AddResult
-from mnemo.services.llm_usage import UsageMeter
+from mnemo.services.llm_usage import Fallback, UsageMeter
 from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.jobs.project_settings import with_project_settings
 from mnemo.services.platform.jobs.queueing import Enqueue, RetryLaterError, is_transient, queue_job
@@ -41,6 +41,12 @@ log = logging.getLogger("mnemo.platform.worker")
 
 # How an add event is queued: (project id, event id, owner). The owner (`user:<id>`, `agent:<id>`, `run:<id>`)
 # orders a queue: one owner's adds run in the order they were sent, other owners' beside them.
+def with_fallback(payload: dict[str, Any], fallback: Fallback | None) -> dict[str, Any]:
+    """The add's payload, saying (`fallback`) when its LLM gave no answer to use and the rule-based extractor's
+    statements were stored instead: the event's own record of how its memories were made."""
+    return payload if fallback is None else {**payload, "fallback": fallback.to_json()}
+
+
 def count_llm_usage(records: ProjectRecordStore, project_id: str, usage: LLMUsage) -> None:
     """Add an add's LLM usage to the project's counters (its statistics sum them): nothing when it made no call."""
     if usage.calls:
@@ -158,6 +164,7 @@ class AddJobs:
         moment = self._clock()
         finished = event.changed(
             status=EventStatus.SUCCEEDED,
+            payload=with_fallback(event.payload, meter.fallback),
             results=[add_result_view(r) for r in results],
             completed_at=moment,
             updated_at=moment,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from mnemo.domain.memory import MemoryRecord
+from mnemo.language import ProfileValues
 from mnemo.ports.embedder import Embedder
 from mnemo.ports.llm import LLM
 
@@ -40,13 +41,16 @@ class ProfileGenerator(Protocol):
         ...
 
 
-def profile_generator(llm: LLM | None, embedder: Embedder, *, min_memories: int = 1) -> ProfileGenerator:
-    """The LLM generator when an LLM is configured, else the similarity generator on the embedder; with fewer
-    than `min_memories` memories, either answers `insufficient_data` (without asking the LLM)."""
+def profile_generator(
+    llm: LLM | None, embedder: Embedder, *, min_memories: int = 1, values: ProfileValues | None = None
+) -> ProfileGenerator:
+    """The LLM generator when an LLM is configured, else the similarity generator on the embedder (reading the
+    values a property asks for with the language pack's `values`); with fewer than `min_memories` memories, either
+    answers `insufficient_data` (without asking the LLM)."""
     # Imported here: both modules import ProfileDraft from this one.
     from mnemo.services.platform.profiles.llm_generator import LlmProfileGenerator
     from mnemo.services.platform.profiles.similarity_generator import SimilarityProfileGenerator
 
     if llm is not None:
         return LlmProfileGenerator(llm, min_memories=min_memories)
-    return SimilarityProfileGenerator(embedder, min_memories=min_memories)
+    return SimilarityProfileGenerator(embedder, min_memories=min_memories, values=values)

@@ -4,7 +4,10 @@ Each top-level property is embedded as "<name in words>: <description without 't
 lives"), the user's newest `max_memories` memories in one batch, and their cosine similarity decides. A memory
 fills a property only when its similarity reaches `threshold`; what each type then takes:
 
-- string: the text of the most similar memory;
+- string: when the language pack knows the kind of value the property asks for (mnemo.language `ProfileValues`: the
+  city where one lives, one's occupation, employer, a pet's name), the value the newest memory that states one
+  states ("I live in Lisbon since last spring" -> "Lisbon"), whatever its similarity, or nothing when none does;
+  else the text of the most similar memory;
 - array (of strings, or of no declared item type): the texts of the `max_items` most similar memories, distinct;
 - boolean: only what a memory plainly states: the property's key words (its name without "is", "has", ...)
   appear in the memory; a negation ("not", "no", "never", "non", "n't", ...) among the three words before them
@@ -20,13 +23,8 @@ meaning the words do not carry (no memory "I don't eat meat" makes `is_vegetaria
 ("two cats"), summaries or merges of several memories into one value, nor tell a memory about someone else ("My
 sister lives in Porto") from one about the user when it is the closest to the property.
 
-The threshold (0.34) was measured on a scripted set of 36 short memories (21 facts about the user, 15 unrelated
-ones) against 12 property descriptions, on both backends of all-MiniLM-L6-v2 (ONNX int8, the default, and float32,
-whose similarities differ by up to 0.03): true pairs score 0.25-0.73 (median 0.42), unrelated ones at most 0.33 but
-for near misses such as "My sister lives in Porto" → location (0.46). Per property, over 600 random users of 8
-memories, 0.34 fills 80% of the properties one of the user's memories answers, and 94% of what it fills is right,
-on both backends (0.30: 76-82% right; 0.40: 58-61% filled). A first-person "I'm 34 years old" scores 0.34-0.37
-against "age: age in years": a fact just at the threshold is found by one backend and missed by the other."""
+The threshold was measured on a scripted set of short memories against property descriptions, on both backends of
+the embedder (docs/benchmarks/log.md, "The profile generator without an LLM")."""
 
 from __future__ import annotations
 
@@ -41,6 +39,7 @@ from jsonschema.exceptions import SchemaError
 from referencing.exceptions import Unresolvable
 
 from mnemo.domain.memory import MemoryRecord
+from mnemo.language import ProfileValues
 from mnemo.ports.embedder import Embedder
 from mnemo.services.platform.profiles.generation import ProfileDraft
 
@@ -66,6 +65,16 @@ class _Match:
     score: float
 
 
+class _NoValues:
+    """No reading of values: every string property takes the text of the most similar memory."""
+
+    def value_kind(self, name: str, description: str) -> str | None:
+        return None
+
+    def stated_value(self, kind: str, text: str) -> str | None:
+        return None
+
+
 class SimilarityProfileGenerator:
     def __init__(
         self,
@@ -75,8 +84,12 @@ class SimilarityProfileGenerator:
         *,
         min_memories: int = 1,
         max_memories: int = DEFAULT_MAX_MEMORIES,
+        values: ProfileValues | None = None,
     ) -> None:
+        """`values`: the language pack's reading of the values a property asks for (None: a string property takes
+        the text of the most similar memory)."""
         self._embedder = embedder
+        self._values: ProfileValues = values or _NoValues()
         self._threshold = threshold
         self._max_items = max_items
         self._min_memories = max(min_memories, 1)
@@ -104,7 +117,12 @@ class SimilarityProfileGenerator:
         for row, name in enumerate(names):
             order = np.argsort(-scores[row], kind="stable")
             matches = [_Match(considered[i], float(scores[row, i])) for i in order if scores[row, i] >= self._threshold]
-            filled = self._fill(name, properties[name], matches)
+            kind = self._kind(name, properties[name])
+            filled = (
+                self._fill(name, properties[name], matches)
+                if kind is None
+                else self._stated(kind, properties[name], considered)
+            )
             if filled is not None:
                 profile[name], sources[name] = filled
         if not profile:
@@ -113,6 +131,24 @@ class SimilarityProfileGenerator:
                 reason=f"No property could be filled from the memories; empty: {', '.join(names)}.",
             )
         return ProfileDraft("succeeded", profile=profile, sources=sources)
+
+    def _kind(self, name: str, spec: Mapping[str, Any]) -> str | None:
+        """The kind of value a string property asks for, when the language pack reads that kind; else None."""
+        if _type_of(spec) != "string":
+            return None
+        description = spec.get("description")
+        return self._values.value_kind(name, description if isinstance(description, str) else "")
+
+    def _stated(
+        self, kind: str, spec: Mapping[str, Any], memories: Sequence[MemoryRecord]
+    ) -> tuple[str, list[str]] | None:
+        """The value of `kind` the newest memory that states one states, or None when none does (or the property's
+        schema rejects it)."""
+        for memory in memories:  # newest first: the latest statement of a value wins
+            value = self._values.stated_value(kind, memory.text)
+            if value is not None:
+                return (value, [memory.id]) if _fits(spec, value) else None
+        return None
 
     def _fill(self, name: str, spec: Mapping[str, Any], matches: list[_Match]) -> tuple[Any, list[str]] | None:
         if not matches:
