@@ -267,3 +267,14 @@ def tab_to(page: Page, locator: Locator, limit: int = 40) -> None:
         if locator.evaluate("(element) => element === document.activeElement"):
             return
     raise AssertionError(f"Tab never reached {locator}")
+
+
+def add_memory(served: Console, person: Person, text: str, **scope: Any) -> str:
+    """A memory stored as said (infer false: no LLM), through the API; its id."""
+    body = {"messages": [{"role": "user", "content": text}], "infer": False, **scope}
+    answer = served.api("POST", "/v1/memories/", person, json=body)
+    assert answer.status_code == 200, answer.text
+    found = answer.json()
+    results = found["results"] if isinstance(found, dict) else found
+    assert results, answer.text
+    return str(results[0]["id"])
