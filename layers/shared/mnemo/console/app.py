@@ -14,7 +14,16 @@ from starlette.responses import Response
 from starlette.routing import Mount
 from starlette.staticfiles import StaticFiles
 
-from mnemo.console import api_keys, members, memories, memory_detail, organizations, projects, sign_in
+from mnemo.console import (
+    api_keys,
+    members,
+    memories,
+    memory_detail,
+    organizations,
+    project_settings,
+    projects,
+    sign_in,
+)
 from mnemo.console.rendering import render
 from mnemo.console.security import SecurityHeaders
 from mnemo.console.visits import CONSOLE_STATE, ConsoleServices
@@ -34,6 +43,7 @@ def create_console(services: ConsoleServices) -> Starlette:
         *members.ROUTES,
         *memories.ROUTES,  # before memory_detail: /memories/delete is no memory's id
         *memory_detail.ROUTES,
+        *project_settings.ROUTES,
         *projects.SECTION_FALLBACK,  # last: a section without a page of its own yet
         Mount("/static", StaticFiles(packages=[("mnemo.console", "static")]), name="static"),
     ]

@@ -30,7 +30,9 @@ SECTIONS = (
     ("Usage", "usage"),
     ("Settings", "settings"),
 )
-BUILT = frozenset({"keys", "members", "memories"})  # the sections with a page; the others say they are not built yet
+BUILT = frozenset(
+    {"keys", "members", "memories", "settings"}
+)  # the sections with a page; the others say they are not built yet
 
 
 @dataclass(frozen=True, slots=True)
