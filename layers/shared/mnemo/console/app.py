@@ -16,6 +16,7 @@ from starlette.staticfiles import StaticFiles
 
 from mnemo.console import (
     api_keys,
+    entities,
     members,
     memories,
     memory_detail,
@@ -44,6 +45,7 @@ def create_console(services: ConsoleServices) -> Starlette:
         *memories.ROUTES,  # before memory_detail: /memories/delete is no memory's id
         *memory_detail.ROUTES,
         *project_settings.ROUTES,
+        *entities.ROUTES,
         *projects.SECTION_FALLBACK,  # last: a section without a page of its own yet
         Mount("/static", StaticFiles(packages=[("mnemo.console", "static")]), name="static"),
     ]
