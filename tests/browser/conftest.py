@@ -278,3 +278,14 @@ def add_memory(served: Console, person: Person, text: str, **scope: Any) -> str:
     results = found["results"] if isinstance(found, dict) else found
     assert results, answer.text
     return str(results[0]["id"])
+
+
+def event_status(served: Console, person: Person, event_id: str, until: Callable[[str], bool]) -> str:
+    """The event's status once `until` holds for it, polled through the API (a deadline, never a fixed wait)."""
+    deadline = time.monotonic() + seconds(60)
+    while True:
+        status = str(served.api("GET", f"/v1/event/{event_id}/", person).json()["status"])
+        if until(status):
+            return status
+        assert time.monotonic() < deadline, f"event {event_id} still {status}"
+        time.sleep(0.02)

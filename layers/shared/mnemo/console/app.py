@@ -17,6 +17,7 @@ from starlette.staticfiles import StaticFiles
 from mnemo.console import (
     api_keys,
     entities,
+    events,
     members,
     memories,
     memory_detail,
@@ -46,6 +47,7 @@ def create_console(services: ConsoleServices) -> Starlette:
         *memory_detail.ROUTES,
         *project_settings.ROUTES,
         *entities.ROUTES,
+        *events.ROUTES,
         *projects.SECTION_FALLBACK,  # last: a section without a page of its own yet
         Mount("/static", StaticFiles(packages=[("mnemo.console", "static")]), name="static"),
     ]
