@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
-from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, Playwright, expect, sync_playwright
 from pydantic import SecretStr
 
 from mnemo.api.app import create_app
@@ -46,6 +46,9 @@ AXE = HERE / "node_modules" / "axe-core" / "axe.min.js"
 AXE_STAMP = HERE / "node_modules" / ".mnemo-installed"
 PASSWORD = "correct horse battery staple"
 XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=1">'
+WAIT_MS = seconds(10) * 1000  # the bound of every action and expectation: a busy machine is only slower
+
+expect.set_options(timeout=WAIT_MS)
 
 
 @dataclass
@@ -179,7 +182,7 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
 def context(browser: Browser) -> Iterator[BrowserContext]:
     """A fresh browser profile (no cookie) for one test."""
     made = browser.new_context()
-    made.set_default_timeout(seconds(10) * 1000)
+    made.set_default_timeout(WAIT_MS)
     try:
         yield made
     finally:

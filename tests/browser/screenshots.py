@@ -18,7 +18,7 @@ from mnemo.console.app import create_console
 from mnemo.console.visits import ConsoleServices
 from mnemo.domain.tenancy import Role
 from mnemo.settings import Settings
-from tests.browser.conftest import CHROMIUM, Clock, Console, serving_app, sign_in
+from tests.browser.conftest import CHROMIUM, Clock, Console, add_memory, serving_app, sign_in
 from tests.conftest import CachedModelRegistry
 from tests.support.console_auth_fake import FakeConsoleAuth
 
@@ -45,6 +45,10 @@ def main() -> int:
                 page.screenshot(path=OUT / "sign-in.png")
                 sign_in(page, served, owner)
                 page.screenshot(path=OUT / "organizations.png")
+                for text in ("Alice is vegetarian", "Alice lives in Lisbon", "Alice plays the piano"):
+                    add_memory(served, owner, text, user_id="alice")
+                page.goto(served.project_url(owner, "memories") + "?q=what+does+alice+eat")
+                page.screenshot(path=OUT / "memories.png")
                 page.goto(served.project_url(owner, "keys"))
                 page.get_by_label("Label").fill("ci runner")
                 page.get_by_role("button", name="Create key").click()

@@ -23,11 +23,10 @@ def _browse(visit: Visit) -> Response:
     view = project_view(visit, "memories")
     chosen = MemoryFilters.of(visit.request.query_params)
     memory = visit.platform.project_memory
-    context: dict[str, object] = {"hits": None, "found": None, "pages": 0}
+    hits, found, pages = None, None, 0
     if chosen.query:
         command = SearchCommand(query=chosen.query, filters=chosen.expr, top_k=SEARCH_RESULTS, states=chosen.lifecycle)
-        hits = memory.search(view.details.project, command, v3=True)
-        context["hits"] = [(hit, ScoreBreakdown.of(hit.details)) for hit in hits]
+        hits = [(hit, ScoreBreakdown.of(hit.details)) for hit in memory.search(view.details.project, command, v3=True)]
     else:
         found = memory.find(
             view.details.project.id,
@@ -37,15 +36,16 @@ def _browse(visit: Visit) -> Response:
             total=True,
             states=chosen.lifecycle,
         )
-        context["found"] = found
-        context["pages"] = max(1, -(-(found.total or 0) // PAGE_SIZE))
+        pages = max(1, -(-(found.total or 0) // PAGE_SIZE))
     return visit.page(
         "memories.html",
         project=view,
         chosen=chosen,
         entities=ENTITY_LABELS,
         state_choices=STATE_CHOICES,
-        **context,
+        hits=hits,
+        found=found,
+        pages=pages,
     )
 
 

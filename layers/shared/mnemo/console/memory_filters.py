@@ -4,11 +4,10 @@ the search, the delete by filter and their links all speak of the same selection
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
-
-from starlette.datastructures import QueryParams
 
 from mnemo.api.limits import MAX_NAME
 from mnemo.api.parsing import clean_id
@@ -32,7 +31,7 @@ class MemoryFilters:
     query: str
 
     @classmethod
-    def of(cls, params: QueryParams | dict[str, str]) -> MemoryFilters:
+    def of(cls, params: Mapping[str, str]) -> MemoryFilters:
         ids = {}
         for name, _label in ENTITY_LABELS:
             value = (params.get(name) or "").strip()
