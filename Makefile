@@ -13,8 +13,8 @@ SAM_CLI_VERSION ?= 1.170.0
 # SAM CLI finds `python3.11` on PATH to build the layer; no container (Docker) is ever used.
 SAM_ENV := SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east-1} PATH=$(CURDIR)/$(BIN):$$PATH
 
-.PHONY: run test lint typecheck unit install install-runtime clean bench bench-quick sam sam-validate sam-build \
-	openapi-snapshot fuzz llm-local docs docs-check
+.PHONY: run test static lint typecheck unit install install-runtime clean bench bench-quick sam sam-validate sam-build \
+	openapi-snapshot fuzz soak llm-local docs docs-check
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,7 +69,13 @@ unit: $(DEV_STAMP) $(CHROMIUM)
 openapi-snapshot: $(DEV_STAMP)
 	MNEMO_UPDATE_OPENAPI_SNAPSHOT=1 $(BIN)/pytest -q tests/e2e/test_openapi_snapshot.py
 
-test: lint typecheck unit sam docs-check
+# The suite beside the static checks (lint, types, the SAM template and build, the documentation site): those run
+# one at a time on about one core, while pytest's workers take the rest and end unevenly, so side by side the whole
+# takes less time than one after the other. Each target's output is printed whole when it ends (--output-sync).
+test: $(DEV_STAMP)
+	$(MAKE) --no-print-directory -j 2 --output-sync=target unit static
+
+static: lint typecheck sam docs-check
 
 # The documentation site (mkdocs.yml, docs/), built offline into site/; --strict turns every warning (a broken link or
 # anchor, a page missing from the nav, an unknown generated part) into a failure. The configuration reference and the
@@ -119,12 +125,20 @@ llm-local: | $(BIN)/python
 	$(BIN)/python -m bench.llm_local serve
 
 # The fuzzing of tests/reliability/test_fuzz_*.py at length (`make test` runs a few examples per route): schemathesis'
-# coverage phase, then FUZZ_EXAMPLES generated examples per route and caller (FUZZ_SEED: another fixed seed).
+# coverage phase, then FUZZ_EXAMPLES generated examples per route and caller (FUZZ_SEED: another fixed seed). And every
+# wrong value in every field of every platform route on the AWS backend too (`make test` sends a sample there).
 FUZZ_EXAMPLES ?= 300
 FUZZ_SEED ?= 20260512
 fuzz: $(DEV_STAMP)
 	MNEMO_FUZZ_COVERAGE=1 MNEMO_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) MNEMO_FUZZ_SEED=$(FUZZ_SEED) \
-		$(BIN)/pytest -q -p no:cacheprovider --timeout=1800 tests/reliability/test_fuzz_self_hosted.py tests/reliability/test_fuzz_platform.py
+		$(BIN)/pytest -q -p no:cacheprovider --timeout=1800 tests/reliability/test_fuzz_self_hosted.py \
+		tests/reliability/test_fuzz_platform.py tests/e2e/platform/test_bad_input.py
+
+# The crash-safety test at length (not part of `make test`, which kills after fewer writes a round): the same kill -9
+# rounds and assertions after SOAK_CRASH_ACKS acknowledged writes a round.
+SOAK_CRASH_ACKS ?= 500
+soak: $(DEV_STAMP)
+	MNEMO_CRASH_ACKS=$(SOAK_CRASH_ACKS) $(BIN)/pytest -q -p no:cacheprovider tests/reliability/test_crash_safety.py
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam .pytest_cache .mypy_cache .ruff_cache

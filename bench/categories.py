@@ -33,14 +33,17 @@ from typing import Any
 
 from bench.run import record
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder
 from mnemo.services.categories import categorize
-from mnemo.services.category_classifier import DEFAULT_CATEGORIES, EmbeddingCategorizer, Rule, Scores
+from mnemo.services.category_classifier import EmbeddingCategorizer, Rule, Scores
 
 DATA = Path(__file__).resolve().parent / "data" / "categories.jsonl"
 SPLITS = ("tune", "test")
 THRESHOLDS = [round(0.1 + 0.025 * i, 3) for i in range(13)]  # 0.1 .. 0.4
 MARGINS = (0.0, 0.02, 0.05)
+ENGLISH = english()
+DEFAULT_CATEGORIES = ENGLISH.default_categories
 
 Labels = Sequence[Sequence[str]]
 
@@ -104,7 +107,7 @@ def timing(embedder: Embedder, texts: list[str], repeats: int = 5) -> dict[str, 
     """Milliseconds per memory to categorize a batch of 100: cold (the category vectors embedded on the way) and
     warm (the median of `repeats` calls)."""
     batch = (texts * (100 // len(texts) + 1))[:100]
-    categorizer = EmbeddingCategorizer(embedder)
+    categorizer = EmbeddingCategorizer(embedder, words=ENGLISH)
     start = time.perf_counter()
     categorizer.categorize(batch, DEFAULT_CATEGORIES)
     cold = time.perf_counter() - start
@@ -126,8 +129,8 @@ def run(embedder: Embedder | None = None) -> dict[str, Any]:
     names = [name for name, _ in DEFAULT_CATEGORIES]
     texts = {split: [r["text"] for r in rows if r["split"] == split] for split in SPLITS}
     gold: dict[str, Labels] = {split: [r["categories"] for r in rows if r["split"] == split] for split in SPLITS}
-    with_prototypes = EmbeddingCategorizer(embedder)
-    without_prototypes = EmbeddingCategorizer(embedder, prototypes=False)
+    with_prototypes = EmbeddingCategorizer(embedder, words=ENGLISH)
+    without_prototypes = EmbeddingCategorizer(embedder, words=ENGLISH, prototypes=False)
     matrices = {split: with_prototypes.similarities(texts[split], DEFAULT_CATEGORIES) for split in SPLITS}
     plain = {split: without_prototypes.similarities(texts[split], DEFAULT_CATEGORIES) for split in SPLITS}
     rule = with_prototypes.rule
@@ -139,7 +142,7 @@ def run(embedder: Embedder | None = None) -> dict[str, Any]:
                 matrices[split], DEFAULT_CATEGORIES, Rule(rule.threshold, rule.margin, rule.max_categories, True)
             ),
             "embedding_without_prototypes": without_prototypes.decide(plain[split], DEFAULT_CATEGORIES),
-            "keyword_baseline": [categorize(text, DEFAULT_CATEGORIES) for text in texts[split]],
+            "keyword_baseline": [categorize(ENGLISH, text, DEFAULT_CATEGORIES) for text in texts[split]],
         }
         for system, predicted in predictions.items():
             systems.setdefault(system, {})[split] = scores(predicted, gold[split], names)

@@ -21,7 +21,11 @@ from typing import Any
 import numpy as np
 
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
-from mnemo.services.extraction.topics import TEMPLATE, TOPIC_SIMILARITY, TopicMatcher
+from mnemo.language.en import english
+from mnemo.language.en.topic_words import rules
+from mnemo.services.extraction.topics import TOPIC_SIMILARITY, TopicMatcher
+
+TEMPLATE = rules().about  # the English pack's phrase for a topic
 
 DATA = Path(__file__).resolve().parent / "data" / "topic_statements.jsonl"
 SWEEP = [round(0.10 + 0.025 * i, 3) for i in range(13)]  # 0.10 .. 0.40
@@ -64,7 +68,7 @@ def run() -> dict[str, Any]:
             chosen = similarity
     assert chosen is not None
     figures["cosine_alone_at_threshold"] = scores(chosen >= TOPIC_SIMILARITY, labels)
-    matcher = TopicMatcher(embedder)
+    matcher = TopicMatcher(embedder, english())
     predicted = np.stack([matcher.about(statements, [topic]) for topic in topics], axis=1)
     figures["at_threshold"] = scores(predicted, labels)
     figures["per_topic"] = {t: scores(predicted[:, i], labels[:, i]) for i, t in enumerate(topics)}

@@ -25,7 +25,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--surface", choices=[*SURFACES, "both"], default="both")
     parser.add_argument(
         "--split",
-        choices=["eval", "tune", "dev", "holdout", "blind"],
+        choices=["eval", "tune", "dev", "holdout", "blind", "blind2"],
         default="eval",
         help="tune, dev: conversations to fit rules on; holdout: conversations written apart, measured once at the end",
     )

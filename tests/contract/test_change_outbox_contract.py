@@ -380,6 +380,25 @@ def test_a_job_put_back_to_pending_writes_nothing(tenancy: OutboxTenancyStore) -
     assert tenancy.pending(10) == []
 
 
+def test_a_cancelled_job_writes_one_event_and_no_later_end(tenancy: OutboxTenancyStore) -> None:
+    """A worker that ends a job after it was cancelled is refused (the status rule): the cancel's event alone."""
+    started = running(job(tenancy))
+    assert tenancy.update_event(started)
+    cancelled = started.changed(status=EventStatus.CANCELLED, error="Cancelled.", completed_at=T0)
+    assert tenancy.update_event(cancelled)
+    (written,) = tenancy.pending(10)
+    assert written.payload["event_details"]["status"] == "CANCELLED"
+    assert not tenancy.update_event(started.changed(status=EventStatus.SUCCEEDED, completed_at=T0))
+    assert not tenancy.update_event(started)  # nor back to RUNNING
+    assert tenancy.update_event(cancelled.changed(results=[{"id": "m1", "event": "ADD"}]))  # its results, kept
+    assert tenancy.pending(10) == [written]
+    stored = tenancy.get_event(started.project_id, started.id)
+    assert stored is not None and (stored.status, stored.results) == (
+        EventStatus.CANCELLED,
+        [{"id": "m1", "event": "ADD"}],
+    )
+
+
 def test_job_events_are_kept_in_order_across_projects(tenancy: OutboxTenancyStore) -> None:
     jobs = [running(job(tenancy)) for _ in range(3)]
     for number, started in enumerate(jobs):

@@ -338,6 +338,36 @@ def test_updating_an_event_of_a_deleted_project_writes_nothing_back(store: Tenan
     assert store.unfinished_events() == [] and store.count_events(one.id) == 0
 
 
+def test_an_ended_event_never_goes_back_to_running_nor_to_another_end(store: TenancyStore) -> None:
+    """The status rule: an unfinished event takes any status; an ended one only its own again (more results). A
+    worker's progress write that lands after a cancel is refused, and the cancel stands."""
+    alice = user(store, "alice@example.com")
+    one = project(store, org(store, alice), alice)
+    running = event(one.id).changed(status=EventStatus.RUNNING, attempts=1)
+    store.save_event(running)
+    assert store.update_event(running.changed(status=EventStatus.PENDING))  # an error that passes: back to PENDING
+    assert store.update_event(running)  # and RUNNING again
+    cancelled = running.changed(status=EventStatus.CANCELLED, error="Cancelled.", completed_at=T0)
+    assert store.update_event(cancelled)
+    for status in (EventStatus.RUNNING, EventStatus.PENDING, EventStatus.SUCCEEDED, EventStatus.FAILED):
+        assert store.update_event(running.changed(status=status, results=[{"index": 0}])) is False, status
+    assert store.get_event(one.id, running.id) == cancelled
+    kept = cancelled.changed(results=[{"index": 0, "status": "ADDED"}])
+    assert store.update_event(kept)  # the cancel keeps what the worker did
+    assert store.get_event(one.id, running.id) == kept
+    assert store.unfinished_events() == []
+
+
+def test_a_finished_job_cannot_be_cancelled_afterwards(store: TenancyStore) -> None:
+    alice = user(store, "alice@example.com")
+    one = project(store, org(store, alice), alice)
+    done = event(one.id).changed(status=EventStatus.SUCCEEDED, results=[{"id": "m"}], completed_at=T0)
+    store.save_event(event(one.id).changed(id=done.id))
+    assert store.update_event(done)
+    assert store.update_event(done.changed(status=EventStatus.CANCELLED)) is False
+    assert store.get_event(one.id, done.id) == done
+
+
 # ---- a delete erases ------------------------------------------------------------------------------------------
 
 

@@ -4,6 +4,8 @@ problem (never a 500, a reset connection, or a large echo), checked before any w
 from __future__ import annotations
 
 import json
+import logging
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -249,6 +251,42 @@ def test_a_provider_key_that_cannot_go_in_a_header_is_a_400(client: TestClient) 
     assert client.get("/configure").json()["llm"] is None
 
 
+def hostile_keys() -> list[tuple[str, Any, str, str]]:
+    """(case, api_key, what the 400 says, the key's secret part): the part is looked for in every answer and log
+    line afterwards."""
+    secret = secrets.token_hex(16)
+    number = int(secret[:24], 16)
+    return [
+        ("NUL", f"sk-{secret}\x00", "control character", secret),
+        ("escape", f"sk-{secret}\x1b[2J", "control character", secret),
+        ("header injection", f"sk-{secret}\r\nX-Injected: 1", "printable ASCII", secret),
+        ("huge", f"sk-{secret}" + "k" * 200_000, "at most 1024 characters", secret),
+        ("a number", number, "valid string", str(number)),
+        ("a list", [f"sk-{secret}"], "valid string", secret),
+        ("an object", {"key": f"sk-{secret}"}, "valid string", secret),
+        ("a boolean", True, "valid string", "sk-"),
+    ]
+
+
+@pytest.mark.parametrize("section", ["llm", "embedder"])
+def test_a_hostile_provider_key_is_a_clear_400_that_is_never_echoed_nor_logged(
+    client: TestClient, caplog: pytest.LogCaptureFixture, section: str
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    config = {"base_url": "http://127.0.0.1:9/v1", "model": "text-embedding-3-small"}
+    before = client.get("/configure").json()
+    for case, api_key, words, secret in hostile_keys():
+        caplog.clear()
+        body = {section: {"provider": "openai", "config": {**config, "api_key": api_key}}}
+        answer = client.post("/configure", json=body)
+        assert answer.status_code == 400, (case, answer.text[:300])
+        assert words in answer.json()["detail"], (case, answer.json()["detail"])
+        assert secret not in answer.text, case
+        logged = [f"{r.getMessage()} {r.exc_text or ''}" for r in caplog.records]
+        assert caplog.records and not [line for line in logged if secret in line], case
+    assert client.get("/configure").json() == before  # nothing was applied
+
+
 # ---- what a caller may do -------------------------------------------------------------------------------
 
 
@@ -269,6 +307,8 @@ def test_a_reader_may_export_the_memories_it_may_read(platform: Any) -> None:
     built, client, headers = platform
     org = client.get("/v1/ping/", headers=headers).json()
     path = f"/api/v1/orgs/organizations/{org['org_id']}/projects/{org['project_id']}/"
+    assert built.platform is not None
+    built.platform.tenancy.bootstrap("reader@example.com", "Reader's own")  # a known user is a member at once
     client.post(path + "members/", json={"email": "reader@example.com", "role": "READER"}, headers=headers)
     key = client.post(path + "api-keys/", json={"email": "reader@example.com"}, headers=headers).json()["api_key"]
     reader = {"Authorization": f"Token {key}"}

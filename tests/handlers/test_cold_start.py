@@ -53,27 +53,50 @@ def test_every_function_starts_with_its_default_composition_and_without_torch_or
     assert len(result["ready"]) == 9  # with the MCP function
 
 
-# What one HTTP function loads: its groups, the mnemo modules and the libraries below, and whether it built the
-# platform's features, after its entry is imported and warmed in a fresh interpreter.
+# What each HTTP function loads: its groups, the mnemo modules and the libraries below, and whether it built the
+# platform's features, after its entry is imported and warmed in a fresh interpreter. One interpreter imports what
+# every probe imports first (moto, the stack's helpers), then forks a child per function: each child starts from
+# exactly the state a fresh interpreter has at that point, and pays no second start of Python and moto.
 _LOADED_PROBE = """
-import importlib.util, json, os, sys
+import importlib.util, json, os, sys, traceback
 from moto import mock_aws
 from tests.support.lambda_aws import create_stack
 
-with mock_aws():
-    os.environ.update(create_stack().env)
-    spec = importlib.util.spec_from_file_location("function", sys.argv[1])
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.warm()
-    built = module.entry.function.container.get().features.built
-libraries = ("mcp", "jsonschema")
-print(json.dumps({
-    "groups": list(module.entry.function.groups),
-    "platform_built": built,
-    "modules": sorted(m for m in sys.modules if m.startswith("mnemo.") or m.split(".")[0] in libraries),
-}))
+def probe(app):
+    with mock_aws():
+        os.environ.update(create_stack().env)
+        spec = importlib.util.spec_from_file_location("function", app)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        module.warm()
+        built = module.entry.function.container.get().features.built
+    libraries = ("mcp", "jsonschema")
+    return {
+        "app": app,
+        "groups": list(module.entry.function.groups),
+        "platform_built": built,
+        "modules": sorted(m for m in sys.modules if m.startswith("mnemo.") or m.split(".")[0] in libraries),
+    }
+
+failed = []
+for app in sys.argv[1:]:
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            print("PROBE " + json.dumps(probe(app)))
+            code = 0
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    if os.waitpid(pid, 0)[1] != 0:
+        failed.append(app)
+sys.exit(f"failed: {failed}" if failed else 0)
 """
+
 
 # A platform feature's modules (mnemo.services.platform.<feature>...), the platform's composition, the libraries only
 # its routes use: none of them is loaded by a function whose groups use no platform feature.
@@ -91,19 +114,26 @@ def http_functions() -> list[str]:
     return sorted(p.parent.name for p in FUNCTIONS.glob("*/app.py") if "http_entry(" in p.read_text())
 
 
-def loaded_by(function: str) -> dict[str, object]:
+def loaded_by(functions: list[str]) -> dict[str, dict[str, object]]:
+    """What each of `functions` loads, by function, each in an interpreter of its own."""
+    apps = {str(FUNCTIONS / function / "app.py"): function for function in functions}
     env = {**os.environ, "PYTHONPATH": str(ROOT), "POWERTOOLS_TRACE_DISABLED": "true"}
     done = subprocess.run(
-        [sys.executable, "-c", _LOADED_PROBE, str(FUNCTIONS / function / "app.py")],
+        [sys.executable, "-c", _LOADED_PROBE, *apps],
         check=False,
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=seconds(120),
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    loaded: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    loaded: dict[str, dict[str, object]] = {}
+    for line in done.stdout.strip().splitlines():
+        if line.startswith("PROBE "):
+            result = json.loads(line.removeprefix("PROBE "))
+            loaded[apps[result.pop("app")]] = result
+    assert sorted(loaded) == sorted(functions), done.stdout[-3000:]
     return loaded
 
 
@@ -118,9 +148,10 @@ def test_each_http_function_loads_only_the_modules_of_its_own_route_groups() -> 
     from mnemo.api.route_groups import GROUP_ROUTERS, uses_platform
 
     assert http_functions() == ["admin", "auth", "configure", "mcp", "memories", "platform"]
+    # Given each function's entry imported and warmed in a fresh interpreter, as Lambda starts it
+    every = loaded_by(http_functions())
     for function in http_functions():
-        # Given a function's entry imported and warmed in a fresh interpreter, as Lambda starts it
-        loaded = loaded_by(function)
+        loaded = every[function]
         groups, names = loaded["groups"], loaded["modules"]
         assert isinstance(groups, list) and isinstance(names, list)
         modules = set(names)

@@ -5,7 +5,7 @@ keeping what it stored); the queue's summary and `mnemo platform resume` know im
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -17,9 +17,9 @@ from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.domain import filters as f
-from mnemo.domain.memory import Scope, new_id, now
+from mnemo.domain.memory import MemoryRecord, Scope, new_id, now
 from mnemo.domain.tenancy import EventStatus, Organization, PlatformEvent, PlatformUser, Project
-from mnemo.errors import ProviderError
+from mnemo.errors import BackendBusyError, ProviderError
 from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder, Vectors
 from mnemo.services.commands import AddCommand, Message
@@ -206,6 +206,37 @@ def test_an_error_that_passes_is_retried_from_where_it_stopped(setup: Setup) -> 
     assert ended is not None and ended.status is EventStatus.SUCCEEDED and ended.attempts == 2
     assert setup.embedder.calls == 4 + 3  # the three items done were not run again
     assert len(setup.memories()) == 6
+
+
+def test_an_item_whose_index_write_failed_is_indexed_by_the_rerun(
+    setup: Setup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The third item is stored, then its index write meets a busy index: the import is retried, its rerun finds
+    the item stored already (NONE), and writes its index document again."""
+    event = submit(setup, facts(4))
+    index = setup.service().index
+    healthy = index.upsert
+    writes: list[list[str]] = []
+
+    def busy_on_the_third(records: Sequence[MemoryRecord], vectors: Vectors) -> None:
+        writes.append([r.text for r in records])
+        if len(writes) == 3:
+            raise BackendBusyError("The search index is busy; retry in a moment.")
+        healthy(records, vectors)
+
+    monkeypatch.setattr(index, "upsert", busy_on_the_third)
+    with pytest.raises(RetryLaterError):
+        setup.router.process(setup.project.id, event.id, max_attempts=2)
+    assert len(setup.memories()) == 3 and index.count() == 2  # the third is stored, not indexed
+
+    ended = setup.router.process(setup.project.id, event.id, max_attempts=2)
+
+    assert ended is not None and ended.status is EventStatus.SUCCEEDED and ended.attempts == 2
+    assert setup.memories() == sorted(item["memory"] for item in facts(4))
+    assert index.count() == 4
+    third = facts(4)[2]["memory"]
+    hits = index.search(setup.embedder.real.embed([third])[0], third, f.And(()), 1)
+    assert [h.memory_id for h in hits] == ended.results[2]["memory_ids"]
 
 
 def test_on_the_last_attempt_an_error_that_passes_fails_its_item_only(setup: Setup) -> None:

@@ -17,9 +17,12 @@ from mnemo.adapters.opensearch.transport import HttpTransport
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
+from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
+from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.composition import aws_adapters
 from mnemo.domain import filters as f
-from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope
+from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope, new_id
+from mnemo.domain.tenancy import Organization, PlatformUser, Project
 from mnemo.entrypoints.cli import main
 from mnemo.language.en import english
 from mnemo.ports.embedder import Vectors, unit_rows
@@ -128,6 +131,42 @@ def test_given_an_empty_store_when_reindexed_then_zero_and_a_full_bar(
     captured = capsys.readouterr()
     assert captured.out == "0 memories indexed (local backend).\n"
     assert captured.err == "\rreindex [##############################] 0/0\n"
+
+
+def test_given_a_platform_project_when_reindexed_locally_then_its_own_index_holds_its_memories(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    # Given a project (its tenancy record in the main file) whose namespace holds memories its index lost
+    database = Database(tmp_path / "mnemo.sqlite3")
+    tenancy = SqliteTenancyStore(database)
+    owner = tenancy.add_user(PlatformUser(new_id(), "owner@example.com", T0))
+    org = Organization("org_reindex", "o", T0, T0)
+    tenancy.add_org(org, owner)
+    project = Project(id="proj_reindex", org_id=org.id, name="p", created_at=T0, updated_at=T0)
+    tenancy.add_project(project, owner)
+    database.close()
+    namespaces = SqliteMemoryNamespaces(tmp_path / "namespaces", outbox=True, facets=english())
+    memories = corpus()
+    storage = namespaces.open(project.id)
+    fill(storage.store, memories)
+    storage.index.clear()
+    namespaces.close()
+
+    # When `mnemo reindex --project` runs on the data dir, and again for an unknown project
+    code = main(["reindex", "--data-dir", str(tmp_path), "--project", project.id, "--batch-size", "2"])
+    captured = capsys.readouterr()
+    unknown = main(["reindex", "--data-dir", str(tmp_path), "--project", "proj_nope"])
+
+    # Then the project's index holds every memory, with its progress on stderr; the unknown one is refused
+    assert code == 0, captured.err
+    assert captured.out == "proj_reindex: 5 memories indexed.\n1 project(s) reindexed, 5 memories (local backend).\n"
+    assert captured.err.endswith("\rproj_reindex [##############################] 5/5\n")
+    namespaces = SqliteMemoryNamespaces(tmp_path / "namespaces", facets=english())
+    try:
+        assert namespaces.open(project.id).index.count() == 5
+    finally:
+        namespaces.close()
+    assert unknown == 1 and "No such project: proj_nope" in capsys.readouterr().err
 
 
 def test_given_a_batch_size_of_zero_when_reindexing_then_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]):

@@ -4,6 +4,7 @@ and what the LLM is told of them."""
 from __future__ import annotations
 
 from mnemo.domain.memory import Scope
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder
 from mnemo.services.commands import AddCommand, Message
 from mnemo.services.extraction.topics import TopicMatcher, topics_of
@@ -19,13 +20,13 @@ STATEMENTS = [
 
 
 def test_topics_are_split_from_free_text() -> None:
-    assert topics_of("health, money and my kids; travel") == ["health", "money", "my kids", "travel"]
-    assert topics_of("") == [] and topics_of(None) == []
-    assert len(topics_of(",".join(f"t{i}" for i in range(50)))) == 20
+    assert topics_of(english(), "health, money and my kids; travel") == ["health", "money", "my kids", "travel"]
+    assert topics_of(english(), "") == [] and topics_of(english(), None) == []
+    assert len(topics_of(english(), ",".join(f"t{i}" for i in range(50)))) == 20
 
 
 def test_a_statement_is_about_the_topics_that_name_it(embedder: Embedder) -> None:
-    matcher = TopicMatcher(embedder)
+    matcher = TopicMatcher(embedder, english())
     vectors = embedder.embed(STATEMENTS)
     assert list(matcher.about(vectors, ["health"])) == [True, True, False, False, False]
     assert list(matcher.about(vectors, ["music", "travel plans"])) == [False, False, False, True, True]

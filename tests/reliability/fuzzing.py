@@ -99,6 +99,7 @@ def platform_callers(client: TestClient, container: Container) -> dict[str, Call
     org, project = made.org.id, made.project.id
     owner = {"Authorization": f"Token {made.api_key}"}
     members = f"/api/v1/orgs/organizations/{org}/projects/{project}/members/"
+    container.platform.tenancy.bootstrap(READER_EMAIL, "Fuzz Reader")  # a known user is a member at once
     ok(client.post(members, json={"email": READER_EMAIL, "role": "READER"}, headers=owner))
     keys = f"/api/v1/orgs/organizations/{org}/projects/{project}/api-keys/"
     reader = ok(client.post(keys, json={"email": READER_EMAIL, "label": "fuzz"}, headers=owner), 201)["api_key"]

@@ -9,6 +9,7 @@ against a fresh copy of the victim instead (the shared one must not move at all)
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -198,3 +199,40 @@ def test_the_platform_matrix(app: Served) -> None:
     problems = run(cells(app, "platform"), one)
     assert not problems, "\n".join(problems)
     assert victim.snapshot() == before
+
+
+# ---- the configured provider keys --------------------------------------------------------------------------
+
+
+def provider_key_config(api_key: str) -> dict[str, Any]:
+    return {"llm": {"provider": "openai", "config": {"api_key": api_key, "base_url": "http://127.0.0.1:9/v1"}}}
+
+
+def test_only_an_admin_may_change_the_provider_keys_and_no_one_reads_them(app: Served) -> None:
+    """POST /configure (an `api_key` among the rest) is the admin's (Bearer token or ADMIN_API_KEY); a member is
+    403, no or wrong credentials 401, a platform project's key 401 (it is no self-hosted credential). GET /configure
+    shows every authenticated caller the key redacted, never in full, nor any part of it."""
+    with served(app.tmp.mktemp("provider-keys") / "data", app.registry) as (container, client):
+        world = self_hosted(client)
+        project_owner = platform(container, client).callers["owner"]
+        stored = "sk-" + secrets.token_hex(20)
+        ok(client.post("/configure", json=provider_key_config(stored), headers=world.admin))
+        callers = {**world.callers, "platform_owner": project_owner}
+        may_change = {"admin_token", "admin_key"}
+        refused = {"anonymous": 401, "wrong_key": 401, "platform_owner": 401, "member_key": 403, "member_token": 403}
+        for caller, headers in callers.items():
+            attempt = "sk-" + secrets.token_hex(20)
+            changed = client.post("/configure", json=provider_key_config(attempt), headers=headers)
+            shown = client.get("/configure", headers=headers)
+            expected = 200 if caller in may_change else refused[caller]
+            assert changed.status_code == expected, (caller, changed.text[:300])
+            if caller in may_change:
+                stored = attempt
+            for answer in (changed, shown):
+                assert stored[3:15] not in answer.text and attempt[3:15] not in answer.text, caller
+            if shown.status_code == 200:
+                assert shown.json()["llm"]["config"]["api_key"] == "[redacted]", caller
+            else:
+                assert shown.status_code == 401 and caller in ("anonymous", "wrong_key", "platform_owner"), caller
+            in_effect = container.configuration.current()["llm"]["config"]["api_key"]
+            assert in_effect == stored, f"{caller} changed the provider key"

@@ -63,14 +63,49 @@ class InProcessIndexes:
             self._open.clear()
 
 
+class QueueActivity:
+    """A count of the SQS calls that can make a message receivable (a send, a visibility change), with a condition
+    to wait on: a drain whose queue was empty sleeps until the count moves instead of asking moto again and again
+    (each empty receive costs as much CPU as a request's own calls, and holds the one lock meanwhile)."""
+
+    WAKING = ("SendMessage", "SendMessageBatch", "ChangeMessageVisibility", "ChangeMessageVisibilityBatch")
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._count = 0
+
+    @property
+    def count(self) -> int:
+        with self._changed:
+            return self._count
+
+    def saw(self, operation_name: str) -> None:
+        if operation_name in self.WAKING:
+            with self._changed:
+                self._count += 1
+                self._changed.notify_all()
+
+    def wait_past(self, count: int, timeout: float) -> None:
+        """Until a waking call after the one `count` was read at, or `timeout` seconds (a delayed message or an
+        expired visibility timeout becomes receivable with no call at all)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._count != count, timeout=timeout)
+
+
+QUEUE_ACTIVITY = QueueActivity()
+
+
 @contextmanager
 def one_aws_call_at_a_time() -> Iterator[None]:
     original = BaseClient._make_api_call
     lock = threading.RLock()
 
     def serialized(self: BaseClient, operation_name: str, api_params: dict[str, Any]) -> Any:
-        with lock:
-            return original(self, operation_name, api_params)
+        try:
+            with lock:
+                return original(self, operation_name, api_params)
+        finally:
+            QUEUE_ACTIVITY.saw(operation_name)
 
     BaseClient._make_api_call = serialized
     try:
@@ -83,6 +118,8 @@ class QueueDrain:
     """Lambda's SQS event source for the ingest worker, as a thread: batches of up to 5 of one of its queues (the
     ingest queue, or with `profiles` the profile queue), failures left on the queue (they come back after the
     visibility timeout, as on AWS)."""
+
+    IDLE_POLL = 0.25  # an empty queue is asked again after a send or visibility change, or after this long
 
     def __init__(self, stack: Stack, worker: Any, *, profiles: bool = False) -> None:
         self._url = stack.profile_queue_url if profiles else stack.queue_url
@@ -104,12 +141,13 @@ class QueueDrain:
         sqs = moto_aws.client("sqs")
         while not self._stop.is_set():
             try:
+                seen = QUEUE_ACTIVITY.count
                 reply = sqs.receive_message(
                     QueueUrl=self._url, MaxNumberOfMessages=5, AttributeNames=["All"], WaitTimeSeconds=0
                 )
                 messages = reply.get("Messages", [])
                 if not messages:
-                    self._stop.wait(0.02)
+                    QUEUE_ACTIVITY.wait_past(seen, self.IDLE_POLL)
                     continue
                 records = [sqs_record(message, self._arn) for message in messages]
                 response = self._worker.handler({"Records": records}, FakeLambdaContext(function_name="ingest"))

@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from mnemo.language.en import english
 from mnemo.ports.embedder import Embedder, Vectors
-from mnemo.services.category_classifier import DEFAULT_CATEGORIES, MISC, EmbeddingCategorizer, Rule
+from mnemo.services.category_classifier import MISC, EmbeddingCategorizer, Rule
+
+ENGLISH = english()
+DEFAULT_CATEGORIES = ENGLISH.default_categories
 
 DATA = Path(__file__).resolve().parents[2] / "bench" / "data" / "categories.jsonl"
 # The target on held-out memories; measured 0.817 (bench/results/categories.json), 61 labels predicted.
@@ -72,7 +76,7 @@ def test_the_default_categories_are_mem0s_fifteen_each_described() -> None:
     ],
 )
 def test_stated_memories_get_their_category(embedder: Embedder, text: str, expected: tuple[str, ...]) -> None:
-    assert EmbeddingCategorizer(embedder).categorize([text], DEFAULT_CATEGORIES) == [expected]
+    assert EmbeddingCategorizer(embedder, words=ENGLISH).categorize([text], DEFAULT_CATEGORIES) == [expected]
 
 
 def test_custom_categories_work_from_their_names_and_descriptions(embedder: Embedder) -> None:
@@ -88,13 +92,13 @@ def test_custom_categories_work_from_their_names_and_descriptions(embedder: Embe
         "Paid off the credit card debt",
         "Loves jazz music",  # none of them: nothing, and no `misc` (the set has none)
     ]
-    got = EmbeddingCategorizer(embedder).categorize(texts, custom)
+    got = EmbeddingCategorizer(embedder, words=ENGLISH).categorize(texts, custom)
     assert got == [("pets",), ("cooking",), ("pets",), ("finance",), ()]
 
 
 def test_category_vectors_are_embedded_once_per_category_set(embedder: Embedder) -> None:
     counting = CountingEmbedder(embedder)
-    categorizer = EmbeddingCategorizer(counting)
+    categorizer = EmbeddingCategorizer(counting, words=ENGLISH)
     categorizer.categorize(["Plays tennis", "Likes sushi"], DEFAULT_CATEGORIES)
     first = len(counting.calls)
     categorizer.categorize(["Runs marathons"], DEFAULT_CATEGORIES)
@@ -104,22 +108,26 @@ def test_category_vectors_are_embedded_once_per_category_set(embedder: Embedder)
 
 
 def test_nothing_to_categorize_or_no_categories(embedder: Embedder) -> None:
-    categorizer = EmbeddingCategorizer(embedder)
+    categorizer = EmbeddingCategorizer(embedder, words=ENGLISH)
     assert categorizer.categorize([], DEFAULT_CATEGORIES) == []
     assert categorizer.categorize(["Plays tennis"], []) == [()]
 
 
 def test_misc_fallback_only_when_asked_and_only_when_the_set_has_misc(embedder: Embedder) -> None:
     unreachable = Rule(threshold=2.0, fallback=True)  # no cosine similarity reaches 2
-    categorizer = EmbeddingCategorizer(embedder, unreachable)
+    categorizer = EmbeddingCategorizer(embedder, unreachable, words=ENGLISH)
     assert categorizer.categorize(["Plays tennis"], DEFAULT_CATEGORIES) == [(MISC,)]
     assert categorizer.categorize(["Plays tennis"], [("sports", "Sports")]) == [()]
-    assert EmbeddingCategorizer(embedder, Rule(threshold=2.0)).categorize(["Plays tennis"], DEFAULT_CATEGORIES) == [()]
+    assert EmbeddingCategorizer(embedder, Rule(threshold=2.0), words=ENGLISH).categorize(
+        ["Plays tennis"], DEFAULT_CATEGORIES
+    ) == [()]
 
 
 def test_at_most_max_categories_best_first(embedder: Embedder) -> None:
     wide = Rule(threshold=-1.0, margin=2.0, max_categories=3)
-    got = EmbeddingCategorizer(embedder, wide).categorize(["Ran the Boston marathon"], DEFAULT_CATEGORIES)
+    got = EmbeddingCategorizer(embedder, wide, words=ENGLISH).categorize(
+        ["Ran the Boston marathon"], DEFAULT_CATEGORIES
+    )
     assert len(got[0]) == 3 and got[0][0] == "sports"
 
 
@@ -127,7 +135,9 @@ def test_held_out_micro_precision(embedder: Embedder) -> None:
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
     test = [row for row in rows if row["split"] == "test"]
     assert len(test) >= 70
-    predicted = EmbeddingCategorizer(embedder).categorize([row["text"] for row in test], DEFAULT_CATEGORIES)
+    predicted = EmbeddingCategorizer(embedder, words=ENGLISH).categorize(
+        [row["text"] for row in test], DEFAULT_CATEGORIES
+    )
     pairs = [(set(p), set(row["categories"])) for p, row in zip(predicted, test, strict=True)]
     correct = sum(len(p & g) for p, g in pairs)
     assigned = sum(len(p) for p, _ in pairs)

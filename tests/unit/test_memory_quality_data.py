@@ -14,6 +14,9 @@ TUNE = load("tune")
 DEV = load("dev")
 HOLDOUT = load("holdout")
 BLIND = load("blind")
+BLIND2 = load("blind2")
+SPLITS = [EVAL, TUNE, DEV, HOLDOUT, BLIND, BLIND2]
+SPLIT_NAMES = ["eval", "tune", "dev", "holdout", "blind", "blind2"]
 RAW = read_users()
 USER_KEYS = {"user_id", "name", "split", "conversations", "changes"}
 CONVERSATION_KEYS = {"id", "time", "people", "messages", "gold", "acceptable"}
@@ -33,13 +36,17 @@ def test_the_evaluation_set_is_large_enough() -> None:
 
 
 def test_tune_dev_holdout_and_blind_conversations_are_kept_apart() -> None:
-    assert {u["split"] for u in RAW} == {"eval", "tune", "dev", "holdout", "blind"}
+    assert {u["split"] for u in RAW} == {"eval", "tune", "dev", "holdout", "blind", "blind2"}
     assert TUNE.conversations and DEV.conversations and HOLDOUT.conversations and BLIND.conversations
+    assert BLIND2.conversations
     assert not set(TUNE.users) & set(EVAL.users)
     assert not set(DEV.users) & (set(EVAL.users) | set(TUNE.users))
     assert not set(HOLDOUT.users) & (set(EVAL.users) | set(TUNE.users) | set(DEV.users))
     assert not set(BLIND.users) & (set(EVAL.users) | set(TUNE.users) | set(DEV.users) | set(HOLDOUT.users))
+    earlier = set(EVAL.users) | set(TUNE.users) | set(DEV.users) | set(HOLDOUT.users) | set(BLIND.users)
+    assert not set(BLIND2.users) & earlier
     assert len(DEV.changes) >= 8 and len(HOLDOUT.changes) >= 10 and len(BLIND.changes) >= 10
+    assert len(BLIND2.changes) >= 10
 
 
 @pytest.mark.parametrize("user", RAW, ids=[u["user_id"] for u in RAW])
@@ -56,7 +63,7 @@ def test_every_field_is_known(user: dict[str, Any]) -> None:
             assert set(person["pronouns"]) <= PRONOUNS
 
 
-@pytest.mark.parametrize("dataset", [EVAL, TUNE, DEV, HOLDOUT, BLIND], ids=["eval", "tune", "dev", "holdout", "blind"])
+@pytest.mark.parametrize("dataset", SPLITS, ids=SPLIT_NAMES)
 def test_every_conversation_has_a_user_a_time_and_messages(dataset: Dataset) -> None:
     ids = [c.id for c in dataset.conversations]
     assert len(ids) == len(set(ids))
@@ -70,7 +77,7 @@ def test_every_conversation_has_a_user_a_time_and_messages(dataset: Dataset) -> 
         assert conversation.gold, f"{conversation.id} has no gold fact"
 
 
-@pytest.mark.parametrize("dataset", [EVAL, TUNE, DEV, HOLDOUT, BLIND], ids=["eval", "tune", "dev", "holdout", "blind"])
+@pytest.mark.parametrize("dataset", SPLITS, ids=SPLIT_NAMES)
 def test_every_rule_accepts_its_fact_and_refuses_its_counterexamples(dataset: Dataset) -> None:
     for fact in dataset.facts.values():
         for text in (fact.text, *fact.examples):
@@ -85,7 +92,7 @@ def test_fact_keys_are_unique_per_user() -> None:
         assert len(keys) == len(set(keys)), user["user_id"]
 
 
-@pytest.mark.parametrize("dataset", [EVAL, TUNE, DEV, HOLDOUT, BLIND], ids=["eval", "tune", "dev", "holdout", "blind"])
+@pytest.mark.parametrize("dataset", SPLITS, ids=SPLIT_NAMES)
 def test_every_change_names_its_facts_and_asks_in_both_persons(dataset: Dataset) -> None:
     keys = [c.uid for c in dataset.changes]
     assert len(keys) == len(set(keys))
@@ -101,7 +108,7 @@ def test_every_change_names_its_facts_and_asks_in_both_persons(dataset: Dataset)
         assert all(p.question.strip().endswith("?") for p in change.probes)
 
 
-@pytest.mark.parametrize("dataset", [EVAL, TUNE, DEV, HOLDOUT, BLIND], ids=["eval", "tune", "dev", "holdout", "blind"])
+@pytest.mark.parametrize("dataset", SPLITS, ids=SPLIT_NAMES)
 def test_the_current_and_the_outdated_fact_never_match_each_other(dataset: Dataset) -> None:
     for change in dataset.changes:
         current = dataset.facts[f"{change.user_id}/{change.current}"]
@@ -113,7 +120,7 @@ def test_the_current_and_the_outdated_fact_never_match_each_other(dataset: Datas
                 assert not current.rule.matches(text), f"{change.uid}: {change.current} accepts {text!r}"
 
 
-@pytest.mark.parametrize("dataset", [EVAL, TUNE, DEV, HOLDOUT, BLIND], ids=["eval", "tune", "dev", "holdout", "blind"])
+@pytest.mark.parametrize("dataset", SPLITS, ids=SPLIT_NAMES)
 def test_relative_dates_are_said_and_resolved_near_the_conversation(dataset: Dataset) -> None:
     for conversation in dataset.conversations:
         said = normalize(" ".join(m.content for m in conversation.messages))
@@ -129,7 +136,7 @@ def test_relative_dates_are_said_and_resolved_near_the_conversation(dataset: Dat
                 assert abs(year - conversation.time.year) <= 10, fact.uid
 
 
-@pytest.mark.parametrize("dataset", [EVAL, TUNE, DEV, HOLDOUT, BLIND], ids=["eval", "tune", "dev", "holdout", "blind"])
+@pytest.mark.parametrize("dataset", SPLITS, ids=SPLIT_NAMES)
 def test_third_person_facts_name_someone_the_conversation_knows(dataset: Dataset) -> None:
     for conversation in dataset.conversations:
         known = {normalize(w) for p in conversation.people for w in p.words}

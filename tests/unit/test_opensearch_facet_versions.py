@@ -4,10 +4,13 @@ with the current pack's."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import numpy as np
 
 from mnemo.adapters.opensearch.documents import FACETS_VERSION_FIELD, document, index_body
 from mnemo.domain.memory import FACETS_FIELD, MemoryRecord, Scope
+from mnemo.language.en import english
 
 
 class Rules:
@@ -15,6 +18,12 @@ class Rules:
 
     def facets(self, text: str) -> list[str]:
         return ["residence"] if "live" in text else []
+
+    def keywords(self, text: str) -> list[str]:  # the words of keyword search are English's
+        return english().keywords(text)
+
+    def date_words(self, moment: datetime) -> str:
+        return english().date_words(moment)
 
 
 def test_given_the_mapping_then_the_facets_version_is_a_keyword_field() -> None:

@@ -118,6 +118,13 @@ def new_tenant(server: Server, name: str = "acme") -> Tenant:
     return Tenant(made.api_key, made.org.id, made.project.id, made.user.email)
 
 
+def known_user(server: Server, email: str) -> str:
+    """Give `email` a platform account (with an organization of its own) and return it: adding a user the platform
+    knows to a project makes a member at once, where an unknown email is only invited (accepted in the console)."""
+    server.platform.tenancy.bootstrap(email, f"Own of {email}")
+    return email
+
+
 @pytest.fixture
 def tenant(server: Server) -> Tenant:
     return new_tenant(server)

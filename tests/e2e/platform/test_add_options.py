@@ -90,3 +90,15 @@ def test_an_app_alone_is_a_scope_like_the_others(server: Server) -> None:
     assert http.post("/v2/memories/", json={"filters": {"app_id": "web"}}).json() == []
     assert [e["id"] for e in http.get("/v1/entities/").json()["results"]] == ["cli"]
     assert [m["memory"] for m in http.post("/v2/memories/", json={"filters": {"app_id": "cli"}}).json()] == ["Uses zsh"]
+
+
+NOTES = ("Prefers metric units.", "Allergic to shellfish.", "Alice lives in Lisbon.")
+
+
+def test_an_agents_notes_without_a_subject_are_inferred_as_the_users_facts(server: Server) -> None:
+    """What the reference's MCP server sends through extraction: one terse note per add, no subject."""
+    tenant = new_tenant(server, "notes")
+    for note in NOTES:
+        [added] = add(server, tenant, note, infer=True, user_id="notes")
+        assert added["event"] == "ADD" and added["data"]["memory"] == note, added
+    assert stored(server, tenant, "notes") == sorted(NOTES)

@@ -12,7 +12,7 @@ import httpx
 from mem0 import AsyncMemoryClient
 from mem0.exceptions import MemoryNotFoundError
 
-from tests.e2e.platform.conftest import Server, Tenant, wait_for_event
+from tests.e2e.platform.conftest import Server, Tenant, known_user, wait_for_event
 from tests.support.waits import HTTP_TIMEOUT, seconds
 
 
@@ -49,6 +49,7 @@ async def scenario(server: Server, tenant: Tenant) -> None:
     assert (await client.project.get(fields=["decay"])) == {"decay": False}
     await client.project.update(decay=True)
     assert (await client.project.get(fields=["decay"])) == {"decay": True}
+    known_user(server, "sam@example.com")
     assert (await client.project.add_member("sam@example.com"))["message"] == "User added to the project successfully."
     assert len((await client.project.get_members())["members"]) == 2
 
@@ -191,6 +192,7 @@ async def profiles(server: Server, tenant: Tenant) -> None:
 
 async def members_and_projects(server: Server, tenant: Tenant) -> None:
     client = AsyncMemoryClient(api_key=tenant.key, host=server.url)
+    known_user(server, "ana@example.com")
     assert (await client.project.add_member("ana@example.com"))["message"] == "User added to the project successfully."
     assert await client.project.update_member("ana@example.com", "OWNER") == {
         "message": "User role updated successfully."

@@ -13,7 +13,7 @@ from mem0 import MemoryClient
 
 from mnemo.services.platform.dream.runs import NO_LLM
 from mnemo.services.platform.dream.service import NOT_ON_PLAN, Entitlements
-from tests.e2e.platform.conftest import Server, Tenant, new_tenant
+from tests.e2e.platform.conftest import Server, Tenant, known_user, new_tenant
 from tests.support.openai_server import OpenAIServer
 from tests.support.waits import HTTP_TIMEOUT
 
@@ -118,6 +118,7 @@ def test_a_plan_without_synthesis_refuses_it_even_with_an_llm(
 
 def test_a_reader_reads_it_and_another_organization_never_finds_it(server: Server) -> None:
     owner = new_tenant(server, "dream-owner")
+    known_user(server, "dream-reader@example.com")
     MemoryClient(api_key=owner.key, host=server.url).project.add_member("dream-reader@example.com", "READER")
     keys = f"{server.url}/api/v1/orgs/organizations/{owner.org_id}/projects/{owner.project_id}/api-keys/"
     made = httpx.post(

@@ -15,7 +15,7 @@ import pytest
 from mem0 import MemoryClient
 
 from mnemo.services.platform.dream.runs import NO_LLM, SYNTHESIS_OFF
-from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+from tests.e2e.platform.conftest import Server, Tenant, known_user, new_tenant, wait_for_event
 from tests.support.openai_server import OpenAIServer
 from tests.support.waits import HTTP_TIMEOUT
 
@@ -285,6 +285,7 @@ def test_a_run_needs_synthesis_on_an_owner_and_the_project(server: Server, llm: 
     assert off.status_code == 400 and off.json()["detail"] == SYNTHESIS_OFF
     turn_on(server, owner)
     keys = f"{project_url(server, owner)}/api-keys/"
+    known_user(server, "dream-run-reader@example.com")
     MemoryClient(api_key=owner.key, host=server.url).project.add_member("dream-run-reader@example.com", "READER")
     made = httpx.post(
         keys,

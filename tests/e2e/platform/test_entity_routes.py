@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.e2e.platform.conftest import Server, Tenant
+from tests.e2e.platform.conftest import Server, Tenant, known_user
 from tests.support.waits import HTTP_TIMEOUT
 
 
@@ -110,7 +110,7 @@ def test_creating_an_entity_checks_its_input_and_needs_an_owner(server: Server, 
         assert response.status_code == 400, (body, response.text)
     assert http.get("/v2/entities/user/" + "u" * 256 + "/").status_code == 400
     project = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
-    http.post(project + "members/", json={"email": "entity-reader@example.com", "role": "READER"})
+    http.post(project + "members/", json={"email": known_user(server, "entity-reader@example.com"), "role": "READER"})
     reader_key = http.post(project + "api-keys/", json={"email": "entity-reader@example.com"}).json()["api_key"]
     reader = httpx.Client(base_url=server.url, headers={"Authorization": f"Token {reader_key}"}, timeout=HTTP_TIMEOUT)
     assert reader.post("/v1/users/", json={"user_id": "dave"}).status_code == 403

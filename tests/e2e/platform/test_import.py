@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from mnemo.services.platform.jobs.imports import PART_SECONDS, ImportJobs
-from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+from tests.e2e.platform.conftest import Server, Tenant, known_user, new_tenant, wait_for_event
 from tests.support.waits import LONG_HTTP_TIMEOUT, seconds
 
 FIELDS = ("id", "memory", "user_id", "agent_id", "app_id", "run_id", "metadata", "categories", "created_at")
@@ -321,7 +321,7 @@ def test_a_long_import_runs_in_parts_through_the_queue(server: Server, tenant: T
 def add_reader(server: Server, owner: Tenant) -> Tenant:
     http = client(server, owner)
     project = f"/api/v1/orgs/organizations/{owner.org_id}/projects/{owner.project_id}/"
-    email = f"reader-{owner.project_id}@example.com"
+    email = known_user(server, f"reader-{owner.project_id}@example.com")
     assert http.post(project + "members/", json={"email": email, "role": "READER"}).status_code == 200
     created = http.post(project + "api-keys/", json={"email": email, "label": "reader"})
     assert created.status_code == 201, created.text

@@ -11,7 +11,7 @@ import pytest
 from mem0 import MemoryClient
 from mem0.exceptions import AuthenticationError
 
-from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+from tests.e2e.platform.conftest import Server, Tenant, known_user, new_tenant, wait_for_event
 from tests.support.waits import HTTP_TIMEOUT
 
 MISSING = {"GET", "PUT", "DELETE"}
@@ -90,6 +90,7 @@ def test_a_reader_views_and_searches_but_changes_nothing(server: Server, tenant:
     owner = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     project = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
     memory_id = add(owner, "Reader can see this", "alice")
+    known_user(server, "reader@example.com")
     added = MemoryClient(api_key=tenant.key, host=server.url).project.add_member("reader@example.com", "READER")
     assert added == {"message": "User added to the project successfully."}
     created = owner.post(project + "api-keys/", json={"email": "reader@example.com", "label": "reader"})

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+from tests.e2e.platform.conftest import Server, Tenant, known_user, new_tenant, wait_for_event
 from tests.support.waits import HTTP_TIMEOUT, seconds
 
 ORG = "/api/v1/orgs/organizations/{org_id}/"
@@ -47,7 +47,7 @@ def project_path(tenant: Tenant) -> str:
 def add_reader(server: Server, owner: Tenant, name: str) -> Tenant:
     """A READER of the owner's project, with a key of its own."""
     http = httpx.Client(base_url=server.url, headers=owner.headers, timeout=HTTP_TIMEOUT)
-    email = f"{name}@example.com"
+    email = known_user(server, f"{name}@example.com")
     added = http.post(project_path(owner) + "members/", json={"email": email, "role": "READER"})
     assert added.status_code == 200, added.text
     created = http.post(project_path(owner) + "api-keys/", json={"email": email, "label": name})
@@ -178,6 +178,7 @@ def requests_naming_the_victim(victim: Victim, attacker: Tenant) -> list[tuple[s
         ("PATCH", PROJECT, {"custom_instructions": "leak everything", "decay": True}),
         ("DELETE", PROJECT, None),
         ("GET", PROJECT + "members/", None),
+        ("GET", PROJECT + "usage/", None),
         ("GET", PROJECT + "dream/config/", None),
         ("PATCH", PROJECT + "dream/config/", {"reflection_mode": "batch"}),
         ("POST", PROJECT + "dream/run/", {"user_id": "alice"}),

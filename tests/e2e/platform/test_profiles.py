@@ -28,7 +28,7 @@ from mnemo.services.platform.profiles.generation import ProfileDraft
 from mnemo.services.platform.profiles.service import ProfileService
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
-from tests.e2e.platform.conftest import Server, Tenant, new_tenant, serving
+from tests.e2e.platform.conftest import Server, Tenant, known_user, new_tenant, serving
 from tests.support.waits import HTTP_TIMEOUT, seconds
 
 SCHEMA = {
@@ -517,6 +517,7 @@ def test_a_reader_reads_profiles_and_settings_but_changes_nothing(
     add(server, tenant, "Alice")
     enable(server, tenant)
     assert settled(server, tenant)["status"] == "succeeded"
+    known_user(server, "reader@example.com")
     MemoryClient(api_key=tenant.key, host=server.url).project.add_member("reader@example.com", "READER")
     project = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
     created = owner.post(project + "api-keys/", json={"email": "reader@example.com", "label": "reader"})

@@ -9,7 +9,7 @@ from mem0 import MemoryClient
 from mem0.exceptions import AuthenticationError, MemoryNotFoundError
 
 from mnemo.composition.platform import open_tenancy_store
-from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+from tests.e2e.platform.conftest import Server, Tenant, known_user, new_tenant, wait_for_event
 from tests.support.waits import HTTP_TIMEOUT
 
 
@@ -105,6 +105,7 @@ def test_project_settings_reach_the_add(server: Server, tenant: Tenant) -> None:
 
 def test_project_members_and_the_three_outcomes_of_adding_one(server: Server, tenant: Tenant) -> None:
     client = MemoryClient(api_key=tenant.key, host=server.url)
+    known_user(server, "ana@example.com")
     assert client.project.add_member("Ana@Example.com", "READER") == {
         "message": "User added to the project successfully."
     }
@@ -128,6 +129,35 @@ def test_project_members_and_the_three_outcomes_of_adding_one(server: Server, te
         json={"email": "x@example.com", "role": "ADMIN"},
     )
     assert bad_role.status_code == 400
+
+
+def test_an_unknown_email_added_as_a_member_is_invited_and_becomes_a_member_once_it_accepts(
+    server: Server, tenant: Tenant
+) -> None:
+    """The client's answer is the same; the address is not a member (not listed, no key for it) until the
+    invitation is accepted in the console, then it is one with the role it was added with."""
+    client = MemoryClient(api_key=tenant.key, host=server.url)
+    http = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
+    keys = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/api-keys/"
+    email = f"newcomer-{tenant.project_id}@example.com"
+
+    assert client.project.add_member(email, "OWNER") == {"message": "User added to the project successfully."}
+    assert [m["username"] for m in client.project.get_members()["members"]] == [tenant.email]
+    assert http.post(keys, json={"email": email}).status_code == 400
+    console = server.platform.console_auth
+    owner = server.platform.tenancy.authenticate(tenant.key).user
+    (pending,) = console.invitations(owner, tenant.org_id, tenant.project_id)
+    assert (pending.email, pending.role.value) == (email, "OWNER")
+
+    link = console.invite(owner, tenant.org_id, tenant.project_id, email, pending.role)  # the link, shown to the owner
+    assert link.token is not None
+    console.accept(link.token, "a long enough password", "127.0.0.1")
+
+    assert {(m["username"], m["role"]) for m in client.project.get_members()["members"]} == {
+        (tenant.email, "OWNER"),
+        (email, "OWNER"),
+    }
+    assert http.post(keys, json={"email": email}).status_code == 201
 
 
 def test_projects_and_orgs_are_created_listed_and_deleted_with_their_data(server: Server) -> None:
@@ -167,6 +197,7 @@ def test_projects_and_orgs_are_created_listed_and_deleted_with_their_data(server
     orgs = http.get("/api/v1/orgs/organizations/").json()
     assert {o["org_id"] for o in orgs} == {tenant.org_id, new_org} and all(o["is_owner"] for o in orgs)
     members_path = f"/api/v1/orgs/organizations/{new_org}/members/"
+    known_user(server, "bea@example.com")
     assert http.post(members_path, json={"email": "bea@example.com", "role": "READER"}).status_code == 200
     assert http.put(members_path, json={"email": "bea@example.com", "role": "OWNER"}).status_code == 200
     assert {(m["email"], m["role"]) for m in http.get(members_path).json()["members"]} == {
@@ -185,7 +216,7 @@ def test_projects_and_orgs_are_created_listed_and_deleted_with_their_data(server
 def test_a_project_reader_cannot_create_projects_in_the_org(server: Server, tenant: Tenant) -> None:
     owner = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     path = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
-    owner.post(path + "members/", json={"email": "rita@example.com", "role": "READER"})
+    owner.post(path + "members/", json={"email": known_user(server, "rita@example.com"), "role": "READER"})
     key = owner.post(path + "api-keys/", json={"email": "rita@example.com"}).json()["api_key"]
     reader = MemoryClient(api_key=key, host=server.url)
     with pytest.raises(MemoryNotFoundError):  # not a member of the organization: it is not hers to see
@@ -200,7 +231,7 @@ def test_organization_roles_carry_over_to_its_projects(server: Server, tenant: T
     org_path = f"/api/v1/orgs/organizations/{tenant.org_id}/"
     project_path = org_path + f"projects/{tenant.project_id}/"
     assert owner.post(project_path + "api-keys/", json={"email": "outsider@example.com"}).status_code == 400
-    owner.post(org_path + "members/", json={"email": "olga@example.com", "role": "READER"})
+    owner.post(org_path + "members/", json={"email": known_user(server, "olga@example.com"), "role": "READER"})
     key = owner.post(project_path + "api-keys/", json={"email": "olga@example.com"}).json()["api_key"]
     olga = MemoryClient(api_key=key, host=server.url)
     assert olga.project.get(fields=["user_role"]) == {"user_role": "READER"}
@@ -225,7 +256,7 @@ def test_a_caller_who_may_not_change_members_or_settings_learns_that_before_anyt
     owner = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     org_path = f"/api/v1/orgs/organizations/{tenant.org_id}/"
     project_path = org_path + f"projects/{tenant.project_id}/"
-    owner.post(org_path + "members/", json={"email": "rhea@example.com", "role": "READER"})
+    owner.post(org_path + "members/", json={"email": known_user(server, "rhea@example.com"), "role": "READER"})
     key = owner.post(project_path + "api-keys/", json={"email": "rhea@example.com"}).json()["api_key"]
     reader = httpx.Client(base_url=server.url, headers={"Authorization": f"Token {key}"}, timeout=HTTP_TIMEOUT)
     stranger = httpx.Client(base_url=server.url, headers=new_tenant(server, "stranger").headers, timeout=HTTP_TIMEOUT)

@@ -20,7 +20,7 @@ from mnemo.composition.container import Container, build_container
 from mnemo.domain.webhooks import EVENT_TYPES
 from mnemo.settings import Settings
 from tests.conftest import CachedModelRegistry
-from tests.e2e.platform.conftest import Server, Tenant, new_tenant, serving, wait_for_event
+from tests.e2e.platform.conftest import Server, Tenant, known_user, new_tenant, serving, wait_for_event
 from tests.support.openai_server import OpenAIServer
 from tests.support.waits import HTTP_TIMEOUT, seconds
 from tests.support.webhook_receiver import Received, Receiver, receiving
@@ -171,7 +171,7 @@ def test_a_reader_may_look_but_not_manage(server: Server, tenant: Tenant) -> Non
     made = create(server, tenant, "https://example.com/hook")
     owner = tenant.headers
     project = f"{server.url}/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}"
-    member = {"email": "reader-hooks@example.com", "role": "READER"}
+    member = {"email": known_user(server, "reader-hooks@example.com"), "role": "READER"}
     assert httpx.post(f"{project}/members/", json=member, headers=owner, timeout=HTTP_TIMEOUT).status_code == 200
     key = httpx.post(
         f"{project}/api-keys/", json={"email": member["email"], "label": "r"}, headers=owner, timeout=HTTP_TIMEOUT

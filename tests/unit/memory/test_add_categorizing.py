@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from mnemo.domain.memory import MemoryRecord
-from mnemo.services.category_classifier import DEFAULT_CATEGORIES
+from mnemo.language.en import english
 from mnemo.services.memory.add.categorizing import Categorizing
 from mnemo.services.providers import ProviderSet
 from tests.unit.memory.fakes import ALICE, Namespace, WordEmbedder
 
+DEFAULT_CATEGORIES = english().default_categories
 SET = (("cooking", "recipes pasta cooking dinner"), ("travel", "trips flights hotels travel"))
 
 

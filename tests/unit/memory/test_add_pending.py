@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from mnemo.services.category_classifier import DEFAULT_CATEGORIES
+from mnemo.language.en import english
 from mnemo.services.commands import AddCommand, Message
 from mnemo.services.memory.add.pending import PendingAdd, pending, said
 from mnemo.services.memory.metadata import strip_identity
@@ -13,24 +13,28 @@ from mnemo.services.memory.policy import AddPolicy
 from tests.unit.memory.fakes import ALICE
 
 FILING = AddPolicy(categorize=True)
+ENGLISH = english()
+DEFAULT_CATEGORIES = ENGLISH.default_categories
 FOOD = ("food", "what one eats")
 MESSAGES = [Message("system", "Be brief about food."), Message("user", "I cook pasta every day.")]
 
 
 def test_an_imports_categories_are_taken_as_they_are() -> None:
-    add = pending(AddCommand(MESSAGES, ALICE, categories=("travel",), custom_categories=(FOOD,)), FILING)
+    add = pending(AddCommand(MESSAGES, ALICE, categories=("travel",), custom_categories=(FOOD,)), FILING, ENGLISH)
     assert (add.categories, add.category_set) == (("travel",), ())
 
 
 def test_under_the_filing_policy_memories_are_filed_under_the_custom_categories_else_the_defaults() -> None:
-    assert pending(AddCommand(MESSAGES, ALICE, custom_categories=(FOOD,)), FILING).category_set == (FOOD,)
-    assert pending(AddCommand(MESSAGES, ALICE), FILING).category_set == DEFAULT_CATEGORIES
+    assert pending(AddCommand(MESSAGES, ALICE, custom_categories=(FOOD,)), FILING, ENGLISH).category_set == (FOOD,)
+    assert pending(AddCommand(MESSAGES, ALICE), FILING, ENGLISH).category_set == DEFAULT_CATEGORIES
 
 
 def test_without_the_policy_custom_categories_are_matched_by_the_words_of_the_users_messages() -> None:
-    cooking = pending(AddCommand(MESSAGES, ALICE, custom_categories=(("pasta", ""), ("brief", ""))), AddPolicy())
+    cooking = pending(
+        AddCommand(MESSAGES, ALICE, custom_categories=(("pasta", ""), ("brief", ""))), AddPolicy(), ENGLISH
+    )
     assert cooking.categories == ("pasta",)  # "brief" is only in the system's message
-    assert pending(AddCommand(MESSAGES, ALICE), AddPolicy()) == PendingAdd(AddCommand(MESSAGES, ALICE), ())
+    assert pending(AddCommand(MESSAGES, ALICE), AddPolicy(), ENGLISH) == PendingAdd(AddCommand(MESSAGES, ALICE), ())
     assert said(AddCommand(MESSAGES, ALICE)) == "I cook pasta every day."
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from mnemo.adapters.sqlite.memory_index.facet_versions import StaleFacets
 from mnemo.adapters.sqlite.storage import open_storage, snapshot_path
 from mnemo.domain.filters import And, Condition
 from mnemo.domain.memory import FACETS_FIELD, Event, HistoryEntry, MemoryRecord, Scope
+from mnemo.language.en import english
 from mnemo.ports.memory_namespaces import NamespaceStorage
 
 WIDTH = 8
@@ -31,6 +33,12 @@ class Rules:
 
     def facets(self, text: str) -> list[str]:
         return [f"facet {self.version}"]
+
+    def keywords(self, text: str) -> list[str]:  # the words of keyword search are English's
+        return english().keywords(text)
+
+    def date_words(self, moment: datetime) -> str:
+        return english().date_words(moment)
 
 
 def open_file(path: Path, rules: Rules) -> tuple[Database, NamespaceStorage]:

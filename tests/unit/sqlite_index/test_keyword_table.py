@@ -7,6 +7,7 @@ import numpy as np
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index.keyword_query import SCHEMA, table_args
 from mnemo.adapters.sqlite.memory_index.keyword_table import KeywordTable, secure_delete_supported
+from mnemo.language.en import english
 from tests.unit.sqlite_index.making import records_of
 
 
@@ -15,7 +16,7 @@ def rows(db: Database) -> list[tuple[int, str]]:
 
 
 def test_given_memories_when_inserted_and_deleted_by_key_then_the_table_holds_the_rest(db: Database):
-    table = KeywordTable(db, term_cap=100)
+    table = KeywordTable(db, term_cap=100, words=english())
     records = records_of(["I live in Lisbon", "I work as a nurse", "Bob keeps bees"])
 
     with db.write() as conn:
@@ -31,7 +32,7 @@ def test_given_memories_when_inserted_and_deleted_by_key_then_the_table_holds_th
 
 
 def test_given_a_memory_with_two_rows_then_the_listing_keeps_the_first_and_names_the_other(db: Database):
-    table = KeywordTable(db, term_cap=100)
+    table = KeywordTable(db, term_cap=100, words=english())
     first, second = records_of(["one", "two"])
     with db.write() as conn:
         table.insert(conn, [(3, first), (4, second), (8, first)])
@@ -44,11 +45,11 @@ def test_given_a_memory_with_two_rows_then_the_listing_keeps_the_first_and_names
 
 
 def test_given_an_empty_table_then_nothing_is_listed(db: Database):
-    assert KeywordTable(db, term_cap=100).listed() == ({}, [], 0)
+    assert KeywordTable(db, term_cap=100, words=english()).listed() == ({}, [], 0)
 
 
 def test_given_a_query_then_its_matches_come_best_first_in_growing_fetches(db: Database):
-    table = KeywordTable(db, term_cap=100)
+    table = KeywordTable(db, term_cap=100, words=english())
     records = records_of([f"bees note {i}" for i in range(30)] + ["bees bees bees"])
     with db.write() as conn:
         table.insert(conn, zip(range(1, 32), records, strict=True))
@@ -63,7 +64,7 @@ def test_given_a_query_then_its_matches_come_best_first_in_growing_fetches(db: D
 
 
 def test_given_keys_then_the_query_finds_only_their_rows(db: Database):
-    table = KeywordTable(db, term_cap=100)
+    table = KeywordTable(db, term_cap=100, words=english())
     records = records_of(["bees one", "bees two", "bees three"])
     with db.write() as conn:
         table.insert(conn, zip([1, 2, 3], records, strict=True))
@@ -76,7 +77,7 @@ def test_given_keys_then_the_query_finds_only_their_rows(db: Database):
 
 
 def test_given_a_word_in_more_memories_than_the_cap_then_it_is_left_out_once_the_index_is_larger(db: Database):
-    table = KeywordTable(db, term_cap=3)
+    table = KeywordTable(db, term_cap=3, words=english())
     records = records_of([f"common word {i}" for i in range(5)] + ["rare common"])
     with db.write() as conn:
         table.insert(conn, zip(range(1, 7), records, strict=True))
@@ -91,14 +92,14 @@ def test_given_a_word_in_more_memories_than_the_cap_then_it_is_left_out_once_the
 def test_given_a_table_of_an_older_layout_then_it_is_made_again(db: Database):
     db.executescript("CREATE VIRTUAL TABLE memory_fts USING fts5(text, memory_id UNINDEXED);")
 
-    KeywordTable(db, term_cap=100)
+    KeywordTable(db, term_cap=100, words=english())
 
     made = db.read().execute("SELECT sql FROM sqlite_master WHERE name = 'memory_fts'").fetchone()[0]
     assert table_args(made) == table_args(SCHEMA)
 
 
 def test_given_deleted_rows_when_the_table_is_optimized_then_the_others_still_match(db: Database):
-    table = KeywordTable(db, term_cap=100)
+    table = KeywordTable(db, term_cap=100, words=english())
     kept, deleted = records_of(["bees kept", "bees deleted"])
     with db.write() as conn:
         table.insert(conn, [(1, kept), (2, deleted)])

@@ -17,7 +17,7 @@ def keyword_rows(db: Database) -> list[tuple[int, str]]:
 
 
 def test_given_a_drifted_keyword_table_when_loaded_then_it_matches_the_records_and_keys_are_kept(db: Database):
-    table, log, rows = KeywordTable(db, term_cap=100), IndexLog(db), empty_rows()
+    table, log, rows = KeywordTable(db, term_cap=100, words=english()), IndexLog(db), empty_rows()
     kept, new, later = records_of(["kept", "new", "later"], ["alice", "bob", "alice"])
     gone = records_of(["gone"])[0]
     with db.write() as conn:
@@ -36,7 +36,7 @@ def test_given_a_drifted_keyword_table_when_loaded_then_it_matches_the_records_a
 
 
 def test_given_rows_held_before_when_loaded_again_then_only_the_records_rows_are_held(db: Database):
-    table, log, rows = KeywordTable(db, term_cap=100), IndexLog(db), empty_rows()
+    table, log, rows = KeywordTable(db, term_cap=100, words=english()), IndexLog(db), empty_rows()
     first, second = records_of(["first", "second"])
     loader = Loader(db, rows, table, log, Snapshots(db, None, StaleFacets(english())))
     loader.load([([first, second], unit_rows(2, seed=2))], WIDTH)

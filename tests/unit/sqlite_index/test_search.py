@@ -11,6 +11,7 @@ from mnemo.adapters.sqlite.memory_index.keyword_table import KeywordTable
 from mnemo.adapters.sqlite.memory_index.row_documents import RowDoc
 from mnemo.adapters.sqlite.memory_index.search import IndexSearch, once_per_hot_key, row_check
 from mnemo.domain.filters import parse
+from mnemo.language.en import english
 from tests.unit.sqlite_index.making import added, empty_rows, records_of, unit_rows
 
 
@@ -49,7 +50,7 @@ def test_given_a_filter_of_other_fields_then_it_is_asked_of_every_row():
 def search(db: Database):
     """Three memories of alice and one of bob, in the rows and the keyword table."""
     lock = threading.RLock()
-    rows, table = empty_rows(lock=lock), KeywordTable(db, term_cap=100)
+    rows, table = empty_rows(lock=lock), KeywordTable(db, term_cap=100, words=english())
     records = records_of(
         ["I live in Lisbon", "I work as a nurse", "My sister keeps bees", "Bob keeps bees"],
         ["alice", "alice", "alice", "bob"],

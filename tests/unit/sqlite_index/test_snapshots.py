@@ -29,7 +29,7 @@ def stored(db: Database, records: list[MemoryRecord]) -> None:
 def written(db: Database, tmp_path: Path):
     """A file of two memories whose index wrote its snapshot at close."""
     SqliteMemoryStore(db)
-    KeywordTable(db, term_cap=100)
+    KeywordTable(db, term_cap=100, words=english())
     log = IndexLog(db)
     snapshots = Snapshots(db, tmp_path / "index.snapshot", StaleFacets(english()))
     records = records_of(["Name is Ann", "b note"], ["alice", None])
@@ -72,7 +72,7 @@ def test_given_a_write_the_snapshot_did_not_see_then_it_is_not_restored_and_is_r
 
 def test_given_another_writer_came_last_then_this_index_writes_no_snapshot(db: Database, tmp_path: Path):
     SqliteMemoryStore(db)
-    KeywordTable(db, term_cap=100)
+    KeywordTable(db, term_cap=100, words=english())
     snapshots = Snapshots(db, tmp_path / "index.snapshot", StaleFacets(english()))
     snapshots.note_generation()
     stored(db, records_of(["a later write"]))

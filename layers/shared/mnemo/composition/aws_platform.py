@@ -57,6 +57,7 @@ def aws_platform(
     """The outboxes and their relays to the topic first (with a publisher), then the stores that drain them after
     each commit, then the features."""
     from mnemo.adapters.aws.namespaces import AwsMemoryNamespaces
+    from mnemo.adapters.dynamodb.console_account_store import DynamoConsoleAccountStore
     from mnemo.adapters.dynamodb.outbox import memories_outbox
     from mnemo.adapters.dynamodb.reflection_store import DynamoReflectionStore
     from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
@@ -77,6 +78,7 @@ def aws_platform(
         DynamoReflectionStore(dynamodb, settings.accounts_table),
         webhooks.store if webhooks is not None else None,
         profile_store,
+        DynamoConsoleAccountStore(dynamodb, settings.accounts_table),
     )
     queues = PlatformQueues(queue_enqueuer(aws.queue) if aws.queue is not None else None, profile_tasks)
     service = webhooks.service() if webhooks is not None else NO_WEBHOOKS

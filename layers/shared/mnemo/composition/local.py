@@ -14,6 +14,7 @@ from mnemo.adapters.inprocess.queue import InProcessQueue
 from mnemo.adapters.registry import EmbedBatching, ProviderRegistry
 from mnemo.adapters.sqlite.api_key_store import SqliteApiKeyStore
 from mnemo.adapters.sqlite.change_log import SettingWatch
+from mnemo.adapters.sqlite.console_account_store import SqliteConsoleAccountStore
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.lease import Lease
 from mnemo.adapters.sqlite.namespaces import SqliteMemoryNamespaces
@@ -119,7 +120,13 @@ def local_platform(
     webhook_store = SqliteWebhookStore(database)
     profile_store = SqliteProfileStore(database)
     stores = PlatformStores(
-        store, storage, SqliteReflectionStore(database), webhook_store, profile_store, purge=database.checkpoint
+        store,
+        storage,
+        SqliteReflectionStore(database),
+        webhook_store,
+        profile_store,
+        SqliteConsoleAccountStore(database),
+        purge=database.checkpoint,
     )
     jobs_queue = InProcessQueue()
     profile_tasks = LocalProfileTasks()

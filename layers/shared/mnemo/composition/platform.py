@@ -11,16 +11,20 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from mnemo.adapters.crypto.argon2_passwords import Argon2PasswordHasher
 from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
 from mnemo.composition.shared import decay_settings, ranking_weights, reranker
 from mnemo.language.en import english
+from mnemo.ports.console_account_store import ConsoleAccountStore
 from mnemo.ports.memory_namespaces import MemoryNamespaces
 from mnemo.ports.profile_store import ProfileStore
 from mnemo.ports.profile_tasks import ProfileTaskQueue
 from mnemo.ports.reflection_store import ReflectionStore
-from mnemo.ports.tenancy_store import TenancyStore
+from mnemo.ports.tenancy_store import DirectoryStore, TenancyStore
 from mnemo.ports.webhook_store import WebhookStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
+from mnemo.services.platform.console_accounts.policy import ConsolePolicy
+from mnemo.services.platform.console_accounts.service import ConsoleAccounts
 from mnemo.services.platform.dream.runs import DreamJobs, DreamPolicy
 from mnemo.services.platform.dream.schedule import DreamScheduler
 from mnemo.services.platform.dream.service import DreamService, Entitlements
@@ -40,6 +44,8 @@ from mnemo.services.platform.tenancy.project_entities import ProjectEntityServic
 from mnemo.services.platform.tenancy.reports import ReportService
 from mnemo.services.platform.tenancy.service import TenancyService
 from mnemo.services.platform.unavailable import Unavailable
+from mnemo.services.platform.usage.daily import CountedByDay
+from mnemo.services.platform.usage.report import UsageService, stored_memories
 from mnemo.services.platform.webhooks.service import WebhookService
 from mnemo.services.providers import ActiveProviders
 from mnemo.settings import Settings
@@ -57,6 +63,7 @@ class PlatformStores:
     reflections: ReflectionStore
     webhooks: WebhookStore | None  # None: a backend without webhooks
     profiles: ProfileStore | None  # None: a backend without profiles
+    console: ConsoleAccountStore  # the console's sign-in: passwords, sessions, invitations
     purge: Callable[[], object] | None = None  # what makes rewritten records unrecoverable (a checkpoint)
 
 
@@ -87,17 +94,19 @@ def build_platform(
         language=english(),
     )
     events = EventService(store)
-    adds = AddJobs(namespaces, store, store, store, queues.jobs)
-    imports = ImportJobs(namespaces, store, store, store, queues.jobs)
+    records = CountedByDay(store, store)  # every counter bumped is counted on its day too (the usage report's)
+    adds = AddJobs(namespaces, store, store, records, queues.jobs)
+    imports = ImportJobs(namespaces, store, store, records, queues.jobs)
     policy = dream_policy(settings)
     dream_jobs = DreamJobs(
         namespaces, store, stores.reflections, lambda: providers.get().llm, queues.jobs, policy=policy
     )
     router = JobRouter(store, store, {ADD: adds, IMPORT: imports, DREAM: dream_jobs})
     profiles = profile_service(settings, stores, queues, namespaces, providers)
-    tenancy = TenancyService(store, ProjectDrop(stores, namespaces, profiles).drop)
-    counts = RetrievalCounts(store)  # written as they are made, unless its writer runs
-    project_memory = ProjectMemoryService(namespaces, adds, events, store, decay_settings(settings), counts=counts)
+    console = console_accounts(settings, store, stores.console)
+    tenancy = TenancyService(store, ProjectDrop(stores, namespaces, profiles).drop, invitations=console.invites)
+    counts = RetrievalCounts(records)  # written as they are made, unless its writer runs
+    project_memory = ProjectMemoryService(namespaces, adds, events, records, decay_settings(settings), counts=counts)
     dream = DreamService(
         tenancy,
         dream_entitlements(settings),
@@ -131,6 +140,8 @@ def build_platform(
         profiles=profiles,
         retrieval_counts=counts,
         erasure=erasure,
+        console_auth=console,
+        usage=UsageService(store, store, stored_memories(namespaces), flush=counts.flush),
     )
 
 
@@ -174,6 +185,22 @@ def profile_service(
     )
 
 
+def console_policy(settings: Settings) -> ConsolePolicy:
+    return ConsolePolicy(
+        session_idle=timedelta(minutes=settings.console_session_idle_minutes),
+        session_lifetime=timedelta(days=settings.console_session_days),
+        invitation_lifetime=timedelta(days=settings.console_invitation_days),
+        max_failures=settings.console_sign_in_max_failures,
+        failure_window=timedelta(minutes=settings.console_sign_in_window_minutes),
+    )
+
+
+def console_accounts(settings: Settings, directory: DirectoryStore, store: ConsoleAccountStore) -> ConsoleAccounts:
+    """The console's sign-in, its passwords hashed as the self-hosted accounts' are (argon2id, same costs)."""
+    hasher = Argon2PasswordHasher(settings.argon2_time_cost, settings.argon2_memory_kib, settings.argon2_parallelism)
+    return ConsoleAccounts(directory, store, hasher, console_policy(settings))
+
+
 def dream_entitlements(settings: Settings) -> Entitlements:
     return Entitlements(
         settings.plan,
@@ -214,22 +241,47 @@ def webhook_sender(settings: Settings) -> HttpWebhookSender:
 
 
 @contextmanager
-def open_tenancy_store(settings: Settings, session: Any | None = None) -> Iterator[TenancyStore]:
-    """The tenancy records alone (what `mnemo platform bootstrap` writes): the SQLite file of the data dir, or the
-    accounts table on the AWS backend (`session`: a boto3 session, default the SDK's credential chain)."""
+def open_platform_records(
+    settings: Settings, session: Any | None = None
+) -> Iterator[tuple[TenancyStore, ConsoleAccountStore]]:
+    """The tenancy records alone and the console's beside them (what `mnemo platform bootstrap` and `set-password`
+    write): the SQLite file of the data dir, or the accounts table on the AWS backend (`session`: a boto3 session,
+    default the SDK's credential chain)."""
     if settings.backend == "aws":
         import boto3
 
+        from mnemo.adapters.dynamodb.console_account_store import DynamoConsoleAccountStore
         from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
 
         session = session or boto3.Session(region_name=settings.aws_region)
-        yield DynamoTenancyStore(session.client("dynamodb"), settings.accounts_table)
+        client = session.client("dynamodb")
+        yield (
+            DynamoTenancyStore(client, settings.accounts_table),
+            DynamoConsoleAccountStore(client, settings.accounts_table),
+        )
         return
+    from mnemo.adapters.sqlite.console_account_store import SqliteConsoleAccountStore
     from mnemo.adapters.sqlite.database import Database
     from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 
     database = Database(settings.database_path)
     try:
-        yield SqliteTenancyStore(database)
+        yield SqliteTenancyStore(database), SqliteConsoleAccountStore(database)
     finally:
         database.close()
+
+
+@contextmanager
+def open_tenancy_store(settings: Settings, session: Any | None = None) -> Iterator[TenancyStore]:
+    """The tenancy records alone (see open_platform_records)."""
+    with open_platform_records(settings, session) as (store, _console):
+        yield store
+
+
+@contextmanager
+def open_console_accounts(
+    settings: Settings, session: Any | None = None
+) -> Iterator[tuple[TenancyStore, ConsoleAccounts]]:
+    """The tenancy records and the console's sign-in over them (see open_platform_records)."""
+    with open_platform_records(settings, session) as (store, console):
+        yield store, console_accounts(settings, store, console)

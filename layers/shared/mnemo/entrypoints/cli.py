@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from pydantic import SecretStr
 
+from mnemo.entrypoints.console_cli import USAGE_ERROR, add_set_password, read_password
 from mnemo.settings import Settings
 
 
@@ -44,6 +45,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     reindex.add_argument("--batch-size", type=int, default=500, help="Memories per batch (default 500).")
     reindex.add_argument("--data-dir", type=Path, help="Where the SQLite file lives (local; env MNEMO_DATA_DIR).")
+    projects = reindex.add_mutually_exclusive_group()
+    projects.add_argument(
+        "--project",
+        action="append",
+        metavar="PROJECT_ID",
+        help="Rebuild this platform project's index instead of the self-hosted one (repeatable).",
+    )
+    projects.add_argument(
+        "--all-projects", action="store_true", help="Rebuild the index of every platform project that holds memories."
+    )
     reindex.set_defaults(run=_reindex)
     mcp = commands.add_parser(
         "mcp",
@@ -62,12 +73,20 @@ def main(argv: list[str] | None = None) -> int:
     platform = commands.add_parser("platform", help="Platform tenancy: organizations, projects, API keys.")
     platform_commands = platform.add_subparsers(dest="platform_command", required=True)
     start = platform_commands.add_parser(
-        "bootstrap", help="Create a user, an organization, its default project and an API key (printed once)."
+        "bootstrap",
+        help="Create a user, an organization, its default project and an API key (printed once).",
+        allow_abbrev=False,  # no `--password` read as `--password-stdin`, its value left over
     )
     start.add_argument("--email", required=True, help="The user's email (created when new).")
     start.add_argument("--org", required=True, help="The new organization's name.")
     start.add_argument("--project", default="Default Project", help="The default project's name.")
     start.add_argument("--json", action="store_true", help="Print one JSON object: api_key, org_id, project_id.")
+    start.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="Read the user's console password from standard input (one line), so they can sign in to the web "
+        "console; it is never taken as an argument. Without it, set one later with `mnemo platform set-password`.",
+    )
     start.add_argument(
         "--data-dir",
         type=Path,
@@ -90,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         "run once after deploying).",
     )
     upgrade.set_defaults(run=_platform_upgrade)
+    add_set_password(platform_commands)
     _add_plugin_commands(commands)
     args = parser.parse_args(argv)
     return int(args.run(args))  # every command, its own or a plugin's, sets the function that runs it
@@ -230,6 +250,8 @@ def _reindex(args: argparse.Namespace) -> int:
         return 2
     settings = Settings(**({"data_dir": args.data_dir} if args.data_dir is not None else {}))
     try:
+        if args.project or args.all_projects:
+            return _reindex_projects(settings, args)
         report = reindex(settings, batch_size=args.batch_size, progress=ProgressBar(sys.stderr))
     except MnemoError as exc:
         print(f"mnemo reindex: {exc.message}", file=sys.stderr)
@@ -239,19 +261,42 @@ def _reindex(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reindex_projects(settings: Settings, args: argparse.Namespace) -> int:
+    """`mnemo reindex --project ID` / `--all-projects`: each project's index, a progress bar per project."""
+    from mnemo.composition.platform_reindex import reindex_projects
+
+    done = reindex_projects(
+        settings,
+        None if args.all_projects else args.project,
+        batch_size=args.batch_size,
+        progress=lambda project_id: ProgressBar(sys.stderr, label=project_id),
+    )
+    for project in done:
+        print(f"{project.project_id}: {project.memories} memories indexed.")
+    total = sum(p.memories for p in done)
+    print(f"{len(done)} project(s) reindexed, {total} memories ({settings.backend} backend).")
+    return 0
+
+
 def _platform_bootstrap(args: argparse.Namespace, session: Any | None = None) -> int:
     """Writes tenancy records only (no namespace is opened, so no embedder is loaded): to the SQLite file of the
-    data dir, or with MNEMO_BACKEND=aws to the accounts table (MNEMO_ACCOUNTS_TABLE) of a deployed stack."""
+    data dir, or with MNEMO_BACKEND=aws to the accounts table (MNEMO_ACCOUNTS_TABLE) of a deployed stack. With
+    --password-stdin the password is read, and checked, before anything is written."""
     import json
 
-    from mnemo.composition.platform import open_tenancy_store
+    from mnemo.composition.platform import open_console_accounts
     from mnemo.errors import MnemoError
     from mnemo.services.platform.tenancy.service import TenancyService
 
+    password = read_password(sys.stdin, "mnemo platform bootstrap") if args.password_stdin else None
+    if args.password_stdin and password is None:
+        return USAGE_ERROR
     settings = Settings(**({"data_dir": args.data_dir} if args.data_dir is not None else {}))
     try:
-        with open_tenancy_store(settings, session) as store:
+        with open_console_accounts(settings, session) as (store, console):
             started = TenancyService(store, lambda _namespace: None).bootstrap(args.email, args.org, args.project)
+            if password is not None:
+                console.set_password(started.user.email, password)
     except MnemoError as exc:
         print(f"mnemo platform bootstrap: {exc.message}", file=sys.stderr)
         return 1
@@ -263,6 +308,8 @@ def _platform_bootstrap(args: argparse.Namespace, session: Any | None = None) ->
         print(f"project:      {started.project.name} ({started.project.id})")
         print(f"API key:      {started.api_key}")
         print("The key is shown only now: keep it. Send it as `Authorization: Token <key>`.")
+        if password is None:
+            print("No console password: set one with `mnemo platform set-password --email ... --password-stdin`.")
     return 0
 
 

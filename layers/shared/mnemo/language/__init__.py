@@ -6,13 +6,16 @@ root, the entry points and tests import a pack. Adding a language is adding a pa
 
 from mnemo.language.claims import USER, Claim
 from mnemo.language.interface import (
+    CategoryWords,
     ClaimReading,
     FacetReading,
     GroundingWords,
+    KeywordWords,
     Language,
     MessageReading,
     ParaphraseGuards,
     TimeWords,
+    TopicWords,
     Wording,
 )
 from mnemo.language.statements import Cited, Sentence, Statement, Turn
@@ -20,17 +23,20 @@ from mnemo.language.time_windows import Window
 
 __all__ = [
     "USER",
+    "CategoryWords",
     "Cited",
     "Claim",
     "ClaimReading",
     "FacetReading",
     "GroundingWords",
+    "KeywordWords",
     "Language",
     "MessageReading",
     "ParaphraseGuards",
     "Sentence",
     "Statement",
     "TimeWords",
+    "TopicWords",
     "Turn",
     "Window",
     "Wording",

@@ -5,7 +5,8 @@ knows which language it reads.
 It is grouped by what the core asks: the claims of a statement and the facets an index files it under (versioned:
 `version` changes when they may), the facets a question asks about, whether a statement says something changed,
 the parts of a life a statement speaks of; the deterministic extractor's reading of messages; the few wording
-helpers the core uses; the paraphrase guards of merging; the time words of queries."""
+helpers the core uses; the paraphrase guards of merging; the time words of queries; the default categories'
+phrasings; the words of topics and of keyword search."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from datetime import datetime
 from typing import Protocol
 
 from mnemo.language.claims import Claim
+from mnemo.language.linear_model import LinearModel
 from mnemo.language.statements import Sentence, Statement, Turn
 from mnemo.language.time_windows import Window
 
@@ -124,7 +126,67 @@ class TimeWords(Protocol):
         ...
 
 
-class Language(ClaimReading, MessageReading, Wording, GroundingWords, ParaphraseGuards, TimeWords, Protocol):
+class LearnedReading(Protocol):
+    """What the pack learned from labelled sentences rather than wrote as rules (mnemo.language.linear_model)."""
+
+    @property
+    def durable_fact(self) -> LinearModel | None:
+        """Whether a statement states a fact worth remembering about the speaker or their life, rather than chat
+        (None: the pack has no such model)."""
+        ...
+
+
+class CategoryWords(Protocol):
+    """The default categories in the pack's language: what a memory is filed under when its add names none."""
+
+    @property
+    def default_categories(self) -> tuple[tuple[str, str], ...]:
+        """The default categories as (name, description), in order: the names are the API's, the same in every
+        language; a description says what the category holds, in words an embedding of a memory comes close to."""
+        ...
+
+    def category_prototypes(self, name: str) -> tuple[str, ...]:
+        """A few typical memories of the default category `name` (none for another name)."""
+        ...
+
+
+class TopicWords(Protocol):
+    """How the topics an add asks for (`includes`, `excludes`) are read without an LLM."""
+
+    def topics(self, text: str) -> list[str]:
+        """The topics a free text names ("health, money and my kids" -> health, money, my kids), each once."""
+        ...
+
+    def about_topic(self, topic: str) -> str:
+        """The phrase a topic is embedded as, which statements about it come close to ("facts about health")."""
+        ...
+
+
+class KeywordWords(Protocol):
+    """What a keyword search reads in the pack's language."""
+
+    def keywords(self, text: str) -> list[str]:
+        """The distinct content words of a text (not its stop words), lower case, in order of appearance."""
+        ...
+
+    def date_words(self, moment: datetime) -> str:
+        """A day as the words that name it ("8 May 2023", in UTC), which a keyword index stores with a memory."""
+        ...
+
+
+class Language(
+    ClaimReading,
+    MessageReading,
+    Wording,
+    GroundingWords,
+    ParaphraseGuards,
+    TimeWords,
+    CategoryWords,
+    TopicWords,
+    KeywordWords,
+    LearnedReading,
+    Protocol,
+):
     """A language pack: its `code` ("en"), its `version`, and everything the core reads in that language."""
 
     @property

@@ -1,7 +1,7 @@
 """The record stores of platform tenancy, one protocol per kind of caller: the directory (users, organizations,
-projects, members, project keys), a project's events, its other records (exports, feedback, counters), and the
-entities created explicitly. `TenancyStore` is all four: what an adapter implements (one table or file holds
-them), and what the contract suite checks.
+projects, members, project keys), a project's events, its other records (exports, feedback, counters), its
+counters per day (mnemo.ports.usage_counters), and the entities created explicitly. `TenancyStore` is all five:
+what an adapter implements (one table or file holds them), and what the contract suite checks.
 
 Every per-project read and write takes the project id and is answered from that project's rows only: a
 record of another project is never returned, whatever id is asked for.
@@ -26,6 +26,7 @@ from mnemo.domain.tenancy import (
     ProjectKey,
     Role,
 )
+from mnemo.ports.usage_counters import DailyCounterStore
 
 
 class DirectoryStore(Protocol):
@@ -110,7 +111,10 @@ class EventStore(Protocol):
 
     def update_event(self, event: PlatformEvent) -> bool:
         """Overwrite a stored event; False, writing nothing, when it is not stored (its project was deleted
-        meanwhile: a worker finishing its add must not bring it back)."""
+        meanwhile: a worker finishing its add must not bring it back) or when its stored status forbids the change.
+        The status rule, checked in the same write: an unfinished event (PENDING, RUNNING) may take any status; an
+        ended one (SUCCEEDED, FAILED, PARTIALLY_COMPLETED, CANCELLED) only its own again (with more results), so a
+        cancelled or finished job never goes back to RUNNING or PENDING, nor to another end."""
         ...
 
     def get_event(self, project_id: str, event_id: str) -> PlatformEvent | None: ...
@@ -171,7 +175,7 @@ class EntityStore(Protocol):
     def delete_entity(self, project_id: str, entity_type: str, entity_id: str) -> bool: ...
 
 
-class TenancyStore(DirectoryStore, EventStore, ProjectRecordStore, EntityStore, Protocol):
+class TenancyStore(DirectoryStore, EventStore, ProjectRecordStore, DailyCounterStore, EntityStore, Protocol):
     """Every tenancy record: what an adapter implements."""
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mnemo.domain.text import keywords
 from mnemo.errors import ValidationError
+from mnemo.language import KeywordWords
 from mnemo.services.commands import Category
 
 MAX_CATEGORY_NAME = 255
@@ -40,9 +40,11 @@ def with_categories(instructions: str | None, categories: Sequence[Category]) ->
     return f"{instructions or ''}\nThe project's memory categories:\n{listed}".strip()
 
 
-def categorize(text: str, categories: Sequence[Category]) -> tuple[str, ...]:
-    """The categories whose name or description shares a content word with the text."""
-    words = set(keywords(text))
+def categorize(words: KeywordWords, text: str, categories: Sequence[Category]) -> tuple[str, ...]:
+    """The categories whose name or description shares a content word (`words`: a language pack's) with the text."""
+    said = set(words.keywords(text))
     return tuple(
-        name for name, description in categories if words & set(keywords(f"{name.replace('_', ' ')} {description}"))
+        name
+        for name, description in categories
+        if said & set(words.keywords(f"{name.replace('_', ' ')} {description}"))
     )

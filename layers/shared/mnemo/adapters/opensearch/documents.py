@@ -9,10 +9,9 @@ import numpy as np
 
 from mnemo.adapters.opensearch.query_dsl import metadata_terms, micros
 from mnemo.domain.memory import FACETS_FIELD, MemoryRecord
-from mnemo.domain.text import date_words
 from mnemo.domain.timefmt import date_or_none, from_iso, iso
 from mnemo.ports.embedder import Vectors
-from mnemo.ports.facets import FacetReader
+from mnemo.ports.facets import IndexWords
 
 VECTOR_FIELD = "embedding"
 # The version of the rules that read a document's facets (the language pack's): a document of another is stale.
@@ -75,12 +74,12 @@ def index_body(dimension: int, *, m: int = 16, ef_construction: int = 128) -> di
     }
 
 
-def document(record: MemoryRecord, vector: Vectors, facets: FacetReader) -> dict[str, Any]:
+def document(record: MemoryRecord, vector: Vectors, facets: IndexWords) -> dict[str, Any]:
     """The document indexed for a memory, its facets read by `facets` and stamped with their version."""
     return {
         "id": record.id,
         "memory": record.text,
-        "dated": date_words(record.created_at),
+        "dated": facets.date_words(record.created_at),
         **{name: getattr(record.scope, name) for name in _SCOPE},
         "actor_id": record.actor_id,
         "role": record.role,

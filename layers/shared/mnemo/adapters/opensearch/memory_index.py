@@ -37,9 +37,8 @@ from mnemo.adapters.opensearch.query_dsl import translate
 from mnemo.adapters.opensearch.transport import Response, SearchIndexError, Transport
 from mnemo.domain import filters as f
 from mnemo.domain.memory import MemoryRecord
-from mnemo.domain.text import keywords
 from mnemo.ports.embedder import Vectors
-from mnemo.ports.facets import FacetReader
+from mnemo.ports.facets import IndexWords
 from mnemo.ports.memory_index import IndexHit
 
 NDJSON = "application/x-ndjson"
@@ -67,11 +66,11 @@ class OpenSearchMemoryIndex:
         bulk: BulkLimits = BulkLimits(),
         min_candidates: int = 64,
         sleep: Callable[[float], None] = time.sleep,
-        facets: FacetReader,
+        facets: IndexWords,
     ) -> None:
         """`refresh` is passed to bulk writes ("wait_for" makes writes searchable before returning; Serverless
-        does not support it, keep "false" there). `facets`: what reads a memory's facets (a language pack), whose
-        version each document carries."""
+        does not support it, keep "false" there). `facets`: what reads a memory's facets and keywords (a language
+        pack), whose version each document carries."""
         self._transport = transport
         self._facets = facets
         self._name = index_name
@@ -227,7 +226,7 @@ class OpenSearchMemoryIndex:
         if translation.matches_nothing:
             return []
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        terms = keywords(query_text)
+        terms = self._facets.keywords(query_text)
         check = f.predicate(expr)
         fetch = min(limit if translation.exact else max(limit * 4, self._min_candidates), MAX_WINDOW)
         while True:

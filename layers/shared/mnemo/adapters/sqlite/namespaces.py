@@ -24,7 +24,7 @@ from mnemo.adapters.sqlite.memory_index import IndexTuning
 from mnemo.adapters.sqlite.memory_index import snapshot_files as index_snapshot
 from mnemo.adapters.sqlite.storage import open_storage
 from mnemo.ports.change_outbox import ChangeOutbox
-from mnemo.ports.facets import FacetReader
+from mnemo.ports.facets import IndexWords
 from mnemo.ports.memory_namespaces import NamespaceStorage
 
 _SAFE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -40,7 +40,7 @@ class SqliteMemoryNamespaces:
         outbox: bool = False,
         on_outbox: Callable[[], None] | None = None,
         tuning: IndexTuning | None = None,
-        facets: FacetReader,
+        facets: IndexWords,
         shared: bool = False,
     ) -> None:
         """`shared`: other processes write to these files too (mnemo serve --workers): every call looks for files

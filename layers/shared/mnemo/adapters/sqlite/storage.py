@@ -10,7 +10,7 @@ from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import IndexTuning, LocalMemoryIndex
 from mnemo.adapters.sqlite.memory_index.row_documents import Doc, DocumentSource
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
-from mnemo.ports.facets import FacetReader
+from mnemo.ports.facets import FacetReader, IndexWords
 from mnemo.ports.memory_namespaces import NamespaceStorage
 from mnemo.ports.memory_store import indexed_batches, stored_dimension
 
@@ -24,7 +24,7 @@ def open_storage(
     on_outbox: Callable[[], None] | None = None,
     accesses: bool = False,
     tuning: IndexTuning | None = None,
-    facets: FacetReader,
+    facets: IndexWords,
 ) -> NamespaceStorage:
     """The file's store, and its in-memory vector index: from the snapshot its last close wrote when it matches the
     file, else filled from the stored embeddings (the keyword table, in the same file, repaired where it has drifted

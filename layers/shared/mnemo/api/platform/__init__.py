@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from mnemo.api.platform import dream, imports, memories, organizations, profiles, project_data, webhooks
+from mnemo.api.platform import dream, imports, memories, organizations, profiles, project_data, usage, webhooks
 
 PLATFORM_ROUTERS: tuple[APIRouter, ...] = (
     project_data.router,
     memories.router,
     imports.router,
     organizations.router,
+    usage.router,
     dream.router,
     webhooks.router,
     profiles.router,

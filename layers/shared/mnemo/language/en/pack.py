@@ -10,10 +10,22 @@ from datetime import datetime
 from importlib import resources
 
 from mnemo.language.claims import Claim
-from mnemo.language.en import changes, facets, grounding_words, life_slots, paraphrase, time_words
+from mnemo.language.en import (
+    category_words,
+    changes,
+    facets,
+    grounding_words,
+    learned,
+    life_slots,
+    paraphrase,
+    time_words,
+    topic_words,
+)
 from mnemo.language.en import claims as en_claims
+from mnemo.language.en import keywords as en_keywords
 from mnemo.language.en.extraction import dates, extractor, questions, sentences, wording
 from mnemo.language.en.words import PackDataError, read_toml
+from mnemo.language.linear_model import LinearModel
 from mnemo.language.statements import Sentence, Statement, Turn
 from mnemo.language.time_windows import Window
 
@@ -122,3 +134,30 @@ class English:
 
     def dates_named(self, text: str) -> list[Window]:
         return time_words.dates_named(text)
+
+    # the default categories
+    @property
+    def default_categories(self) -> tuple[tuple[str, str], ...]:
+        return category_words.phrasings().categories
+
+    def category_prototypes(self, name: str) -> tuple[str, ...]:
+        return category_words.phrasings().prototypes.get(name, ())
+
+    # topics
+    def topics(self, text: str) -> list[str]:
+        return topic_words.topics(text)
+
+    def about_topic(self, topic: str) -> str:
+        return topic_words.about(topic)
+
+    # keyword search
+    def keywords(self, text: str) -> list[str]:
+        return en_keywords.keywords(text)
+
+    def date_words(self, moment: datetime) -> str:
+        return en_keywords.date_words(moment)
+
+    # learned
+    @property
+    def durable_fact(self) -> LinearModel | None:
+        return learned.model(learned.DURABLE_FACT)

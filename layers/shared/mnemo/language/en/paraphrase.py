@@ -48,110 +48,30 @@ so test measures the rule on unseen pairs of the same style, not on memories ext
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass
 
-from mnemo.domain.text import STOP_WORDS, keywords, words
+from mnemo.domain.text import words
+from mnemo.language.en.keywords import STOP_WORDS, keywords
+from mnemo.language.en.patterns import pattern
+from mnemo.language.en.words import mapping, word_list, word_set
 
 MERGE_THRESHOLD = 0.69
 
-_NUMBER_WORDS = {
-    word: index
-    for index, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen twenty".split()
-    )
-} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100}
-_ORDINALS = {
-    word: index + 1
-    for index, word in enumerate(
-        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth".split()
-    )
-}
-_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
-_NEGATIONS = frozenset(
-    {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "cannot"}
-    | {"dislike", "dislikes", "disliked", "hate", "hates", "hated", "refuse", "refuses", "refused"}
-)
-_COMPARISONS = frozenset({"than", "over", "from", "rather", "instead", "versus", "vs", "before", "after"})
-_NEGATING_PREFIXES = ("un", "in", "im", "dis", "non")
-_RELATIONS = {
-    word: kin
-    for kin, names in {
-        "sister": "sister sisters",
-        "brother": "brother brothers",
-        "sibling": "sibling siblings",
-        "wife": "wife wives",
-        "husband": "husband husbands",
-        "spouse": "spouse",
-        "partner": "partner partners",
-        "girlfriend": "girlfriend girlfriends",
-        "boyfriend": "boyfriend boyfriends",
-        "fiance": "fiance fiancee fiancé fiancée",
-        "son": "son sons",
-        "daughter": "daughter daughters",
-        "child": "child children kid kids baby babies",
-        "mother": "mother mothers mom moms mum mums mommy mummy",
-        "father": "father fathers dad dads daddy",
-        "parent": "parent parents",
-        "grandparent": "grandmother grandfather grandma grandpa granny grandparent grandparents",
-        "grandchild": "grandson granddaughter grandchild grandchildren",
-        "aunt": "aunt aunts",
-        "uncle": "uncle uncles",
-        "cousin": "cousin cousins",
-        "niece": "niece nieces",
-        "nephew": "nephew nephews",
-        "friend": "friend friends",
-        "colleague": "colleague colleagues coworker coworkers",
-        "boss": "boss bosses manager managers",
-        "roommate": "roommate roommates flatmate flatmates housemate housemates",
-        "neighbor": "neighbor neighbors neighbour neighbours",
-        "ex": "ex",
-    }.items()
-    for word in names.split()
-}
-_CHANGE_WORDS = frozenset(
-    {"formerly", "former", "previously", "anymore", "stopped", "quit", "quitted", "once", "ex"}
-    | {"will", "plans", "plan", "planning", "thinking", "considering", "soon", "someday", "eventually"}
-    | {"was", "were", "had"}
-)
-_SENTENCE_START = re.compile(r"(?:^|[.!?;:\n]\s*)([^\W\d_][\w'’-]*)", re.UNICODE)
-_CAPITALISED = re.compile(r"\b([A-Z][\w'’-]*)", re.UNICODE)
-_NOT_NAMES = frozenset({"I", "User", "I'm", "I've", "I'd", "I'll"})
-_SPELLINGS = {
-    "favourite": "favorite",
-    "favourites": "favorites",
-    "colour": "color",
-    "colours": "colors",
-    "neighbour": "neighbor",
-    "neighbours": "neighbors",
-    "travelling": "traveling",
-    "travelled": "traveled",
-    "licence": "license",
-    "kilometres": "kilometers",
-    "kilometre": "kilometer",
-    "metres": "meters",
-    "theatre": "theater",
-    "centre": "center",
-    "organise": "organize",
-    "mum": "mom",
-    "km": "kilometer",
-    "kms": "kilometer",
-    "kg": "kilogram",
-    "kgs": "kilogram",
-    "called": "name",
-    "named": "name",
-    "allergic": "allergy",
-    "allergies": "allergy",
-    "daily": "day",
-    "kid": "child",
-    "kids": "child",
-    "children": "child",
-}
-_FILLER = frozenset(
-    """user users really apparently mentioned mention mentions said says say noted notes note seems seem seemed
-    currently actually also very much lot lots several times quite pretty just definitely told tells per""".split()
-)
+# The words and spellings of the guards, and the patterns of numbers and names (data/paraphrase.toml).
+_NUMBER_WORDS = mapping("paraphrase.toml", "numbers", int)
+_ORDINALS = mapping("paraphrase.toml", "ordinals", int)
+_DIGITS = pattern("paraphrase.toml", "digits")
+_NEGATIONS = word_set("paraphrase.toml", "negations")
+_COMPARISONS = word_set("paraphrase.toml", "comparisons")
+_NEGATING_PREFIXES = word_list("paraphrase.toml", "negating_prefixes")
+_KIN = mapping("paraphrase.toml", "relations", str)  # each relation and its words
+_RELATIONS = {word: kin for kin, named in _KIN.items() for word in named.split()}
+_CHANGE_WORDS = word_set("paraphrase.toml", "change_words")
+_SENTENCE_START = pattern("paraphrase.toml", "sentence_start")
+_CAPITALISED = pattern("paraphrase.toml", "capitalised")
+_NOT_NAMES = word_set("paraphrase.toml", "not_names")
+_SPELLINGS = mapping("paraphrase.toml", "spellings", str)
+_FILLER = word_set("paraphrase.toml", "filler")
 
 
 @dataclass(frozen=True, slots=True)

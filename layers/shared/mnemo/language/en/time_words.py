@@ -5,7 +5,8 @@ Relative phrases are resolved by mnemo.language.en.extraction.dates (the rules a
 every date the resolved query names is read as the span it stands for: a day; "around" a day (three days either
 side); the week of a Monday, the weekend of a Saturday, the week before or after a day; the end of a month (its last
 ten days) or of a year (its December); a month; a season (its three months); a year ("in 2022"). A phrase relative
-to an event the query names ("the week before the wedding") has no date to resolve against: it gives no window."""
+to an event the query names ("the week before the wedding") has no date to resolve against: it gives no window. The
+patterns are data (data/time_words.toml); the spans they stand for are read here."""
 
 from __future__ import annotations
 
@@ -13,23 +14,11 @@ import re
 from datetime import UTC, date, datetime, timedelta
 
 from mnemo.language.en.extraction.dates import MONTHS, SEASONS, resolve_dates
+from mnemo.language.en.patterns import patterns
 from mnemo.language.time_windows import Window
 
-_MONTH = "|".join(MONTHS)
-_DAY = rf"(\d{{1,2}})\s+({_MONTH})\s+(\d{{4}})"
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("week_before", re.compile(rf"\bweek before {_DAY}\b", re.IGNORECASE)),
-    ("week_after", re.compile(rf"\bweek after {_DAY}\b", re.IGNORECASE)),
-    ("weekend", re.compile(rf"\bweekend of {_DAY}\b", re.IGNORECASE)),
-    ("week", re.compile(rf"\bweek of {_DAY}\b", re.IGNORECASE)),
-    ("around", re.compile(rf"\baround {_DAY}\b", re.IGNORECASE)),
-    ("day", re.compile(rf"\b{_DAY}\b", re.IGNORECASE)),
-    ("month_end", re.compile(rf"\bend of ({_MONTH})\s+(\d{{4}})\b", re.IGNORECASE)),
-    ("year_end", re.compile(r"\bend of (\d{4})\b", re.IGNORECASE)),
-    ("month", re.compile(rf"\b({_MONTH})\s+(\d{{4}})\b", re.IGNORECASE)),
-    ("season", re.compile(rf"\b({'|'.join(SEASONS)})\s+(\d{{4}})\b", re.IGNORECASE)),
-    ("year", re.compile(r"\b(?:in|of|during|since)\s+((?:19|20)\d{2})\b", re.IGNORECASE)),
-)
+# The dates a text names, widest first, each named by the kind of span it reads (data/time_words.toml).
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(patterns("time_words.toml").items())
 
 
 def _at(day: date) -> datetime:

@@ -10,7 +10,9 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
+
+_Value = TypeVar("_Value", int, str)
 
 
 class PackDataError(ValueError):
@@ -90,3 +92,24 @@ def words() -> Words:
         not_beings=frozenset((*weekdays, *months, *_list(claims, "not_beings", "words.toml [claims]"))),
         not_places=(*weekdays, *months, *_list(claims, "not_places", "words.toml [claims]")),
     )
+
+
+def word_list(file: str, key: str, table: str = "words") -> tuple[str, ...]:
+    """A list of words of a data file's [table] (a string of words apart, or an array), in order."""
+    section = read_toml(file).get(table)
+    if not isinstance(section, dict):
+        raise PackDataError(f"mnemo.language.en data/{file}: [{table}] is missing")
+    return _list(section, key, f"{file} [{table}]")
+
+
+def word_set(file: str, key: str, table: str = "words") -> frozenset[str]:
+    """`word_list` as a set."""
+    return frozenset(word_list(file, key, table))
+
+
+def mapping(file: str, table: str, kind: type[_Value]) -> dict[str, _Value]:
+    """A data file's [table] of words, each mapped to a value of `kind` (a number, a word), in the file's order."""
+    section = read_toml(file).get(table)
+    if not isinstance(section, dict) or not section or not all(type(v) is kind for v in section.values()):
+        raise PackDataError(f"mnemo.language.en data/{file}: [{table}] must map each word to one {kind.__name__}")
+    return dict(section)

@@ -12,7 +12,6 @@ import numpy as np
 
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord
 from mnemo.ports.embedder import Vectors
-from mnemo.services.category_classifier import DEFAULT_CATEGORIES
 from mnemo.services.commands import Category, ConsolidateCommand, ConsolidationChange, DreamAction, Merge, Supersede
 from mnemo.services.memory.add.categorizing import Categorizing
 from mnemo.services.memory.add.inserting import Inserting
@@ -38,7 +37,7 @@ class Consolidation:
         new_texts = [s.text for s in command.syntheses] + [m.text for m in command.merges if m.text]
         wanted = list(dict.fromkeys([*new_texts, *retiring]))
         vectors = dict(zip(wanted, self._parts.embed(wanted), strict=True)) if wanted else {}
-        category_set = tuple(command.custom_categories) or DEFAULT_CATEGORIES
+        category_set = tuple(command.custom_categories) or self._parts.language.default_categories
         with self._parts.write_lock:
             applying = _Consolidating(
                 self._parts, self._categorizing, command, store.get_many(command.referenced()), vectors

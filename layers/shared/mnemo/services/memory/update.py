@@ -10,7 +10,6 @@ from typing import Any
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord
 from mnemo.errors import ConflictError, ValidationError
 from mnemo.ports.embedder import Vectors
-from mnemo.services.category_classifier import DEFAULT_CATEGORIES
 from mnemo.services.commands import UNSET, UpdateCommand, check_memory_size
 from mnemo.services.memory.add.categorizing import Categorizing
 from mnemo.services.memory.metadata import strip_identity
@@ -49,7 +48,7 @@ class Updating:
         updated = updated.with_text(command.text.strip())
         vector = self._parts.embed([updated.text])
         if self._parts.policy.categorize:  # a new text is filed anew
-            category_set = tuple(command.custom_categories) or DEFAULT_CATEGORIES
+            category_set = tuple(command.custom_categories) or self._parts.language.default_categories
             (updated,) = self._categorizing.filed([replace(updated, categories=())], vector, category_set)
         return updated, vector
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from mnemo.ports.reflection_store import ReflectionStore
 from mnemo.services.namespace_memory import NamespaceMemoryServices
+from mnemo.services.platform.console_accounts.service import ConsoleAccounts
 from mnemo.services.platform.dream.schedule import DreamScheduler
 from mnemo.services.platform.dream.service import DreamService
 from mnemo.services.platform.jobs.adds import AddJobs
@@ -24,6 +25,7 @@ from mnemo.services.platform.tenancy.project_entities import ProjectEntityServic
 from mnemo.services.platform.tenancy.reports import ReportService
 from mnemo.services.platform.tenancy.service import TenancyService
 from mnemo.services.platform.unavailable import Unavailable
+from mnemo.services.platform.usage.report import UsageService
 from mnemo.services.platform.webhooks.service import WebhookService
 
 
@@ -46,6 +48,8 @@ class PlatformFeatures:
     profiles: ProfileService | Unavailable
     retrieval_counts: RetrievalCounts  # searches and gets counted (in memory while its writer runs)
     erasure: ProjectErasure  # what a delete scrubs beside the memories (events, deliveries, exports, profiles)
+    console_auth: ConsoleAccounts  # the web console's sign-in (mnemo.ports.console_auth.ConsoleAuth)
+    usage: UsageService  # a project's usage per day (its counters per day)
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:

@@ -8,12 +8,14 @@ email, a key's hash, a new organization or project with its owner, an event and 
 conditional or transactions.
 
 One store per kind of caller, each usable alone: DynamoDirectoryStore (directory.py), DynamoEventStore
-(events.py), DynamoProjectRecordStore (records.py) and DynamoEntityStore (project_entities.py: the entities a project
-created explicitly); DynamoTenancyStore is all four. Keys are built in keys.py, items in items.py.
+(events.py), DynamoProjectRecordStore (records.py), DynamoDailyCounterStore (daily_counters.py: the counters per
+day) and DynamoEntityStore (project_entities.py: the entities a project created explicitly); DynamoTenancyStore is
+all five. Keys are built in keys.py, items in items.py.
 """
 
 from __future__ import annotations
 
+from mnemo.adapters.dynamodb.tenancy_store.daily_counters import DynamoDailyCounterStore
 from mnemo.adapters.dynamodb.tenancy_store.directory import DynamoDirectoryStore
 from mnemo.adapters.dynamodb.tenancy_store.events import DynamoEventStore
 from mnemo.adapters.dynamodb.tenancy_store.keys import (
@@ -28,6 +30,7 @@ from mnemo.adapters.dynamodb.tenancy_store.records import DynamoProjectRecordSto
 
 __all__ = [
     "UNFINISHED",
+    "DynamoDailyCounterStore",
     "DynamoDirectoryStore",
     "DynamoEntityStore",
     "DynamoEventStore",
@@ -40,5 +43,7 @@ __all__ = [
 ]
 
 
-class DynamoTenancyStore(DynamoDirectoryStore, DynamoEventStore, DynamoProjectRecordStore, DynamoEntityStore):
-    """Every tenancy record on one accounts table: one Operations and one write order for all four."""
+class DynamoTenancyStore(
+    DynamoDirectoryStore, DynamoEventStore, DynamoProjectRecordStore, DynamoDailyCounterStore, DynamoEntityStore
+):
+    """Every tenancy record on one accounts table: one Operations and one write order for all of them."""

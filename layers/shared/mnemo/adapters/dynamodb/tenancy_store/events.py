@@ -2,10 +2,14 @@
 `<created>#<write order>#<id>`, found by id through a pointer in the project's partition, counted per type, and
 marked while unfinished (PENDING or RUNNING) in their project's `T#UNFINISHED#<shard>`.
 
+`update_event` follows the status rule of the port: its put is conditioned on the stored event being unfinished,
+or already at the status written (an ended event takes more results, never another status), so a worker's
+progress write cannot undo a cancel that landed between its read and its write.
+
 With an outbox (TenancyTable's `outbox`), the store is also the ChangeOutbox of the ingest jobs' ends: when
 `update_event` moves an asynchronous add (or an import) to its end, the job's webhook event (`job_event`) goes into
-`T#OUTBOX` in the same transaction. The event's put is then conditioned on the stored status not being that end
-already, so that writing the same end twice (a redelivered job message) makes one webhook event.
+`T#OUTBOX` in the same transaction. That put is conditioned on the stored event being unfinished still; should it
+have that end already (a redelivered job message), the event alone is written again: one webhook event per end.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from mnemo.adapters.dynamodb.tenancy_store.keys import (
 )
 from mnemo.adapters.dynamodb.tenancy_store.table import TenancyTable
 from mnemo.domain.erasure import Erasure, scrubbed_event
-from mnemo.domain.tenancy import PlatformEvent
+from mnemo.domain.tenancy import EventStatus, PlatformEvent
 from mnemo.domain.webhooks import OutboundEvent, job_event
 
 log = logging.getLogger("mnemo.dynamodb")
@@ -63,8 +67,8 @@ class DynamoEventStore(TenancyTable):
 
     def update_event(self, event: PlatformEvent) -> bool:
         """The overwrite, on the condition that the event's by-id pointer is still there (a project delete removes
-        it first: a worker finishing an add of a deleted project writes nothing back). An ingest job's end also
-        writes its webhook event (with an outbox), once."""
+        it first: a worker finishing an add of a deleted project writes nothing back) and that the stored status
+        allows it (`_allowed`). An ingest job's end also writes its webhook event (with an outbox), once."""
         sk = self._event_sk(event.project_id, event.id)
         if sk is None:
             return False
@@ -77,31 +81,28 @@ class DynamoEventStore(TenancyTable):
             }
         }
         ending = job_event(event) if self._outbox is not None else None
-        writes = self._event_writes(event, sk)
-        if ending is not None and self._outbox is not None:
-            put = writes[0]["Put"]
-            put["ConditionExpression"] = "attribute_not_exists(pk) OR #status <> :ended"
-            put["ExpressionAttributeNames"] = {"#status": "status"}
-            put["ExpressionAttributeValues"] = placeholders(ended=event.status)
-            writes.append(self._outbox.put(ending))
+        if ending is None or self._outbox is None:
+            return self._overwrite(still_there, event, sk, same_end=True)
+        writes = _allowed(self._event_writes(event, sk), event, same_end=False)
+        writes.append(self._outbox.put(ending))
         try:
             self._ops.transact([still_there, *writes])
         except TransactionCancelledError as cancelled:
             if cancelled.failed(0):
                 return False
-            if ending is None or not cancelled.failed(1):
+            if not cancelled.failed(1):
                 raise
-            # The same end is stored already (its event was written then): the overwrite alone.
-            return self._overwrite(still_there, event, sk)
-        if ending is not None:
-            notify(self._on_outbox, log, "the tenancy store")
+            # Not unfinished: the same end is stored already (its event was written then), or another one.
+            return self._overwrite(still_there, event, sk, same_end=True)
+        notify(self._on_outbox, log, "the tenancy store")
         return True
 
-    def _overwrite(self, still_there: dict[str, Any], event: PlatformEvent, sk: str) -> bool:
+    def _overwrite(self, still_there: dict[str, Any], event: PlatformEvent, sk: str, *, same_end: bool) -> bool:
+        """The event written on the status rule; False when it is gone or the rule refuses it."""
         try:
-            self._ops.transact([still_there, *self._event_writes(event, sk)])
+            self._ops.transact([still_there, *_allowed(self._event_writes(event, sk), event, same_end=same_end)])
         except TransactionCancelledError as cancelled:
-            if cancelled.failed(0):
+            if cancelled.failed(0) or cancelled.failed(1):
                 return False
             raise
         return True
@@ -188,3 +189,15 @@ class DynamoEventStore(TenancyTable):
         orphans = [m for m, e in zip(markers, events, strict=True) if e is None]
         self._ops.delete_many(orphans)  # left by a delete of their project: nothing will ever finish them
         return [e for e in (event_of(i) for i in events if i is not None) if e.status in UNFINISHED_STATES]
+
+
+def _allowed(writes: list[dict[str, Any]], event: PlatformEvent, *, same_end: bool) -> list[dict[str, Any]]:
+    """The event's writes with its put conditioned on the status rule: the stored event is unfinished (PENDING or
+    RUNNING) or, with `same_end`, has the status written already. An ended event never moves to another status."""
+    put = writes[0]["Put"]
+    condition = "attribute_not_exists(pk) OR #status IN (:pending, :running)"
+    put["ConditionExpression"] = condition + (" OR #status = :next" if same_end else "")
+    put["ExpressionAttributeNames"] = {"#status": "status"}
+    values = {"pending": EventStatus.PENDING.value, "running": EventStatus.RUNNING.value}
+    put["ExpressionAttributeValues"] = placeholders(**values, **({"next": event.status.value} if same_end else {}))
+    return writes

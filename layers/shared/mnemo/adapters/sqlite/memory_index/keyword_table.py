@@ -29,7 +29,7 @@ from mnemo.adapters.sqlite.memory_index.keyword_query import (
     term_match,
 )
 from mnemo.domain.memory import MemoryRecord
-from mnemo.domain.text import date_words, keywords
+from mnemo.language import KeywordWords
 
 TERM_COUNTS_KEPT = 10_000  # terms whose counts are remembered (forgotten all at once past this)
 INSERT = "INSERT INTO memory_fts (rowid, text, memory_id, user_id, dated) VALUES (?, ?, ?, ?, ?)"
@@ -48,8 +48,10 @@ class KeywordTable:
     """The `memory_fts` table of one file: made (or remade, when its layout changed) on construction; `load()` of the
     index refills what it lacks. Writes run in the caller's write transaction."""
 
-    def __init__(self, db: Database, term_cap: int) -> None:
+    def __init__(self, db: Database, term_cap: int, *, words: KeywordWords) -> None:
+        """`words`: what reads a text's keywords and writes a day in words (a language pack)."""
         self._db = db
+        self._words = words
         self._term_cap = term_cap
         self._term_counts: dict[str, tuple[int, int]] = {}  # term -> (memories holding it, capped; index size then)
         existing = db.read().execute("SELECT sql FROM sqlite_master WHERE name = 'memory_fts'").fetchone()
@@ -66,7 +68,7 @@ class KeywordTable:
 
     def insert(self, conn: sqlite3.Connection, rows: Iterable[tuple[int, MemoryRecord]]) -> None:
         """The rows of these memories, each under its key."""
-        conn.executemany(INSERT, [_row(key, record) for key, record in rows])
+        conn.executemany(INSERT, [self._row(key, record) for key, record in rows])
 
     def delete(self, conn: sqlite3.Connection, keys: Iterable[int]) -> None:
         conn.executemany(DELETE, [(key,) for key in keys])
@@ -100,7 +102,7 @@ class KeywordTable:
     ) -> KeywordQuery | None:
         """The query of a keyword search for `text` (among the `keys` rows only, when given) in an index of `size`
         memories; None when no word of it can match."""
-        query = keyword_query(self._uncommon(keywords(text), size), users, narrow)
+        query = keyword_query(self._uncommon(self._words.keywords(text), size), users, narrow)
         if query is not None and keys is not None:
             query = among(query, keys)
         return query
@@ -117,6 +119,9 @@ class KeywordTable:
             if len(rows) < fetch:
                 return
             fetch *= 8
+
+    def _row(self, key: int, record: MemoryRecord) -> Sequence[Any]:
+        return (key, record.text, record.id, record.scope.user_id, self._words.date_words(record.created_at))
 
     def _uncommon(self, terms: list[str], size: int) -> list[str]:
         """The terms, but those found in more than the term cap's memories when the index holds more than that:
@@ -137,7 +142,3 @@ class KeywordTable:
             if known[0] <= cap:
                 kept.append(term)
         return kept
-
-
-def _row(key: int, record: MemoryRecord) -> Sequence[Any]:
-    return (key, record.text, record.id, record.scope.user_id, date_words(record.created_at))

@@ -36,7 +36,7 @@ from mnemo.adapters.sqlite.memory_index.tuning import IndexTuning
 from mnemo.domain import filters as f
 from mnemo.domain.memory import MemoryRecord
 from mnemo.ports.embedder import Vectors
-from mnemo.ports.facets import FacetReader
+from mnemo.ports.facets import IndexWords
 from mnemo.ports.memory_index import IndexHit
 
 
@@ -45,16 +45,16 @@ class LocalMemoryIndex:
     than `tuning.ann_min_rows` rows scans them exactly, a broader one asks the approximate index (built once the index
     holds that many rows) for candidates, falling back to the exact scan when the filter keeps too few. With a
     `documents` source only the hot fields of each memory are kept in memory (.row_documents); with both sources, a
-    `snapshot` directory. `facets`: what reads the facets of a memory (a language pack). With `records`, the index
-    follows the changes other processes make to the file; every index writes that log, and takes its keys from the
-    file."""
+    `snapshot` directory. `facets`: what reads the facets and keywords of a memory (a language pack). With `records`,
+    the index follows the changes other processes make to the file; every index writes that log, and takes its keys
+    from the file."""
 
     def __init__(
         self,
         db: Database,
         dimension: int,
         *,
-        facets: FacetReader,
+        facets: IndexWords,
         documents: DocumentSource | None = None,
         vectors: VectorSource | None = None,
         tuning: IndexTuning | None = None,
@@ -65,7 +65,7 @@ class LocalMemoryIndex:
         self._records = records
         self.tuning = tuning or IndexTuning()
         self._lock = threading.RLock()
-        self._keywords = KeywordTable(db, self.tuning.keyword_term_cap)
+        self._keywords = KeywordTable(db, self.tuning.keyword_term_cap, words=facets)
         self.secure_delete = self._keywords.secure_delete
         self._log = IndexLog(db)
         self._rows = IndexRows(

@@ -30,6 +30,7 @@ _PROJECT_TABLES = (
     "platform_feedback",
     "platform_entities",
     "platform_counters",
+    "platform_daily_counters",
 )
 
 

@@ -1,7 +1,11 @@
 """The platform's events in the main SQLite file (mnemo.ports.tenancy_store.EventStore), and the outbox of the
 ingest jobs' ends (mnemo.ports.change_outbox): when `update_event` stores an asynchronous add that has just succeeded
 or failed, the job's webhook event (`job_event`) is written in the same transaction, in `platform_outbox` (not
-`outbox`: the self-hosted memory store of the same file has a table of that name, without a namespace column)."""
+`outbox`: the self-hosted memory store of the same file has a table of that name, without a namespace column).
+
+`update_event` follows the status rule of the port in its `WHERE`: the stored event is unfinished, or already at
+the status written (an ended event takes more results, never another status), so a worker's progress write cannot
+undo a cancel that landed between its read and its write."""
 
 from __future__ import annotations
 
@@ -44,7 +48,8 @@ class SqliteEventStore(TenancyTables):
         with self._db.write() as conn:
             changed = conn.execute(
                 "UPDATE platform_events SET status = ?, results = ?, error = ?, updated_at = ?, started_at = ?, "
-                "completed_at = ?, attempts = ?, llm_usage = ? WHERE id = ? AND project_id = ?",
+                "completed_at = ?, attempts = ?, llm_usage = ? WHERE id = ? AND project_id = ? "
+                "AND (status IN ('PENDING', 'RUNNING') OR status = ?)",
                 (
                     event.status.value,
                     json.dumps(event.results),
@@ -56,6 +61,7 @@ class SqliteEventStore(TenancyTables):
                     usage_json(event.llm_usage),
                     event.id,
                     event.project_id,
+                    event.status.value,
                 ),
             ).rowcount
             wrote = bool(changed) and outbound is not None and _write_outbox(conn, outbound)

@@ -63,6 +63,10 @@ CREATE TABLE IF NOT EXISTS platform_entities (
 CREATE TABLE IF NOT EXISTS platform_counters (
     project_id TEXT NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL, PRIMARY KEY (project_id, name)
 );
+CREATE TABLE IF NOT EXISTS platform_daily_counters (
+    project_id TEXT NOT NULL, day TEXT NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL,
+    PRIMARY KEY (project_id, day, name)
+);
 CREATE TABLE IF NOT EXISTS platform_outbox (
     position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, namespace TEXT NOT NULL,
     type TEXT NOT NULL, payload TEXT NOT NULL, occurred_at TEXT NOT NULL

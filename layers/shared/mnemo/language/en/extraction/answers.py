@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import re
 
-from mnemo.domain.text import STOP_WORDS
 from mnemo.language.en.extraction.wording import FILLER, INTERJECTIONS, VAGUE, capitalized, third_person
+from mnemo.language.en.keywords import STOP_WORDS
 
 YES = frozenset("yes yeah yep yup yea sure definitely absolutely totally course".split())
 NO = frozenset("no nope nah never".split())

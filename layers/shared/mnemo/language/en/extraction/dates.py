@@ -16,7 +16,8 @@ What is resolved (case-insensitive), with `at` the message's time (UTC):
 - a year: last/this/next year, "N years ago" -> "in 2024";
 - a season: last/this/next spring, summer, fall/autumn, winter -> "in spring 2025" (winter belongs to the year it
   starts in).
-Anything else is left as written."""
+Anything else is left as written. The words and patterns are data (data/dates.toml); each rule's pattern is named by
+the resolver here that writes its date."""
 
 from __future__ import annotations
 
@@ -24,43 +25,26 @@ import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
-from mnemo.language.en.words import words
+from mnemo.language.en.patterns import pattern, patterns
+from mnemo.language.en.words import PackDataError, read_toml, words
 
 WEEKDAYS = words().weekdays
 MONTHS = words().months
 SEASONS = dict(words().seasons)  # the month each starts in
 SEASON_ORDER = (3, 6, 9, 12)
-NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "a couple of": 2,
-    "a few": 3,
-    "several": 3,
-}
-FUTURE = re.compile(r"\b(will|going to|gonna|plan(?:ning)? to|'ll|’ll|next)\b", re.IGNORECASE)
-PAST = re.compile(
-    r"\b(?:was|were|did|had|went|got|came|saw|met|ran|made|took|gave|bought|sold|told|said|left|fell|broke|tore|won|"
-    r"lost|began|found|felt|kept|spent|flew|drove|wrote|ate|drank|(?!(?:need|indeed|excited|tired|interested|scared|"
-    r"worried|bored|married|engaged|supposed|used|based|stressed|booked|scheduled|planned)\b)[a-z]+ed)\b",
-    re.IGNORECASE,
-)
-_NUMBER = r"(?P<n>\d{1,3}|a couple of|a few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-_UNIT = r"(?P<unit>day|week|month|year)s?"
-_WEEKDAY = "|".join(WEEKDAYS)
-_MONTH = "|".join(MONTHS)
-_SEASON = "|".join(SEASONS)
+
+
+def numbers() -> dict[str, int]:
+    """The counts said in words ("a couple of" = 2) of data/dates.toml."""
+    found = read_toml("dates.toml").get("numbers")
+    if not isinstance(found, dict) or not found or not all(isinstance(n, int) for n in found.values()):
+        raise PackDataError("mnemo.language.en data/dates.toml: [numbers] must give each count word a number")
+    return dict(found)
+
+
+NUMBERS = numbers()  # a count said in words (data/dates.toml)
+FUTURE = pattern("dates.toml", "future")
+PAST = pattern("dates.toml", "past")
 
 
 def day_words(day: date) -> str:
@@ -166,63 +150,49 @@ def _season_start(day: date) -> tuple[int, int]:
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], date, str], str]]
 
-RULES: list[Rule] = [
-    (
-        re.compile(r"\bthe day before yesterday\b", re.IGNORECASE),
-        lambda m, d, s: f"on {day_words(d - timedelta(days=2))}",
+_Resolver = Callable[[re.Match[str], date, str], str]
+
+# What writes the date each rule's pattern reads (the match, the day the message was sent, the sentence).
+_RESOLVERS: dict[str, _Resolver] = {
+    "day_before_yesterday": lambda m, d, s: f"on {day_words(d - timedelta(days=2))}",
+    "day_after_tomorrow": lambda m, d, s: f"on {day_words(d + timedelta(days=2))}",
+    "yesterday": lambda m, d, s: f"on {day_words(d - timedelta(1))}",
+    "tomorrow": lambda m, d, s: f"on {day_words(d + timedelta(days=1))}",
+    "today": lambda m, d, s: f"on {day_words(d)}",
+    "units_ago": lambda m, d, s: _ago(d, _count(m.group("n")), m.group("unit").lower(), -1, counted=True),
+    "in_units": lambda m, d, s: _ago(d, _count(m.group("n")), m.group("unit").lower(), 1, counted=True),
+    "which_weekday": lambda m, d, s: _weekday(d, m.group("name"), m.group("which").lower()),
+    "on_weekday": lambda m, d, s: _weekday(
+        d, m.group("name"), "latest" if PAST.search(s) and not FUTURE.search(s) else "this"
     ),
-    (
-        re.compile(r"\bthe day after tomorrow\b", re.IGNORECASE),
-        lambda m, d, s: f"on {day_words(d + timedelta(days=2))}",
+    "weekend": lambda m, d, s: f"the weekend of {day_words(_weekend(d, m.group('which').lower()))}",
+    "end_of": lambda m, d, s: f"the end of {_period(d, m.group('which').lower())}",
+    "which_unit": lambda m, d, s: _ago(
+        d,
+        1 if m.group("which").lower() != "this" else 0,
+        m.group("unit").lower(),
+        -1 if m.group("which").lower() == "last" else 1,
     ),
-    (re.compile(r"\b(?:yesterday|last night)\b", re.IGNORECASE), lambda m, d, s: f"on {day_words(d - timedelta(1))}"),
-    (re.compile(r"\btomorrow\b", re.IGNORECASE), lambda m, d, s: f"on {day_words(d + timedelta(days=1))}"),
-    (
-        re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.IGNORECASE),
-        lambda m, d, s: f"on {day_words(d)}",
-    ),
-    (
-        re.compile(rf"\b{_NUMBER} {_UNIT} ago\b", re.IGNORECASE),
-        lambda m, d, s: _ago(d, _count(m.group("n")), m.group("unit").lower(), -1, counted=True),
-    ),
-    (
-        re.compile(rf"\bin {_NUMBER} {_UNIT}\b", re.IGNORECASE),
-        lambda m, d, s: _ago(d, _count(m.group("n")), m.group("unit").lower(), 1, counted=True),
-    ),
-    (
-        re.compile(rf"\b(?:on )?(?P<which>last|this|next) (?P<name>{_WEEKDAY})\b", re.IGNORECASE),
-        lambda m, d, s: _weekday(d, m.group("name"), m.group("which").lower()),
-    ),
-    (
-        re.compile(rf"\bon (?P<name>{_WEEKDAY})\b", re.IGNORECASE),
-        lambda m, d, s: _weekday(d, m.group("name"), "latest" if PAST.search(s) and not FUTURE.search(s) else "this"),
-    ),
-    (
-        re.compile(r"\b(?P<which>last|this|next) weekend\b", re.IGNORECASE),
-        lambda m, d, s: f"the weekend of {day_words(_weekend(d, m.group('which').lower()))}",
-    ),
-    (
-        re.compile(r"\bthe end of (?:the |this )?(?P<which>month|year|next month|next year)\b", re.IGNORECASE),
-        lambda m, d, s: f"the end of {_period(d, m.group('which').lower())}",
-    ),
-    (
-        re.compile(r"\b(?P<which>last|this|next) (?P<unit>week|month|year)\b", re.IGNORECASE),
-        lambda m, d, s: _ago(
-            d,
-            1 if m.group("which").lower() != "this" else 0,
-            m.group("unit").lower(),
-            -1 if m.group("which").lower() == "last" else 1,
-        ),
-    ),
-    (
-        re.compile(rf"\b(?:in )?(?P<which>last|this|next) (?P<name>{_MONTH})\b", re.IGNORECASE),
-        lambda m, d, s: _named_month(d, m.group("name"), m.group("which").lower()),
-    ),
-    (
-        re.compile(rf"\b(?:in )?(?P<which>last|this|next) (?P<name>{_SEASON})\b", re.IGNORECASE),
-        lambda m, d, s: _season(d, m.group("name"), m.group("which").lower()),
-    ),
-]
+    "which_month": lambda m, d, s: _named_month(d, m.group("name"), m.group("which").lower()),
+    "which_season": lambda m, d, s: _season(d, m.group("name"), m.group("which").lower()),
+}
+
+
+def _rules() -> list[Rule]:
+    """The rules of data/dates.toml in their order, each pattern with its resolver; a pattern of neither a rule nor
+    a tense is a `PackDataError` (a rule the code cannot write)."""
+    rules: list[Rule] = []
+    for name, compiled in patterns("dates.toml").items():
+        if name in _RESOLVERS:
+            rules.append((compiled, _RESOLVERS[name]))
+        elif name not in ("future", "past"):
+            raise PackDataError(f"mnemo.language.en data/dates.toml: pattern `{name}` is no rule of dates.py")
+    if len(rules) != len(_RESOLVERS):
+        raise PackDataError("mnemo.language.en data/dates.toml: a rule of dates.py has no pattern")
+    return rules
+
+
+RULES = _rules()
 
 
 def resolve_dates(sentence: str, at: datetime) -> str:
@@ -230,8 +200,8 @@ def resolve_dates(sentence: str, at: datetime) -> str:
     order on the sentence as written; a phrase an earlier rule took is not read again by a later one."""
     today = (at.astimezone(UTC) if at.tzinfo else at).date()
     taken: list[tuple[int, int, str]] = []
-    for pattern, absolute in RULES:
-        for match in pattern.finditer(sentence):
+    for rule, absolute in RULES:
+        for match in rule.finditer(sentence):
             start, end = match.span()
             if all(end <= s or start >= e for s, e, _ in taken):
                 taken.append((start, end, absolute(match, today, sentence)))

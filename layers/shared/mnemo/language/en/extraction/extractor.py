@@ -41,6 +41,7 @@ from datetime import datetime
 from mnemo.language.en.extraction.answers import NO, YES, answered, with_object
 from mnemo.language.en.extraction.dates import resolve_dates
 from mnemo.language.en.extraction.introductions import introduction_end, introduction_of, is_greeting
+from mnemo.language.en.extraction.notes import agent_note
 from mnemo.language.en.extraction.people import People, with_owner
 from mnemo.language.en.extraction.sentences import sentences
 from mnemo.language.en.extraction.wording import (
@@ -69,6 +70,7 @@ def extract_statements(turns: Sequence[Turn], at: datetime) -> list[Statement]:
     people = People()
     questions: list[Cited] = []  # the assistant's questions in its last message, while the user has not replied
     found: list[Statement] = []
+    lone = _is_a_note(turns)
     for turn in turns:
         spans = sentences(turn.content)
         if turn.role == "assistant":
@@ -80,6 +82,8 @@ def extract_statements(turns: Sequence[Turn], at: datetime) -> list[Statement]:
             continue
         for span, greeted in _with_introductions_apart(spans):
             statement = _statement(span, turn.index, people, questions, at, greeted)
+            if statement is None and lone:
+                statement = _as_a_note(span, turn, at)
             people.observe(span.text)
             if statement is not None:
                 found.append(statement)
@@ -87,6 +91,17 @@ def extract_statements(turns: Sequence[Turn], at: datetime) -> list[Statement]:
                 questions = []  # only the reply's first sentence that says something answers the question
         questions = []
     return found
+
+
+def _is_a_note(turns: Sequence[Turn]) -> bool:
+    """The add is one user message: what an agent's memory tool sends (mnemo.language.en.extraction.notes)."""
+    return len(turns) == 1 and turns[0].role == "user"
+
+
+def _as_a_note(span: Sentence, turn: Turn, at: datetime) -> Statement | None:
+    continued = turn.content[: span.start].rstrip().endswith(";")
+    note = agent_note(span.text, continued)
+    return None if note is None else _kept(note, (_cited(turn.index, span),), at)
 
 
 def _with_introductions_apart(spans: Sequence[Sentence]) -> list[tuple[Sentence, bool]]:

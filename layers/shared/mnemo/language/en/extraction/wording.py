@@ -1,33 +1,32 @@
 """What a sentence is, read from its words: a question, filler, a statement about the speaker; and verbs in the
-third person (what a memory says of its user: "Hikes", "Has")."""
+third person (what a memory says of its user: "Hikes", "Has"). Its word lists and patterns are data
+(data/wording.toml)."""
 
 from __future__ import annotations
 
 import re
 
-from mnemo.domain.text import STOP_WORDS, words
+from mnemo.domain.text import words
 from mnemo.language.en.claim_patterns import PROFESSIONS
 from mnemo.language.en.extraction.dates import MONTHS, WEEKDAYS
+from mnemo.language.en.keywords import STOP_WORDS
+from mnemo.language.en.patterns import pattern
+from mnemo.language.en.words import PackDataError, read_toml, word_set
 
-FILLER = frozenset(
-    """hi hello hey hiya yo greetings morning afternoon evening night good bye goodbye cya see later thanks thank
-    thx ty tysm cheers welcome ok okay k kk sure yes yeah yep yup yea no nope nah maybe fine great cool nice awesome
-    perfect lol lmao rofl haha hahaha hehe heh hmm hm um uh uhh ugh meh oh ah aw aww wow omg please pls plz sorry
-    alright right got gotcha indeed totally absolutely exactly agreed sounds glad happy help helpful chat talk soon
-    too much appreciate it that this you your me i we all anyway well so just really very lot lots again there day
-    problem problems worries meet meeting makes make sense funny care take luck enjoy bet true same
-    interesting bit little yet shall wish""".split()
-) | frozenset(WEEKDAYS)
-QUESTION_OPENERS = frozenset(
-    """what when where who whom whose which why how is are am was were do does did can could would should will
-    shall may might have has had isn aren don doesn didn won wouldn shouldn couldn""".split()
-)
-FIRST_PERSON = frozenset("i me my mine myself we us our ours ourselves im ive".split())  # "im", "ive": as typed
-INTERJECTIONS = frozenset(
-    """haha hahaha hehe lol lmao oh ah well hmm hm um uh so yeah yes yep yup yea sure no nope nah ok okay
-    honestly""".split()
-)
-_IRREGULAR = {"have": "has", "be": "is", "do": "does", "go": "goes", "am": "is", "are": "is"}
+
+def _irregular() -> dict[str, str]:
+    """The third person singular of irregular verbs (data/wording.toml [irregular])."""
+    found = read_toml("wording.toml").get("irregular")
+    if not isinstance(found, dict) or not all(isinstance(v, str) and v for v in found.values()):
+        raise PackDataError("mnemo.language.en data/wording.toml: [irregular] must map each verb to its third person")
+    return dict(found)
+
+
+FILLER = word_set("wording.toml", "filler") | frozenset(WEEKDAYS)
+QUESTION_OPENERS = word_set("wording.toml", "question_openers")
+FIRST_PERSON = word_set("wording.toml", "first_person")
+INTERJECTIONS = word_set("wording.toml", "interjections")
+_IRREGULAR = _irregular()
 
 
 def tokens(sentence: str) -> list[str]:
@@ -76,42 +75,17 @@ def capitalized(text: str) -> str:
 
 
 # Words that say nothing of the user by themselves: "I'll think about it", "whatever, I'll figure it out".
-VAGUE = frozenset(
-    """think thinking thought figure guess know knew see try trying check look looking mean meant get got let
-    sure maybe thing things stuff something anything everything nothing kind sort way actually probably definitely
-    totally whatever idea ideas point tell said say says wait anyway later bit""".split()
-)
-_REQUEST = re.compile(
-    r"^(?:so\s+|ok\s+|okay\s+|hi\s+|hey\s+)?(?:i\s+(?:need|want|would like|'d like|’d like)|i'm looking for|"
-    r"i am looking for|please|can you|could you|would you|help me|give me|tell me|show me|write|suggest|recommend|"
-    r"find me|remind me|let me know)\b.*\b(?:ideas?|suggestions?|recipes?|advice|help|recommendations?|tips?|options?|"
-    r"email|message|letter|note|list|plan|draft|summary|you)\b",
-    re.IGNORECASE,
-)
+VAGUE = word_set("wording.toml", "vague")
+_REQUEST = pattern("wording.toml", "request")
 
 
 # Telling the assistant to hand something over: "send me some places pls", "give me three options".
-_IMPERATIVE = re.compile(
-    r"^(?:(?:ok|okay|so|and|now|pls|please|plz|just|then)[\s,]+)*(?:send|give|show|find|list|tell)\s+me\b",
-    re.IGNORECASE,
-)
+_IMPERATIVE = pattern("wording.toml", "imperative")
 # Talk about the conversation itself or the assistant's day: "I hope you're having a good Sunday", "a lot has
 # happened since we last spoke, so bear with me", "wish me luck".
-_SMALL_TALK = re.compile(
-    r"\bhope (?:you're|you’re|youre|you are|u r|ur) (?:having|doing|well|ok|okay|good|fine)\b|\bbear with me\b|"
-    r"\bsince (?:we|i) (?:last )?(?:spoke|talked|chatted|wrote)\b|\bwish me luck\b|\blong time no (?:see|talk|chat)\b|"
-    r"\b(?:i'll|i will|will) (?:report back|keep you posted|let you know)\b",
-    re.IGNORECASE,
-)
+_SMALL_TALK = pattern("wording.toml", "small_talk")
 # The words of a time and nothing else: "around 23 September 2025", "early next week".
-TIME_WORDS = (
-    frozenset(MONTHS)
-    | frozenset(WEEKDAYS)
-    | frozenset(
-        """jan feb mar apr jun jul aug sep sept oct nov dec around about early late mid end start beginning week weeks
-        weekend month months year years day days ago next last this morning afternoon evening night""".split()
-    )
-)
+TIME_WORDS = frozenset(MONTHS) | frozenset(WEEKDAYS) | word_set("wording.toml", "time_words")
 
 
 def is_small_talk(sentence: str) -> bool:
@@ -136,15 +110,10 @@ def is_request(sentence: str) -> bool:
 
 
 # What the user says back to the assistant, which is no fact of theirs.
-REACTIONS = frozenset(
-    """amazing point idea noted fair good great perfect nice cool omg wow brilliant excellent lovely true fine makes
-    sense will do deal""".split()
-)
-_REPLY_INTENTION = re.compile(r"^(?P<ack>[^,;:]+)[,;:]\s*(?:i['’]ll|i will|will)\b", re.IGNORECASE)
-_UNREFERENCED_IT = re.compile(r"^(?:it|that|this)(?:['’]s|\s+is|\s+was)\b", re.IGNORECASE)
-_PASSING_FEELING = re.compile(
-    r"^(?:i\s+feel|i['’]m\s+feeling|i\s+am\s+feeling|feeling)\s+(?:\w+\s*){1,3}[.!]*$", re.IGNORECASE
-)
+REACTIONS = word_set("wording.toml", "reactions")
+_REPLY_INTENTION = pattern("wording.toml", "reply_intention")
+_UNREFERENCED_IT = pattern("wording.toml", "unreferenced_it")
+_PASSING_FEELING = pattern("wording.toml", "passing_feeling")
 
 
 def is_reply_intention(sentence: str) -> bool:
@@ -173,19 +142,11 @@ def is_passing_feeling(sentence: str) -> bool:
 
 # A sentence without its subject, of something the user did or does ("closed on a house in Montclair yesterday",
 # "moving out of Brooklyn at the end of the month", "back at work after parental leave").
-_PAST = frozenset(
-    """got went bought sold left quit moved started finished joined adopted closed signed booked ran won lost broke
-    tore took made met found began came flew drove switched married graduated retired""".split()
-)
-_DOING = frozenset(
-    """moving starting leaving quitting joining working studying living planning training learning renting buying
-    selling teaching running taking getting going visiting flying travelling traveling staying retiring""".split()
-)
-_NOT_VERBS = frozenset(
-    "need feed seed speed bed red shed wed indeed thing nothing something anything evening morning".split()
-)
-_OBJECT_OPENERS = frozenset("on in at to from out up into for with of off a an the my our his her their".split())
-_LEADING_NOISE = frozenset("finally just also and so then btw update anyway".split())
+_PAST = word_set("wording.toml", "past")
+_DOING = word_set("wording.toml", "doing")
+_NOT_VERBS = word_set("wording.toml", "not_verbs")
+_OBJECT_OPENERS = word_set("wording.toml", "object_openers")
+_LEADING_NOISE = word_set("wording.toml", "leading_noise")
 
 
 def is_subjectless_event(sentence: str) -> bool:
@@ -223,7 +184,7 @@ def job_title(sentence: str) -> str | None:
 
 # A note an agent wrote about its user, in the third person ("User prefers window seats", "The user's daughter is
 # called Mia"): the user's fact, written as memories are, without the word "user".
-_NOTE_ABOUT_THE_USER = re.compile(r"^(?:the\s+)?user(?P<owner>['’]s)?\s+(?P<rest>\S.*)$", re.IGNORECASE)
+_NOTE_ABOUT_THE_USER = pattern("wording.toml", "note_about_the_user")
 
 
 def note_about_the_user(sentence: str) -> str | None:

@@ -30,7 +30,7 @@ class Categorizing:
             return records
         embedder = self._parts.providers.get().embedder
         if self._categorizer is None or self._categorizer.embedder is not embedder:
-            self._categorizer = EmbeddingCategorizer(embedder, FILING_RULE)
+            self._categorizer = EmbeddingCategorizer(embedder, FILING_RULE, words=self._parts.language)
         chosen = self._categorizer.categorize_vectors(vectors[unfiled], category_set)
         out = list(records)
         for i, names in zip(unfiled, chosen, strict=True):

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.domain.memory import MemoryRecord, Scope
+from mnemo.language import Language
 from mnemo.services.categories import categorize
-from mnemo.services.category_classifier import DEFAULT_CATEGORIES
 from mnemo.services.commands import AddCommand, Category
 from mnemo.services.memory.policy import AddPolicy
 
@@ -43,14 +43,14 @@ class PendingAdd:
         )
 
 
-def pending(command: AddCommand, policy: AddPolicy) -> PendingAdd:
-    """The add of `command` under `policy`."""
+def pending(command: AddCommand, policy: AddPolicy, language: Language) -> PendingAdd:
+    """The add of `command` under `policy`, its words read by `language` (which has the default categories)."""
     if command.categories is not None:  # exactly these (an import's)
         return PendingAdd(command, command.categories)
     if policy.categorize:
-        return PendingAdd(command, (), tuple(command.custom_categories) or DEFAULT_CATEGORIES)
+        return PendingAdd(command, (), tuple(command.custom_categories) or language.default_categories)
     return PendingAdd(
-        command, categorize(said(command), command.custom_categories) if command.custom_categories else ()
+        command, categorize(language, said(command), command.custom_categories) if command.custom_categories else ()
     )
 
 

@@ -44,7 +44,7 @@ class AddPipeline:
             raise ValidationError("At least one identifier (user_id, agent_id, run_id) is required.")
         check_topics(command)
         command = replace(command, metadata=strip_identity(command.metadata))
-        add = pending(command, self._parts.policy)
+        add = pending(command, self._parts.policy, self._parts.language)
         llm = self._llm(meter)
         if command.procedural:
             return add_procedural(add, llm, self._filing)

@@ -23,9 +23,9 @@ class Topics:
         keep = np.ones(len(vectors), dtype=bool)
         embedder = self._parts.providers.get().embedder
         if self._matcher is None or self._matcher.embedder is not embedder:
-            self._matcher = TopicMatcher(embedder)
+            self._matcher = TopicMatcher(embedder, self._parts.language)
         for text, wanted in ((command.includes, True), (command.excludes, False)):
-            named = topics_of(text)
+            named = topics_of(self._parts.language, text)
             if named:
                 keep &= self._matcher.about(vectors, named) == wanted
         return keep

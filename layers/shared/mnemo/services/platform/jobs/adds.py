@@ -5,7 +5,9 @@ An asynchronous add is acknowledged only after its event row (PENDING, with the 
 queue, marks it RUNNING, and stores SUCCEEDED with the results or FAILED with the error. An error that passes
 (the LLM or embedder throttled, timing out, down) puts the event back to PENDING and raises RetryLaterError,
 unless it was the job's last attempt: the queue runs it again later. A synchronous add (infer=false) is run at
-once and its event written once, when it ends.
+once and its event written once, when it ends. A rerun writes again the index documents of the memories it
+found stored already (memories/index_heal.py): an earlier attempt may have stored one whose index write then
+failed, and the rerun answers it NONE, writing nothing.
 
 The worker hands each stored event to the JobRouter (jobs/router.py), which runs an add here, an import in
 ImportJobs and a Dream run in DreamJobs. A job CANCELLED meanwhile (POST /v1/event/{id}/cancel/) is not
@@ -31,6 +33,7 @@ from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.platform.jobs.project_settings import with_project_settings
 from mnemo.services.platform.jobs.queueing import Enqueue, RetryLaterError, is_transient, queue_job
 from mnemo.services.platform.jobs.router import run_stored
+from mnemo.services.platform.memories.index_heal import reindex_memories
 from mnemo.services.platform.tenancy.events import ADD, new_event
 
 log = logging.getLogger("mnemo.platform.worker")
@@ -132,7 +135,7 @@ class AddJobs:
         meter = UsageMeter()
         try:
             add = command if command is not None else AddCommand.from_json(event.payload)
-            results = self._namespaces.memory_service(project_id).add(add, meter=meter)
+            results = self._added(project_id, event, add, meter)
         except Exception as exc:  # the worker must survive any job; the event says what went wrong
             event = self._spent(project_id, event, meter.usage)
             if retry and is_transient(exc):
@@ -164,6 +167,15 @@ class AddJobs:
             self._records.bump_counter(project_id, "add_events")
         return written or finished
 
+    def _added(self, project_id: str, event: PlatformEvent, add: AddCommand, meter: UsageMeter) -> list[AddResult]:
+        """The add's results. On a rerun, the memories it found stored already (NONE) are indexed again: an earlier
+        attempt may have stored one and then failed to index it."""
+        service = self._namespaces.memory_service(project_id)
+        results = service.add(add, meter=meter)
+        if event.attempts > 1:
+            reindex_memories(service, [r.record.id for r in results if r.event is Event.NONE])
+        return results
+
     def _spent(self, project_id: str, event: PlatformEvent, usage: LLMUsage) -> PlatformEvent:
         """The event with this attempt's LLM usage added to its own, now counted in the project's statistics."""
         count_llm_usage(self._records, project_id, usage)
@@ -176,20 +188,30 @@ class AddJobs:
         if not stored:
             self._events.save_event(event)
             return event
-        latest = self._events.get_event(project_id, event.id)
-        if latest is not None and latest.status is EventStatus.CANCELLED:
-            event = latest.changed(
-                results=event.results,
-                started_at=latest.started_at or event.started_at,
-                attempts=event.attempts,
-                llm_usage=event.llm_usage,
-                updated_at=event.updated_at,
-            )
-        if latest is not None and self._events.update_event(event):
-            return event
+        for _attempt in range(2):  # a cancel between the read and the write is met by the store's status rule
+            latest = self._events.get_event(project_id, event.id)
+            if latest is None:
+                break
+            written = _kept_cancel(latest, event)
+            if self._events.update_event(written):
+                return written
         if self._directory.get_project(project_id) is None:
             log.warning(
                 "project %s was deleted while its add event %s ran; dropping what it wrote", project_id, event.id
             )
             self._namespaces.drop(project_id)
         return None
+
+
+def _kept_cancel(latest: PlatformEvent, event: PlatformEvent) -> PlatformEvent:
+    """What to store of an add's end: the end itself, or, when it was CANCELLED while it ran, the cancel kept with
+    what the add did (its results, attempts and LLM usage)."""
+    if latest.status is not EventStatus.CANCELLED:
+        return event
+    return latest.changed(
+        results=event.results,
+        started_at=latest.started_at or event.started_at,
+        attempts=event.attempts,
+        llm_usage=event.llm_usage,
+        updated_at=event.updated_at,
+    )

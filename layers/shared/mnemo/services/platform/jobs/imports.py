@@ -1,15 +1,18 @@
 """Imports: many conversations and memories added at once, as one job (an IMPORT event) of the worker that runs
 asynchronous adds.
 
-Every item is checked before anything is queued: one that cannot be added is not queued, and its result says
-why (REFUSED); the others are stored in the event's payload as the adds they are (with the project's settings
-applied, as an asynchronous add keeps them). The worker then adds them in order, in the project's MemoryService,
-and records a result per item (`{"index", "status": "ADDED", "memory_ids"}` or `{"index", "status": "FAILED",
-"reason"}`), storing the event every few items: a rerun (a restart, a redelivered message) skips the items
-recorded, and an item added but not yet recorded is found again by the add's own deduplication (same scope, same
-text) rather than stored twice. Between items it reads the event: one CANCELLED meanwhile stops there, keeping
-what it added. A long import runs in parts of PART_SECONDS, each a message of its own (the next queued before
-this one returns), so that no worker call outlives its time limit and other jobs run between the parts.
+Every item is checked before anything is queued: one that cannot be added is not queued, and its result says why
+(REFUSED); the others are stored in the event's payload as the adds they are (with the project's settings applied,
+as an asynchronous add keeps them). The worker then adds them in order, in the project's MemoryService, and records
+a result per item (`{"index", "status": "ADDED", "memory_ids"}` or `{"index", "status": "FAILED", "reason"}`),
+storing the event every few items: a rerun (a restart, a redelivered message) skips the items recorded, and an item
+added but not yet recorded is found again by the add's own deduplication (same scope, same text) rather than stored
+twice; such a call writes again the index documents of the memories it finds stored already, whose index write may
+have been what failed (memories/index_heal.py). Between items it reads the event: one CANCELLED meanwhile stops
+there, keeping what it added. A cancel that lands between that read and the worker's next write is kept too: the
+event store refuses to move an ended event to another status, and the worker, refused, stops as it would have. A
+long import runs in parts of PART_SECONDS, each a message of its own (the next queued before this one returns), so
+that no worker call outlives its time limit and other jobs run between the parts.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from mnemo.domain.memory import now
+from mnemo.domain.memory import Event, now
 from mnemo.domain.tenancy import EventStatus, PlatformEvent, Project
 from mnemo.errors import MnemoError, ValidationError
 from mnemo.ports.tenancy_store import DirectoryStore, EventStore, ProjectRecordStore
@@ -35,6 +38,7 @@ from mnemo.services.platform.jobs.import_results import ADDED, FAILED, added, me
 from mnemo.services.platform.jobs.project_settings import with_project_settings
 from mnemo.services.platform.jobs.queueing import Enqueue, RetryLaterError, is_transient, queue_job
 from mnemo.services.platform.jobs.router import run_stored
+from mnemo.services.platform.memories.index_heal import reindex_memories
 from mnemo.services.platform.tenancy.events import IMPORT, job_ref, new_event
 
 log = logging.getLogger("mnemo.platform.imports")
@@ -55,6 +59,7 @@ class _Run:
     deadline: float
     service: MemoryService
     retry: bool
+    heal: bool  # a rerun, or a later part: an item may have been stored before, and its index write lost
     total: int = 0
     ended: PlatformEvent | None = field(default=None)
 
@@ -110,6 +115,7 @@ class ImportJobs:
         or down) puts the import back to PENDING and raises RetryLaterError, before its `max_attempts`-th attempt;
         on that one the item fails and the import goes on. None when the project is gone."""
         project_id = project.id
+        resumed = _resumed(event)
         if event.status is EventStatus.PENDING:
             moment = self._clock()
             event = event.changed(
@@ -136,6 +142,7 @@ class ImportJobs:
             deadline=started + self.part_seconds,
             service=self._namespaces.memory_service(project_id),
             retry=event.attempts < max_attempts,
+            heal=resumed,
             total=int(event.payload.get("total") or len(items)),
         )
         for item in (i for i in items if i.index not in done):
@@ -160,7 +167,7 @@ class ImportJobs:
         )
         part_over = len(run.results) > run.first and self._timer() >= run.deadline  # one item at least per part
         if (due or part_over) and not self._store_progress(latest, run):
-            run.ended = self._gone(project_id, event)
+            run.ended = self._refused(project_id, event, run)
             return False
         if part_over and self._queue_next_part(project_id, event, run):
             run.ended = latest.changed(results=merged(latest.results, run.results))
@@ -189,7 +196,10 @@ class ImportJobs:
         inferred item count in the project's statistics (an import's event keeps no usage of its own)."""
         meter = UsageMeter()
         try:
-            return added(item.index, run.service.add(item.command, meter=meter))
+            results = run.service.add(item.command, meter=meter)
+            if run.heal:  # the memories found stored already: this run wrote the others' documents itself
+                reindex_memories(run.service, [r.record.id for r in results if r.event is Event.NONE])
+            return added(item.index, results)
         except Exception as exc:
             if run.retry and is_transient(exc):
                 raise
@@ -209,7 +219,7 @@ class ImportJobs:
             status=EventStatus.PENDING, results=merged(latest.results, run.results), updated_at=self._clock()
         )
         if not self._events.update_event(pending):
-            return self._gone(project_id, event)
+            return self._refused(project_id, event, run)
         raise RetryLaterError(event.id, str(exc)) from exc
 
     def _finish(self, project_id: str, event: PlatformEvent, run: _Run) -> PlatformEvent | None:
@@ -221,7 +231,7 @@ class ImportJobs:
         moment = self._clock()
         ended = latest.changed(status=status, results=results, error=error, completed_at=moment, updated_at=moment)
         if not self._events.update_event(ended):
-            return self._gone(project_id, event)
+            return self._refused(project_id, event, run)
         if status is not EventStatus.FAILED:
             self._records.bump_counter(project_id, "add_events")
         return ended
@@ -246,6 +256,11 @@ class ImportJobs:
         )
         return ended if self._events.update_event(ended) else self._gone(project_id, event)
 
+    def _refused(self, project_id: str, event: PlatformEvent, run: _Run) -> PlatformEvent | None:
+        """A write the store refused: the import was cancelled (or ended elsewhere) since it was last read, and the
+        store's status rule kept it so; or it is gone."""
+        return self._stopped(project_id, event, self._events.get_event(project_id, event.id), run)
+
     def _gone(self, project_id: str, event: PlatformEvent) -> PlatformEvent | None:
         """The event is no longer stored: should its project have been deleted meanwhile, what the import added goes
         too."""
@@ -253,3 +268,9 @@ class ImportJobs:
             log.warning("project %s was deleted while its import %s ran; dropping what it wrote", project_id, event.id)
             self._namespaces.drop(project_id)
         return None
+
+
+def _resumed(event: PlatformEvent) -> bool:
+    """Whether this worker call goes on from an earlier one (a retry, a later part, a run after a crash): an item it
+    adds may have been stored by that call, whose index write was lost."""
+    return event.status is not EventStatus.PENDING or event.attempts > 0

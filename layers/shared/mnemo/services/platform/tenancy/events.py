@@ -100,6 +100,10 @@ class EventService:
             completed_at=moment,
             updated_at=moment,
         )
-        if not self._store.update_event(cancelled):
-            raise NotFoundError(EVENT_NOT_FOUND)
+        if not self._store.update_event(cancelled):  # gone, or ended meanwhile (the store's status rule)
+            ended = self.get(project_id, event_id)
+            raise ConflictError(
+                f"Event {ended.id} has already ended ({ended.status.value}); only a PENDING or RUNNING job (an "
+                "asynchronous add or an import) can be cancelled."
+            )
         return cancelled

@@ -4,6 +4,9 @@ Roles: READER views and searches; OWNER does everything, including settings, mem
 and keys. A user's role in a project is their project membership's role; an organization OWNER is also an
 OWNER of every project of the organization, and an organization READER a READER of them. A caller with no
 role in an organization or project gets NotFoundError, exactly as if it did not exist.
+
+Adding a member by email: a user the platform knows becomes a member at once; an unknown email becomes a pending
+invitation, a member only once it is accepted in the console (member_emails.py).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from mnemo.domain.tenancy import (
 )
 from mnemo.errors import NotFoundError, PermissionDeniedError, ValidationError
 from mnemo.ports.tenancy_store import DirectoryStore, role_of
+from mnemo.services.platform.console_accounts.invitations import Invitations
 from mnemo.services.platform.tenancy.callers import (
     Bootstrapped,
     CreatedKey,
@@ -39,6 +43,7 @@ from mnemo.services.platform.tenancy.callers import (
     ProjectDetails,
 )
 from mnemo.services.platform.tenancy.key_auth import KeyAuthenticator, project_role
+from mnemo.services.platform.tenancy.member_emails import known_or_invited, known_user
 from mnemo.services.platform.tenancy.project_changes import (
     PATCHED,
     parse_role,
@@ -60,9 +65,15 @@ class TenancyService:
         store: DirectoryStore,
         drop_namespace: Callable[[str], None],
         clock: Callable[[], datetime] = now,
+        *,
+        invitations: Invitations | None = None,
     ) -> None:
+        """`invitations`: the console's pending invitations, which an unknown email added as a member becomes and
+        which go with their organization or project; None (a tool that only bootstraps): an unknown email added
+        becomes a user and a member at once."""
         self._store = store
         self._drop_namespace = drop_namespace
+        self._invitations = invitations
         self._clock = clock
         self._keys = KeyAuthenticator(store, clock)
 
@@ -89,7 +100,7 @@ class TenancyService:
     ) -> CreatedKey:
         """A key of the project for the member with `email` (the caller when None)."""
         project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
-        owner = self._user(email) if email else user
+        owner = known_user(self._store, email) if email else user
         key, value = self._new_key(project, owner, label)
         return CreatedKey(key, value, project, owner)
 
@@ -124,6 +135,8 @@ class TenancyService:
         for project in self._store.projects_of_org(org.id):
             self._delete_project(project)
         self._store.delete_org(org.id)
+        if self._invitations is not None:
+            self._invitations.drop(org.id)
 
     def org_members(self, org_id: str, user: PlatformUser) -> list[Member]:
         return self._store.org_members(self._org_for(org_id, user).id)
@@ -131,8 +144,9 @@ class TenancyService:
     def add_org_member(self, org_id: str, user: PlatformUser, email: Any, role: Any) -> None:
         org = self._org_for(org_id, user, Role.OWNER)
         email, role = required_email(email), required_role(role)
-        member = self._user(email)
-        self._store.set_org_member(org.id, member, parse_role(role))
+        member = self._known_or_invited(user, org.id, None, email, parse_role(role))
+        if member is not None:
+            self._store.set_org_member(org.id, member, parse_role(role))
 
     def update_org_member(self, org_id: str, user: PlatformUser, email: Any, role: Any) -> None:
         org = self._org_for(org_id, user, Role.OWNER)
@@ -196,7 +210,9 @@ class TenancyService:
         email, role = required_email(email), required_role(role)
         project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
         checked = parse_role(role)
-        self._store.set_project_member(project.id, self._user(email), checked)
+        member = self._known_or_invited(user, org_id, project.id, email, checked)
+        if member is not None:
+            self._store.set_project_member(project.id, member, checked)
 
     def update_project_member(self, org_id: str, project_id: str, user: PlatformUser, email: Any, role: Any) -> None:
         project, _role = self._project_for(org_id, project_id, user, Role.OWNER)
@@ -231,6 +247,14 @@ class TenancyService:
         if existing is not None:
             return existing
         return self._store.add_user(PlatformUser(new_id(), address, self._clock()))
+
+    def _known_or_invited(
+        self, inviter: PlatformUser, org_id: str, project_id: str | None, email: str, role: Role
+    ) -> PlatformUser | None:
+        """The user to make a member at once, or None when the email was invited (see member_emails)."""
+        if self._invitations is None:
+            return self._user(email)
+        return known_or_invited(self._store, self._invitations, inviter, (org_id, project_id), email, role)
 
     def _new_key(self, project: Project, user: PlatformUser, label: str = "") -> tuple[ProjectKey, str]:
         if self._project_role(project, user) is None:
@@ -309,6 +333,8 @@ class TenancyService:
         self._drop_namespace(project.id)
         self._store.delete_project(project.id)
         self._drop_namespace(project.id)
+        if self._invitations is not None:
+            self._invitations.drop(project.org_id, project.id)
 
     def _member_user(self, members: list[Member], email: str) -> PlatformUser:
         address = normal_email(email) if isinstance(email, str) else ""
