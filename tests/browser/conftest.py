@@ -102,6 +102,7 @@ class Console:
         """A new user with a password, a member of `owner`'s project with `role` (and a key there)."""
         tenancy = self.container.platform.tenancy
         email = f"{name}-{uuid.uuid4().hex[:10]}@example.com"
+        tenancy.bootstrap(email, f"{name}'s own")  # a known user: an unknown email added is only invited
         tenancy.add_project_member(owner.org_id, owner.project_id, owner.user, email, role.value)
         user = next(
             m.user for m in tenancy.project_members(owner.org_id, owner.project_id, owner.user) if m.user.email == email

@@ -145,6 +145,18 @@ class FakeConsoleAuth:
         invitation, inviter = found
         if len(password) < MIN_PASSWORD:
             raise ValidationError(f"A password needs at least {MIN_PASSWORD} characters.")
+        user = self._member(invitation, inviter) or self._member(invitation, inviter, make_user=True)
+        assert user is not None, "the tenancy service made no member of the accepted invitation"
+        del self._invitations[_hashed(token)]
+        self.set_password(user, password)
+        return self._begin(user)
+
+    def _member(self, invitation: Invitation, inviter: PlatformUser, *, make_user: bool = False) -> PlatformUser | None:
+        """Make the invited email a member, as the platform's account service does on acceptance. The tenancy
+        service makes a member at once of a known user only (an unknown email becomes a pending invitation of its
+        own): `make_user` first makes the user, as signing up does."""
+        if make_user:
+            self._tenancy.bootstrap(invitation.email, "Personal")
         if invitation.project_id is None:
             self._tenancy.add_org_member(invitation.org_id, inviter, invitation.email, invitation.role.value)
             members = self._tenancy.org_members(invitation.org_id, inviter)
@@ -153,10 +165,7 @@ class FakeConsoleAuth:
                 invitation.org_id, invitation.project_id, inviter, invitation.email, invitation.role.value
             )
             members = self._tenancy.project_members(invitation.org_id, invitation.project_id, inviter)
-        user = next(member.user for member in members if normal_email(member.user.email) == invitation.email)
-        del self._invitations[_hashed(token)]
-        self.set_password(user, password)
-        return self._begin(user)
+        return next((m.user for m in members if normal_email(m.user.email) == invitation.email), None)
 
     def _begin(self, user: PlatformUser) -> ConsoleSession:
         session_id = secrets.token_urlsafe(32)
