@@ -38,7 +38,13 @@ $(DEV_STAMP): $(RUNTIME_STAMP) pyproject.toml bench/evaluation/pyproject.toml
 
 install-runtime: $(RUNTIME_STAMP)
 
-install: $(DEV_STAMP)
+# The web console's browser tests (tests/browser) drive Debian's chromium through Playwright (the `playwright` package
+# of the dev extra, its executable_path set): never a browser download. Installed here when missing.
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+
+install: $(DEV_STAMP) $(CHROMIUM)
 
 # Authentication is on: without JWT_SECRET, `mnemo serve` makes one once in $(DATA_DIR)/jwt_secret (mode 0600).
 run: $(RUNTIME_STAMP)
@@ -56,7 +62,7 @@ typecheck: $(DEV_STAMP)
 # (--dist loadfile), so a module's fixtures (a served platform, its moto backend) are built once. Every run prints its
 # 20 slowest tests (--durations in pyproject.toml), to keep the suite's time in view.
 TEST_WORKERS ?= auto
-unit: $(DEV_STAMP)
+unit: $(DEV_STAMP) $(CHROMIUM)
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Write tests/fixtures/openapi.json again from the served /openapi.json (after an intended change of the API).

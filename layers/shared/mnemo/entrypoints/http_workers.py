@@ -41,6 +41,7 @@ def serving_app(settings: Settings) -> tuple[FastAPI, Container]:
     from mnemo.api import inline_work
     from mnemo.api.app import create_app
     from mnemo.composition.container import build_container
+    from mnemo.console.app import mount_console
     from mnemo.entrypoints.cli import limit_request_threads
 
     container = build_container(settings)
@@ -51,6 +52,7 @@ def serving_app(settings: Settings) -> tuple[FastAPI, Container]:
             mcp_default_user_id=settings.mcp_default_user_id,
             inline_work=inline_work.enabled(settings.http_inline, on_one_cpu=len(_allowed_cpus()) == 1),
         )
+        mount_console(app, container)  # the web console at /console (mnemo.console)
     except BaseException:
         container.close()
         raise

@@ -1,0 +1,66 @@
+"""Screenshots of the console's main pages for the documentation (docs/images/console/), taken the way the browser
+tests drive it: `.venv/bin/python -m tests.browser.screenshots` (after `make install`). Not a test: it writes the
+PNG files the docs and the README show, from a throwaway data dir with a made-up tenant."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+from pydantic import SecretStr
+
+from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
+from mnemo.api.app import create_app
+from mnemo.composition.container import build_container
+from mnemo.console.app import create_console
+from mnemo.console.visits import ConsoleServices
+from mnemo.domain.tenancy import Role
+from mnemo.settings import Settings
+from tests.browser.conftest import CHROMIUM, Clock, Console, add_memory, serving_app, sign_in
+from tests.conftest import CachedModelRegistry
+from tests.support.console_auth_fake import FakeConsoleAuth
+
+OUT = Path(__file__).resolve().parents[2] / "docs" / "images" / "console"
+
+
+def main() -> int:
+    OUT.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as root:
+        settings = Settings(data_dir=Path(root) / "data", jwt_secret=SecretStr("x" * 40))
+        container = build_container(settings, CachedModelRegistry(LocalMiniLMEmbedder()))
+        clock = Clock()
+        auth = FakeConsoleAuth(container.platform.tenancy, clock=clock)
+        app = create_app(container)
+        app.mount("/console", create_console(ConsoleServices(platform=lambda: container.platform, auth=lambda: auth)))
+        try:
+            with serving_app(app) as url, sync_playwright() as driver:
+                served = Console(url, container, auth, clock)
+                owner = served.owner("acme")
+                served.member(owner, Role.READER, "dana")
+                browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+                page = browser.new_page(viewport={"width": 1200, "height": 760})
+                page.goto(served.console + "/sign-in")
+                page.screenshot(path=OUT / "sign-in.png")
+                sign_in(page, served, owner)
+                page.screenshot(path=OUT / "organizations.png")
+                for text in ("Alice is vegetarian", "Alice lives in Lisbon", "Alice plays the piano"):
+                    add_memory(served, owner, text, user_id="alice")
+                page.goto(served.project_url(owner, "memories") + "?q=what+does+alice+eat")
+                page.screenshot(path=OUT / "memories.png")
+                page.goto(served.project_url(owner, "keys"))
+                page.get_by_label("Label").fill("ci runner")
+                page.get_by_role("button", name="Create key").click()
+                page.screenshot(path=OUT / "api-keys.png")
+                page.goto(served.project_url(owner, "members"))
+                page.screenshot(path=OUT / "members.png", full_page=True)
+                browser.close()
+        finally:
+            container.close()
+    print(f"screenshots written to {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

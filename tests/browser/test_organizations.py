@@ -1,0 +1,121 @@
+"""Organizations and projects in a browser: listing, creating, switching to, renaming and deleting (after typing
+the name), each effect checked through the platform API; markup in names shown as text; a READER sees no write
+control and a forged write is refused; keyboard-only creation; the pages' accessibility."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+from mnemo.domain.tenancy import Role
+from tests.browser.conftest import XSS, Console, assert_no_script_ran, csrf_of, sign_in, tab_to
+
+ORGS = "/api/v1/orgs/organizations/"
+
+
+def test_an_owner_creates_an_organization_and_a_project_then_switches_to_it(page: Page, served: Console) -> None:
+    owner = served.owner()
+    sign_in(page, served, owner)
+    page.get_by_label("Name", exact=True).fill("Research")
+    page.get_by_role("button", name="Create organization").click()
+    expect(page.get_by_role("status")).to_have_text("Organization Research created.")
+    org = next(found for found in served.api("GET", ORGS, owner).json() if found["name"] == "Research")
+    section = page.get_by_role("region", name="Research")
+    section.get_by_label("New project's name").fill("Lab notes")
+    section.get_by_role("button", name="Create project").click()
+    expect(page.get_by_role("heading", name="Lab notes")).to_be_visible()
+    projects = served.api("GET", f"{ORGS}{org['org_id']}/projects/", owner).json()
+    assert [found["name"] for found in projects] == ["Lab notes"]
+    expect(page).to_have_url(f"{served.console}/orgs/{org['org_id']}/projects/{projects[0]['project_id']}/")
+
+
+def test_an_owner_renames_and_deletes_a_project(page: Page, served: Console) -> None:
+    owner = served.owner()
+    sign_in(page, served, owner, to=f"/orgs/{owner.org_id}/projects/{owner.project_id}/")
+    page.get_by_label("New name").fill("Renamed")
+    page.get_by_role("button", name="Rename project").click()
+    expect(page.get_by_role("status")).to_have_text("Project renamed.")
+    project = served.api("GET", f"{ORGS}{owner.org_id}/projects/{owner.project_id}/", owner).json()
+    assert project["name"] == "Renamed"
+    page.get_by_role("link", name="Delete this project").click()
+    page.get_by_label("Type the project's name to confirm").fill("wrong name")
+    page.get_by_role("button", name="Delete the project").click()
+    expect(page.get_by_role("alert")).to_contain_text("Type the project's name exactly")
+    assert served.api("GET", f"{ORGS}{owner.org_id}/projects/", owner).status_code == 200
+    page.get_by_label("Type the project's name to confirm").fill("Renamed")
+    page.get_by_role("button", name="Delete the project").click()
+    expect(page.get_by_role("status")).to_contain_text("Project Renamed deleted")
+    assert served.api("GET", f"{ORGS}{owner.org_id}/projects/{owner.project_id}/", owner).status_code in (401, 404)
+
+
+def test_an_owner_deletes_an_organization_after_typing_its_name(page: Page, served: Console) -> None:
+    owner = served.owner()
+    created = served.api("POST", ORGS, owner, json={"name": "Short lived"}).json()
+    sign_in(page, served, owner)
+    page.get_by_role("link", name="Delete the organization Short lived").click()
+    page.get_by_label("Type the organization's name to confirm").fill("Short lived")
+    page.get_by_role("button", name="Delete the organization").click()
+    expect(page.get_by_role("status")).to_contain_text("Organization Short lived deleted")
+    assert created["org_id"] not in [found["org_id"] for found in served.api("GET", ORGS, owner).json()]
+
+
+def test_markup_in_organization_and_project_names_shows_as_text(page: Page, served: Console) -> None:
+    owner = served.owner()
+    served.api(
+        "PATCH", f"{ORGS}{owner.org_id}/projects/{owner.project_id}/", owner, json={"name": XSS, "description": XSS}
+    )
+    sign_in(page, served, owner)
+    expect(page.get_by_role("link", name=XSS)).to_be_visible()
+    assert_no_script_ran(page)
+    page.get_by_role("link", name=XSS).click()
+    expect(page.get_by_role("heading", name=XSS)).to_be_visible()
+    expect(page.locator("dd", has_text=XSS)).to_be_visible()
+    assert_no_script_ran(page)
+    page.get_by_role("link", name="Delete this project").click()
+    expect(page.get_by_role("heading", name=f"Delete the project {XSS}")).to_be_visible()
+    assert_no_script_ran(page)
+
+
+def test_a_reader_sees_no_write_control_and_a_forged_write_is_refused(page: Page, served: Console) -> None:
+    owner = served.owner()
+    reader = served.member(owner, Role.READER)
+    sign_in(page, served, reader, to=f"/orgs/{owner.org_id}/projects/{owner.project_id}/")
+    expect(page.get_by_role("heading", name="Default Project")).to_be_visible()
+    expect(page.get_by_role("button", name="Rename project")).to_have_count(0)
+    expect(page.get_by_role("link", name="Delete this project")).to_have_count(0)
+    base = served.project_url(owner)
+    token = csrf_of(page)
+    assert page.request.post(base + "rename", form={"name": "taken", "csrf_token": token}).status == 403
+    assert page.request.post(base + "delete", form={"confirm": "Default Project", "csrf_token": token}).status == 403
+    project = served.api("GET", f"{ORGS}{owner.org_id}/projects/{owner.project_id}/", owner).json()
+    assert project["name"] == "Default Project"
+
+
+def test_a_stranger_cannot_see_anothers_project(page: Page, served: Console) -> None:
+    owner, stranger = served.owner(), served.owner("stranger")
+    sign_in(page, served, stranger)
+    response = page.goto(served.project_url(owner))
+    assert response is not None and response.status == 404
+
+
+def test_creating_an_organization_with_the_keyboard_alone(page: Page, served: Console) -> None:
+    owner = served.owner()
+    sign_in(page, served, owner)
+    tab_to(page, page.get_by_label("Name", exact=True))
+    page.keyboard.type("Typed")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("status")).to_have_text("Organization Typed created.")
+    assert "Typed" in [found["name"] for found in served.api("GET", ORGS, owner).json()]
+
+
+def test_the_organization_and_project_pages_are_accessible(
+    page: Page, served: Console, assert_accessible: Callable[[Page], None]
+) -> None:
+    owner = served.owner()
+    sign_in(page, served, owner)
+    assert_accessible(page)
+    page.goto(served.project_url(owner))
+    assert_accessible(page)
+    page.goto(served.project_url(owner, "delete"))
+    assert_accessible(page)
