@@ -182,8 +182,10 @@ class Platform:
 
 
 def _member_key(tenancy: TenancyService, org_id: str, project_id: str, owner: Any, role: str, name: str) -> CreatedKey:
-    """A new user, made a member of the project with `role`, and a key of theirs."""
+    """A new user, made a member of the project with `role`, and a key of theirs (an account first: an unknown email
+    is only invited)."""
     email = f"{name}-{unique()}@example.com"
+    tenancy.bootstrap(email, f"Own of {email}")
     tenancy.add_project_member(org_id, project_id, owner, email, role)
     return tenancy.create_key(org_id, project_id, owner, email, name)
 
@@ -196,6 +198,7 @@ def platform(container: Container, client: TestClient) -> Platform:
     org_id, project_id, owner = victim.org.id, victim.project.id, victim.user
     reader = _member_key(tenancy, org_id, project_id, owner, "READER", "reader")
     org_reader_email = f"org-reader-{unique()}@example.com"
+    tenancy.bootstrap(org_reader_email, f"Own of {org_reader_email}")
     tenancy.add_org_member(org_id, owner, org_reader_email, "READER")
     org_reader = tenancy.create_key(org_id, project_id, owner, org_reader_email, "org reader")
     neighbours = tenancy.create_project(org_id, owner, "Neighbours")

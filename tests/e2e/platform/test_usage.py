@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from mnemo.composition.platform import open_tenancy_store
-from tests.e2e.platform.conftest import Server, Tenant, new_tenant, wait_for_event
+from tests.e2e.platform.conftest import Server, Tenant, known_user, new_tenant, wait_for_event
 from tests.support.openai_server import OpenAIServer
 from tests.support.waits import HTTP_TIMEOUT
 
@@ -69,8 +69,9 @@ def test_todays_adds_searches_reads_and_tokens_are_in_the_report(server: Server,
 def test_a_reader_may_read_the_usage_and_another_projects_key_may_not(server: Server, tenant: Tenant) -> None:
     owner = httpx.Client(base_url=server.url, headers=tenant.headers, timeout=HTTP_TIMEOUT)
     project_path = f"/api/v1/orgs/organizations/{tenant.org_id}/projects/{tenant.project_id}/"
-    owner.post(project_path + "members/", json={"email": "ruth@example.com", "role": "READER"})
-    key = owner.post(project_path + "api-keys/", json={"email": "ruth@example.com"}).json()["api_key"]
+    ruth = known_user(server, f"ruth-{tenant.project_id}@example.com")
+    owner.post(project_path + "members/", json={"email": ruth, "role": "READER"})
+    key = owner.post(project_path + "api-keys/", json={"email": ruth}).json()["api_key"]
     reader = httpx.get(
         f"{server.url}{usage_path(tenant)}", headers={"Authorization": f"Token {key}"}, timeout=HTTP_TIMEOUT
     )
