@@ -241,7 +241,7 @@ def test_every_platform_route_declares_a_typed_answer_and_its_errors(api: Api) -
         if path.startswith(PLATFORM_PREFIXES)
         for method, operation in item.items()
     ]
-    assert len(operations) == 65  # 55, the five profile routes (issue 14), the four of Dream (issue 15), memory events
+    assert len(operations) == 66  # 55, the five profile routes, the four of Dream, memory events, project usage
     for method, path, operation in operations:
         success = [code for code in operation["responses"] if code.startswith("2")]
         assert len(success) == 1, (method, path)

@@ -3,15 +3,9 @@ sentence, not stored again when they repeat a memory, the current fact winning o
 
 from __future__ import annotations
 
-import zlib
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
-
 from mnemo.domain.memory import Event, LifecycleState
-from mnemo.language.en import english
-from mnemo.language.linear_model import LinearModel
 from mnemo.services.commands import AddCommand, AddResult, Message
 from mnemo.services.memory.add.categorizing import Categorizing
 from mnemo.services.memory.add.filing import Filing
@@ -21,7 +15,7 @@ from mnemo.services.memory.add.outdating import Outdating
 from mnemo.services.memory.add.pending import PendingAdd
 from mnemo.services.memory.add.statements import StatementsAdd
 from mnemo.services.memory.add.topics import Topics
-from tests.unit.memory.fakes import ALICE, DIMENSION, Namespace, WordEmbedder
+from tests.unit.memory.fakes import ALICE, Namespace
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
 
@@ -76,34 +70,3 @@ def test_the_newer_statement_outdates_the_memory_it_replaces(ns: Namespace) -> N
 def test_statements_off_the_adds_topics_are_not_stored(ns: Namespace) -> None:
     results = add(ns, "I live in Paris. I love hiking in the Alps.", includes="hiking")
     assert [r.record.text for r in results] == ["I love hiking in the Alps."]
-
-
-class _Learned:
-    """The English pack with a durable-fact model of its own: one that reads the fake embedder's vectors and finds
-    chat in every statement holding `word`."""
-
-    def __init__(self, word: str, embedder: str = WordEmbedder.name) -> None:
-        weights = np.zeros(DIMENSION)
-        weights[zlib.crc32(word.encode()) % DIMENSION] = -20.0
-        self.durable_fact = LinearModel("test", embedder, weights, 2.0, 0.5)
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(english(), name)
-
-
-def with_model(ns: Namespace, model: _Learned) -> Namespace:
-    ns.parts = replace(ns.parts, language=model)  # type: ignore[arg-type]
-    return ns
-
-
-def test_a_statement_the_learned_model_finds_chat_is_not_stored(ns: Namespace) -> None:
-    results = add(with_model(ns, _Learned("weather")), "I live in Paris. I think the weather in Paris is lovely.")
-
-    assert [r.record.text for r in results] == ["I live in Paris."]
-
-
-def test_a_model_trained_on_another_embedders_vectors_is_not_used(ns: Namespace) -> None:
-    learned = _Learned("weather", embedder="local/all-MiniLM-L6-v2")
-    results = add(with_model(ns, learned), "I live in Paris. I think the weather in Paris is lovely.")
-
-    assert [r.record.text for r in results] == ["I live in Paris.", "I think the weather in Paris is lovely."]

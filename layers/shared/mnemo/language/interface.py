@@ -15,7 +15,6 @@ from datetime import datetime
 from typing import Protocol
 
 from mnemo.language.claims import Claim
-from mnemo.language.linear_model import LinearModel
 from mnemo.language.statements import Sentence, Statement, Turn
 from mnemo.language.time_windows import Window
 
@@ -126,16 +125,6 @@ class TimeWords(Protocol):
         ...
 
 
-class LearnedReading(Protocol):
-    """What the pack learned from labelled sentences rather than wrote as rules (mnemo.language.linear_model)."""
-
-    @property
-    def durable_fact(self) -> LinearModel | None:
-        """Whether a statement states a fact worth remembering about the speaker or their life, rather than chat
-        (None: the pack has no such model)."""
-        ...
-
-
 class CategoryWords(Protocol):
     """The default categories in the pack's language: what a memory is filed under when its add names none."""
 
@@ -198,7 +187,6 @@ class Language(
     CategoryWords,
     TopicWords,
     KeywordWords,
-    LearnedReading,
     Protocol,
 ):
     """A language pack: its `code` ("en"), its `version`, and everything the core reads in that language."""

@@ -15,7 +15,6 @@ from mnemo.language.en import (
     changes,
     facets,
     grounding_words,
-    learned,
     life_slots,
     paraphrase,
     time_words,
@@ -25,7 +24,6 @@ from mnemo.language.en import claims as en_claims
 from mnemo.language.en import keywords as en_keywords
 from mnemo.language.en.extraction import dates, extractor, questions, sentences, wording
 from mnemo.language.en.words import PackDataError, read_toml
-from mnemo.language.linear_model import LinearModel
 from mnemo.language.statements import Sentence, Statement, Turn
 from mnemo.language.time_windows import Window
 
@@ -156,8 +154,3 @@ class English:
 
     def date_words(self, moment: datetime) -> str:
         return en_keywords.date_words(moment)
-
-    # learned
-    @property
-    def durable_fact(self) -> LinearModel | None:
-        return learned.model(learned.DURABLE_FACT)

@@ -1,12 +1,10 @@
 """An inferred add without an LLM: the deterministic extractor's statements (mnemo.services.extraction), each
-citing the sentences it came from, kept when they are about the add's topics, the pack's learned model finds them
-facts worth remembering rather than chat (when it reads the embedder in use), and say something new, then filed;
+citing the sentences it came from, kept when they are about the add's topics and say something new, then filed;
 the current fact wins over what they make out of date (outdating.py)."""
 
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
 from mnemo.domain import filters as f
 from mnemo.domain.memory import Event, MemoryRecord, now
@@ -51,17 +49,8 @@ class StatementsAdd:
         if not statements:
             return [], np.empty((0, 0), dtype=np.float32)
         vectors = self._parts.embed([s.text for s in statements])
-        wanted = self._topics.wanted(vectors, add.command) & self._worth_keeping(vectors)
+        wanted = self._topics.wanted(vectors, add.command)
         return [s for s, keep in zip(statements, wanted, strict=True) if keep], vectors[wanted]
-
-    def _worth_keeping(self, vectors: Vectors) -> npt.NDArray[np.bool_]:
-        """Per statement, whether the pack's learned model finds it a fact worth remembering rather than chat;
-        all of them when the pack has no model, or when it was trained on another embedder's vectors."""
-        model = self._parts.language.durable_fact
-        embedder = self._parts.providers.get().embedder
-        if model is None or not model.reads(embedder.name, int(vectors.shape[1])):
-            return np.ones(len(vectors), dtype=np.bool_)
-        return model.passes(vectors)
 
     def _new_statements(
         self, statements: list[Statement], vectors: Vectors, add: PendingAdd
