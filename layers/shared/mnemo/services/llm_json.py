@@ -15,8 +15,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from mnemo.errors import ProviderError
 from mnemo.ports.llm import LLM, ChatMessage, JsonSchema
 
@@ -71,6 +69,8 @@ def _checked(parsed: dict[str, Any], listing: str | None, shape: Reply | None) -
     if listing is not None and not isinstance(parsed.get(listing, []), list):
         raise ProviderError(f"The LLM's '{listing}' is not a list.", code="provider_bad_response")
     if shape is not None:
+        from jsonschema import Draft202012Validator  # loaded by the first add that asks an LLM, not at import
+
         error = next(iter(Draft202012Validator(shape.accepted).iter_errors(parsed)), None)
         if error is not None:
             where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path) or "the reply"
