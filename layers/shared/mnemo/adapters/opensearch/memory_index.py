@@ -14,7 +14,6 @@ it can briefly have two documents: search keeps the best hit per memory, and `mn
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
@@ -34,14 +33,20 @@ from mnemo.adapters.opensearch.documents import (
     index_body,
 )
 from mnemo.adapters.opensearch.query_dsl import translate
-from mnemo.adapters.opensearch.transport import Response, SearchIndexError, Transport
+from mnemo.adapters.opensearch.transport import (
+    NDJSON,
+    Response,
+    SearchIndexError,
+    Transport,
+    json_bytes,
+    ndjson_line,
+)
 from mnemo.domain import filters as f
 from mnemo.domain.memory import MemoryRecord
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.facets import IndexWords
 from mnemo.ports.memory_index import IndexHit
 
-NDJSON = "application/x-ndjson"
 MAX_WINDOW = 10_000  # OpenSearch's max_result_window and the k-NN query's largest k
 _Hit = tuple[str, float, Mapping[str, Any]]  # memory id, _score, _source
 
@@ -207,7 +212,7 @@ class OpenSearchMemoryIndex:
         lines: list[bytes] = []
         size = 0
         for operation in operations:
-            encoded = _line(operation[0]) + (_line(operation[1]) if operation[1] is not None else b"")
+            encoded = ndjson_line(operation[0]) + (ndjson_line(operation[1]) if operation[1] is not None else b"")
             if chunk and (len(chunk) >= self._bulk_max_docs or size + len(encoded) > self._bulk_max_bytes):
                 yield chunk, b"".join(lines)
                 chunk, lines, size = [], [], 0
@@ -253,7 +258,7 @@ class OpenSearchMemoryIndex:
         bodies = [knn_query(query, restriction, size)]
         if terms:
             bodies.append(keyword_query(terms, restriction, size))
-        payload = b"".join(_line({}) + _line(body) for body in bodies)
+        payload = b"".join(ndjson_line({}) + ndjson_line(body) for body in bodies)
         reply = self._transport.request("POST", f"/{self._name}/_msearch", payload, content_type=NDJSON)
         if reply.status == 404 and reply.error_type == "index_not_found_exception":
             return None
@@ -271,7 +276,7 @@ class OpenSearchMemoryIndex:
         return sides[0], sides[1] if len(sides) > 1 else []
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Response:
-        return self._transport.request(method, path, None if body is None else _json(body))
+        return self._transport.request(method, path, None if body is None else json_bytes(body))
 
 
 def knn_query(vector: Vectors, restriction: dict[str, Any] | None, size: int) -> dict[str, Any]:
@@ -303,14 +308,6 @@ def _matching(raw: list[_Hit], check: f.Predicate, limit: int) -> list[_Hit]:
         if len(kept) == limit:
             break
     return kept
-
-
-def _json(body: Any) -> bytes:
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def _line(body: Any) -> bytes:
-    return _json(body) + b"\n"
 
 
 def _sort_out(
