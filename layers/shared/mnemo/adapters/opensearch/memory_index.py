@@ -10,6 +10,9 @@ deletes are direct. OpenSearch Serverless vector collections refuse client-chose
 (`document_ids="generated"`) an upsert first deletes the memory's current documents found by a `terms` query
 on `id`; writes become searchable after the collection's refresh interval, so a memory rewritten twice within
 it can briefly have two documents: search keeps the best hit per memory, and `mnemo reindex` rebuilds cleanly.
+
+Documents whose facets another version of the language pack read are re-derived by the index itself, a bounded pass
+before each search until none are left (facet_versions.py).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from mnemo.adapters.opensearch.documents import (
     filter_document,
     index_body,
 )
+from mnemo.adapters.opensearch.facet_versions import REDERIVE, Progress, RederiveLimits, StaleFacets
 from mnemo.adapters.opensearch.query_dsl import translate
 from mnemo.adapters.opensearch.transport import (
     NDJSON,
@@ -61,7 +65,7 @@ class BulkLimits:
 
 
 class OpenSearchMemoryIndex:
-    def __init__(
+    def __init__(  # noqa: PLR0913 - the collaborators, then tunings: each keyword defaulted
         self,
         transport: Transport,
         index_name: str,
@@ -72,10 +76,13 @@ class OpenSearchMemoryIndex:
         min_candidates: int = 64,
         sleep: Callable[[float], None] = time.sleep,
         facets: IndexWords,
+        stale_facets: RederiveLimits | None = REDERIVE,
     ) -> None:
         """`refresh` is passed to bulk writes ("wait_for" makes writes searchable before returning; Serverless
         does not support it, keep "false" there). `facets`: what reads a memory's facets and keywords (a language
-        pack), whose version each document carries."""
+        pack), whose version each document carries; documents of another version are re-derived a pass before
+        each search within `stale_facets` (None: not before searches, only when `rederive_facets` is called; see
+        facet_versions.py)."""
         self._transport = transport
         self._facets = facets
         self._name = index_name
@@ -88,6 +95,7 @@ class OpenSearchMemoryIndex:
         self._sleep = sleep
         self._dimension: int | None = None  # the dimension of the index known to exist
         self._lock = threading.Lock()
+        self._stale = StaleFacets(transport, index_name, facets, stale_facets, refresh=refresh)
 
     # ---- index lifecycle ----------------------------------------------------------------------------
 
@@ -125,6 +133,7 @@ class OpenSearchMemoryIndex:
             if reply.status != 404:
                 reply.raise_for_status("index deletion")
             self._dimension = None
+        self._stale.forget()
 
     def count(self) -> int:
         reply = self._call("GET", f"/{self._name}/_count")
@@ -230,6 +239,7 @@ class OpenSearchMemoryIndex:
         translation = translate(expr)
         if translation.matches_nothing:
             return []
+        self._stale.step()  # a bounded pass over the documents whose facets another pack version read, if any
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         terms = self._facets.keywords(query_text)
         check = f.predicate(expr)
@@ -250,6 +260,21 @@ class OpenSearchMemoryIndex:
             similarity = known.semantic if known else float(np.asarray(source[VECTOR_FIELD], np.float32) @ query)
             hits[memory_id] = IndexHit(memory_id, similarity, float(bm25))
         return sorted(hits.values(), key=lambda h: (-h.semantic, -h.keyword))
+
+    # ---- facets of another version ----------------------------------------------------------------------
+
+    def stale_facets(self) -> int:
+        """How many documents hold facets another version of the rules read (.facet_versions)."""
+        return self._stale.pending()
+
+    def rederive_facets(self, limit: int | None = None) -> int:
+        """Up to `limit` (None: all) of the documents with stale facets re-derived now; how many."""
+        return self._stale.rederive(limit)
+
+    @property
+    def facets_progress(self) -> Progress:
+        """How many stale documents this process re-derived, of how many."""
+        return self._stale.progress
 
     def _msearch(
         self, query: Vectors, terms: list[str], restriction: dict[str, Any] | None, size: int
