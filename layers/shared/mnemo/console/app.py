@@ -22,6 +22,7 @@ from mnemo.console import (
     memories,
     memory_detail,
     organizations,
+    profiles,
     project_settings,
     projects,
     sign_in,
@@ -48,6 +49,7 @@ def create_console(services: ConsoleServices) -> Starlette:
         *project_settings.ROUTES,
         *entities.ROUTES,
         *events.ROUTES,
+        *profiles.ROUTES,
         *projects.SECTION_FALLBACK,  # last: a section without a page of its own yet
         Mount("/static", StaticFiles(packages=[("mnemo.console", "static")]), name="static"),
     ]

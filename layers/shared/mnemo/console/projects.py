@@ -31,7 +31,7 @@ SECTIONS = (
     ("Settings", "settings"),
 )
 BUILT = frozenset(
-    {"keys", "members", "memories", "settings"}
+    {"keys", "members", "memories", "settings", "profiles"}
 )  # the sections with a page; the others say they are not built yet
 
 
