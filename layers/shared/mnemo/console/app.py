@@ -16,6 +16,7 @@ from starlette.staticfiles import StaticFiles
 
 from mnemo.console import (
     api_keys,
+    dream,
     entities,
     events,
     members,
@@ -50,6 +51,7 @@ def create_console(services: ConsoleServices) -> Starlette:
         *entities.ROUTES,
         *events.ROUTES,
         *profiles.ROUTES,
+        *dream.ROUTES,
         *projects.SECTION_FALLBACK,  # last: a section without a page of its own yet
         Mount("/static", StaticFiles(packages=[("mnemo.console", "static")]), name="static"),
     ]
