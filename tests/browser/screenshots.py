@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -18,11 +19,24 @@ from mnemo.console.app import create_console
 from mnemo.console.visits import ConsoleServices
 from mnemo.domain.tenancy import Role
 from mnemo.settings import Settings
-from tests.browser.conftest import CHROMIUM, Clock, Console, add_memory, serving_app, sign_in
+from tests.browser.conftest import CHROMIUM, Clock, Console, Person, add_memory, serving_app, sign_in
 from tests.conftest import CachedModelRegistry
 from tests.support.console_auth_fake import FakeConsoleAuth
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "images" / "console"
+ENDED = ("succeeded", "failed")
+
+
+def _profile(served: Console, owner: Person) -> None:
+    """Profiles on, and alice's generated from a few more of her memories (followed through the API to its end)."""
+    for text in ("I live in Lisbon since last spring", "I work as a nurse", "My hobbies are painting and chess"):
+        add_memory(served, owner, text, user_id="alice")
+    served.api("POST", "/v2/profiles/settings/", owner, json={"enabled": True})
+    job = served.api("POST", "/v2/profiles/jobs/", owner, json={"operation": "trigger", "entity_id": "alice"}).json()
+    deadline = time.monotonic() + 60
+    while served.api("GET", f"/v2/profiles/jobs/{job['job_id']}/", owner).json()["job"]["status"] not in ENDED:
+        assert time.monotonic() < deadline, "the profile job did not end"
+        time.sleep(0.1)
 
 
 def main() -> int:
@@ -55,6 +69,11 @@ def main() -> int:
                 page.screenshot(path=OUT / "api-keys.png")
                 page.goto(served.project_url(owner, "members"))
                 page.screenshot(path=OUT / "members.png", full_page=True)
+                _profile(served, owner)
+                page.goto(served.project_url(owner, "profiles/user") + "?user_id=alice")
+                page.screenshot(path=OUT / "profile.png")
+                page.goto(served.project_url(owner, "dream"))
+                page.screenshot(path=OUT / "dream.png", full_page=True)
                 browser.close()
         finally:
             container.close()

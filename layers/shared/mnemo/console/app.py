@@ -16,12 +16,14 @@ from starlette.staticfiles import StaticFiles
 
 from mnemo.console import (
     api_keys,
+    dream,
     entities,
     events,
     members,
     memories,
     memory_detail,
     organizations,
+    profiles,
     project_settings,
     projects,
     sign_in,
@@ -48,6 +50,8 @@ def create_console(services: ConsoleServices) -> Starlette:
         *project_settings.ROUTES,
         *entities.ROUTES,
         *events.ROUTES,
+        *profiles.ROUTES,
+        *dream.ROUTES,
         *projects.SECTION_FALLBACK,  # last: a section without a page of its own yet
         Mount("/static", StaticFiles(packages=[("mnemo.console", "static")]), name="static"),
     ]

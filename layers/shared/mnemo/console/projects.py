@@ -31,7 +31,7 @@ SECTIONS = (
     ("Settings", "settings"),
 )
 BUILT = frozenset(
-    {"keys", "members", "memories", "settings"}
+    {"keys", "members", "memories", "settings", "profiles", "dream"}
 )  # the sections with a page; the others say they are not built yet
 
 
