@@ -25,6 +25,8 @@ from mnemo.console import (
     project_settings,
     projects,
     sign_in,
+    webhook_tools,
+    webhooks,
 )
 from mnemo.console.rendering import render
 from mnemo.console.security import SecurityHeaders
@@ -48,6 +50,8 @@ def create_console(services: ConsoleServices) -> Starlette:
         *project_settings.ROUTES,
         *entities.ROUTES,
         *events.ROUTES,
+        *webhooks.ROUTES,
+        *webhook_tools.ROUTES,
         *projects.SECTION_FALLBACK,  # last: a section without a page of its own yet
         Mount("/static", StaticFiles(packages=[("mnemo.console", "static")]), name="static"),
     ]
