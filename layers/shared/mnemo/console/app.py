@@ -25,6 +25,7 @@ from mnemo.console import (
     project_settings,
     projects,
     sign_in,
+    usage,
     webhook_tools,
     webhooks,
 )
@@ -52,6 +53,7 @@ def create_console(services: ConsoleServices) -> Starlette:
         *events.ROUTES,
         *webhooks.ROUTES,
         *webhook_tools.ROUTES,
+        *usage.ROUTES,
         *projects.SECTION_FALLBACK,  # last: a section without a page of its own yet
         Mount("/static", StaticFiles(packages=[("mnemo.console", "static")]), name="static"),
     ]
