@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Page, sync_playwright
 from pydantic import SecretStr
 
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
@@ -42,7 +42,9 @@ def _profile(served: Console, owner: Person) -> None:
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as root:
-        settings = Settings(data_dir=Path(root) / "data", jwt_secret=SecretStr("x" * 40))
+        settings = Settings(
+            data_dir=Path(root) / "data", jwt_secret=SecretStr("x" * 40), webhook_allow_private_urls=True
+        )
         container = build_container(settings, CachedModelRegistry(LocalMiniLMEmbedder()))
         clock = Clock()
         auth = FakeConsoleAuth(container.platform.tenancy, clock=clock)
@@ -74,11 +76,27 @@ def main() -> int:
                 page.screenshot(path=OUT / "profile.png")
                 page.goto(served.project_url(owner, "dream"))
                 page.screenshot(path=OUT / "dream.png", full_page=True)
+                _webhooks_and_usage(page, served, owner)
                 browser.close()
         finally:
             container.close()
     print(f"screenshots written to {OUT}")
     return 0
+
+
+def _webhooks_and_usage(page: Page, served: Console, owner: Person) -> None:
+    """A webhook whose receiver is down (nothing listens on port 9: its test event fails), then the usage charts."""
+    page.goto(served.project_url(owner, "webhooks"))
+    page.get_by_label("Name").fill("orders")
+    page.get_by_label("URL").fill("http://127.0.0.1:9/hooks")
+    page.get_by_label("memory_add", exact=True).check()
+    page.get_by_role("button", name="Create webhook").click()
+    page.get_by_role("link", name="orders").click()
+    page.get_by_role("button", name="Send a test event").click()
+    page.get_by_role("status").wait_for()
+    page.screenshot(path=OUT / "webhooks.png", full_page=True)
+    page.goto(served.project_url(owner, "usage") + "?days=7")
+    page.screenshot(path=OUT / "usage.png", full_page=True)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,9 @@ from mnemo.console import (
     project_settings,
     projects,
     sign_in,
+    usage,
+    webhook_tools,
+    webhooks,
 )
 from mnemo.console.rendering import render
 from mnemo.console.security import SecurityHeaders
@@ -52,7 +55,9 @@ def create_console(services: ConsoleServices) -> Starlette:
         *events.ROUTES,
         *profiles.ROUTES,
         *dream.ROUTES,
-        *projects.SECTION_FALLBACK,  # last: a section without a page of its own yet
+        *webhooks.ROUTES,
+        *webhook_tools.ROUTES,
+        *usage.ROUTES,
         Mount("/static", StaticFiles(packages=[("mnemo.console", "static")]), name="static"),
     ]
     app = Starlette(
