@@ -221,7 +221,7 @@ def test_a_failed_attempt_is_in_the_log_and_a_redelivery_sends_it_again(page: Pa
         expect(row.get_by_role("listitem")).to_have_count(3)
         page.get_by_role("button", name="Redeliver delivery 1").click()
         expect(page.get_by_role("status")).to_have_text("Delivery 1 is queued to be sent again.")
-        (redelivered,) = failing.wait_for_count(1, timeout=30)
+        (redelivered,) = failing.wait_for_count(1, timeout=seconds(30))
         assert redelivered.webhook_id == delivery["id"]
         (after,) = _until(lambda: _deliveries(served, owner, hook_id), lambda found: found[0]["state"] == "delivered")
         assert len(after["attempts"]) == 4
