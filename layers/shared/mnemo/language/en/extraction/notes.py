@@ -43,13 +43,18 @@ def agent_note(sentence: str, continued: bool = False) -> str | None:
     if not (text[:1].isupper() or continued):
         return None
     found = tokens(text)
-    if not found or found[0] in NO_SUBJECT_OPENERS or found[0] in POLITE_OPENERS or found[0] in INTERJECTIONS:
-        return None
-    if any(t in FIRST_PERSON or t in SECOND_PERSON for t in found):
+    if not _opens_as_a_note(found) or any(t in FIRST_PERSON or t in SECOND_PERSON for t in found):
         return None
     if len(content_words(text)) < MIN_CONTENT_WORDS or _says_nothing(text):
         return None
     return capitalized(text.rstrip(";, "))
+
+
+def _opens_as_a_note(found: list[str]) -> bool:
+    """Its first word is none of a sentence about someone unnamed or the world, a request, an interjection."""
+    return bool(found) and not (
+        found[0] in NO_SUBJECT_OPENERS or found[0] in POLITE_OPENERS or found[0] in INTERJECTIONS
+    )
 
 
 def _says_nothing(text: str) -> bool:

@@ -91,6 +91,11 @@ class Person:
             return self.name or ""
         return f"my {self.relation}" + (f" {self.name}" if self.name else "")
 
+    @property
+    def may_take_a_name(self) -> bool:
+        """A relation named without a name that a name opening a sentence may be: one person, not a pet."""
+        return self.name is None and self.relation not in (None, *PETS) and self.kind != "they"
+
     def fits(self, pronoun: str) -> bool:
         if pronoun == "they":
             return self.kind == "they"
@@ -102,6 +107,16 @@ def _a_name(word: str | None) -> str | None:
     if word is None or re.split(r"['’]", word)[0] in _NOT_NAMES:
         return None
     return word
+
+
+def _subject_name(sentence: str) -> str | None:
+    """The name a sentence opens with as a person's subject ("Lily is obsessed with horses"), or None ("she's really
+    into…": a common word, no name)."""
+    match = _NAMED_SUBJECT.match(sentence)
+    name = _a_name(match.group("name")) if match else None
+    if name is not None and name[:1].islower() and not _lower_case_name(name, " is"):
+        return None
+    return name
 
 
 def _lower_case_name(word: str, after: str) -> bool:
@@ -147,15 +162,12 @@ class People:
     def name_the_unnamed(self, sentence: str) -> None:
         """A name the conversation has not named, opening a sentence as a person's ("Lily is obsessed with horses"):
         the name of the latest relation named without one ("my daughter" -> "my daughter Lily")."""
-        match = _NAMED_SUBJECT.match(sentence)
-        name = _a_name(match.group("name")) if match else None
-        if name is not None and name[:1].islower() and not _lower_case_name(name, " is"):
-            name = None  # "she's really into…": a common word, no name
+        name = _subject_name(sentence)
         if name is None or any(p.name == name for p in self._named):
             return
         for i in range(len(self._named) - 1, -1, -1):
             person = self._named[i]
-            if person.name is None and person.relation not in (None, *PETS) and person.kind != "they":
+            if person.may_take_a_name:
                 self._named[i] = Person(person.relation, name, person.kind)
                 return
 
