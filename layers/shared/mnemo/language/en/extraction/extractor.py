@@ -34,7 +34,6 @@ Near-duplicates and facts that replace older ones are the memory service's (mnem
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -61,6 +60,7 @@ from mnemo.language.en.extraction.wording import (
     speaks_of_self,
     tokens,
 )
+from mnemo.language.en.patterns import pattern
 from mnemo.language.statements import Cited, Sentence, Statement, Turn
 
 
@@ -201,7 +201,7 @@ def _told_without_subject(sentence: str, questions: Sequence[Cited], at: datetim
     return None if questions else job_title(sentence)
 
 
-_TODAY = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.IGNORECASE)
+_TODAY = pattern("extractor.toml", "today")
 
 
 def _dated(sentence: str, at: datetime) -> bool:
@@ -225,7 +225,7 @@ def _answers_yes_or_no(sentence: str) -> bool:
     return bool(first) and first[0] in YES | NO
 
 
-_ABOUT = re.compile(r"\babout (?:the|your) (?P<topic>[\w-]+(?: [\w-]+)?)\?*$", re.IGNORECASE)
+_ABOUT = pattern("extractor.toml", "about")
 
 
 def _in_context(sentence: str, question: str) -> str:
@@ -243,11 +243,7 @@ def _in_context(sentence: str, question: str) -> str:
     return f"{sentence.rstrip(' .!')} (about the {topic})"
 
 
-_ASKING = re.compile(
-    r",\s*(?:and\s+|so\s+|but\s+)?(?=(?:is|are|can|could|would|should|do|does|did|will|what|how|where|when|why|"
-    r"which|who|any|anything|ideas|thoughts|tips)\b)",
-    re.IGNORECASE,
-)
+_ASKING = pattern("extractor.toml", "asking")
 
 
 def _said_before_asking(span: Sentence) -> Sentence | None:
