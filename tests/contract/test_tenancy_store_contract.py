@@ -141,6 +141,18 @@ def test_orgs_projects_and_members(store: TenancyStore) -> None:
     assert store.get_org(acme.id) is None and store.orgs_of(alice.id) == []
 
 
+def test_a_saved_organization_replaces_the_stored_one_and_a_deleted_one_stays_deleted(store: TenancyStore) -> None:
+    alice = user(store, "alice@example.com")
+    acme, other = org(store, alice, "Acme"), org(store, alice, "Other")
+    renamed = Organization(acme.id, "Acme Labs", acme.created_at, T0 + timedelta(days=1))
+    store.save_org(renamed)
+    assert store.get_org(acme.id) == renamed and store.get_org(other.id) == other
+    assert {o.name for o in store.orgs_of(alice.id)} == {"Acme Labs", "Other"}  # created together: either order
+    store.delete_org(other.id)
+    store.save_org(Organization(other.id, "Back", other.created_at, T0))
+    assert store.get_org(other.id) is None and store.orgs_of(alice.id) == [renamed]
+
+
 def test_keys_are_found_by_hash_until_revoked_and_only_within_their_project(store: TenancyStore) -> None:
     alice = user(store, "alice@example.com")
     acme = org(store, alice)

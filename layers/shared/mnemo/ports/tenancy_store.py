@@ -48,6 +48,10 @@ class DirectoryStore(Protocol):
 
     def get_org(self, org_id: str) -> Organization | None: ...
 
+    def save_org(self, org: Organization) -> None:
+        """Overwrite a stored organization (its name and times); one deleted meanwhile stays deleted."""
+        ...
+
     def orgs_of(self, user_id: str) -> list[Organization]:
         """The organizations the user is a member of, oldest first."""
         ...

@@ -98,6 +98,10 @@ class DynamoDirectoryStore(TenancyTable):
         item = self._ops.get(org_item_key(org_id))
         return None if item is None else org_of(item)
 
+    def save_org(self, org: Organization) -> None:
+        """Overwrite a stored organization (one deleted meanwhile stays deleted)."""
+        self._ops.conditionally("put_item", Item=org_item(org), ConditionExpression="attribute_exists(pk)")
+
     def orgs_of(self, user_id: str) -> list[Organization]:
         pointers = self._ops.partition(text(platform_user_key(user_id), "pk"), ORG_OF_USER)
         found = self._ops.batch_get([org_item_key(text(p, "org_id")) for p in pointers])

@@ -72,6 +72,13 @@ class SqliteDirectoryStore(TenancyTables):
         )
         return org_of(row.fetchone())
 
+    def save_org(self, org: Organization) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE platform_orgs SET name = ?, created_at = ?, updated_at = ? WHERE id = ?",
+                (org.name, iso(org.created_at), iso(org.updated_at), org.id),
+            )
+
     def orgs_of(self, user_id: str) -> list[Organization]:
         rows = self._db.read().execute(
             "SELECT o.id, o.name, o.created_at, o.updated_at FROM platform_orgs o "
