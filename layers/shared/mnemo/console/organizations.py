@@ -1,4 +1,5 @@
-"""The home page: the person's organizations and the projects of each (a project's link switches to it), creating
+"""The home page: the person's organizations and the projects of each (a project's link switches to it; an
+organization they reach only through a project shows that project alone, as a project member's), creating
 an organization or a project, renaming an organization, and deleting one after typing its name (the API's DELETE has
 no undo)."""
 
@@ -14,11 +15,8 @@ from mnemo.errors import ValidationError
 
 
 def _home(visit: Visit) -> Response:
-    tenancy = visit.platform.tenancy
-    user = visit.session.user
-    orgs = []
-    for details in tenancy.orgs(user):
-        orgs.append((details, tenancy.projects(details.org.id, user)))
+    """Every organization the person reaches: those they are a member of, and those they reach through a project."""
+    orgs = [(found.org, found.projects) for found in visit.platform.tenancy.reached(visit.session.user)]
     return visit.page("home.html", orgs=orgs, owner=Role.OWNER)
 
 

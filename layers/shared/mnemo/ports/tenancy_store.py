@@ -73,6 +73,10 @@ class DirectoryStore(Protocol):
 
     def projects_of_org(self, org_id: str) -> list[Project]: ...
 
+    def projects_of_member(self, user_id: str) -> list[Project]:
+        """The projects the user is a member of directly (not through their organization), oldest first."""
+        ...
+
     def save_project(self, project: Project) -> None: ...
 
     def delete_project(self, project_id: str) -> None:

@@ -121,6 +121,15 @@ class SqliteDirectoryStore(TenancyTables):
         )
         return [p for p in (project_of(r) for r in rows) if p is not None]
 
+    def projects_of_member(self, user_id: str) -> list[Project]:
+        columns = ", ".join(f"p.{c.strip()}" for c in PROJECT_COLUMNS.split(","))
+        rows = self._db.read().execute(
+            f"SELECT {columns} FROM platform_projects p JOIN platform_project_members m ON m.project_id = p.id "
+            "WHERE m.user_id = ? ORDER BY p.created_at, p.id",
+            (user_id,),
+        )
+        return [p for p in (project_of(r) for r in rows) if p is not None]
+
     def save_project(self, project: Project) -> None:
         assignments = ", ".join(f"{c.strip()} = ?" for c in PROJECT_COLUMNS.split(","))
         with self._db.write() as conn:

@@ -52,6 +52,7 @@ from mnemo.services.platform.tenancy.project_changes import (
     required_email,
     required_role,
 )
+from mnemo.services.platform.tenancy.reach import Reached, reached
 
 ORG_NOT_FOUND = "Organization not found."
 PROJECT_NOT_FOUND = "Project not found."
@@ -131,6 +132,10 @@ class TenancyService:
 
     def orgs(self, user: PlatformUser) -> list[OrgDetails]:
         return [self._org_details(org, user) for org in self._store.orgs_of(user.id)]
+
+    def reached(self, user: PlatformUser) -> list[Reached]:
+        """Every organization the user reaches, as a member or through a project of it (reach.py)."""
+        return reached(self._store, user)
 
     def create_org(self, user: PlatformUser, name: str) -> Organization:
         return self._new_org(user, name)
