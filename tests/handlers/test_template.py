@@ -268,7 +268,9 @@ def test_webhook_events_reach_the_delivery_function_through_its_queue_with_a_dea
     ]
 
 
-@pytest.mark.parametrize("function", ["PlatformFunction", "IngestWorkerFunction", "WebhookDeliveryFunction"])
+@pytest.mark.parametrize(
+    "function", ["PlatformFunction", "ConsoleFunction", "IngestWorkerFunction", "WebhookDeliveryFunction"]
+)
 def test_every_function_that_writes_webhook_events_publishes_them_to_the_topic(function: str) -> None:
     properties = RESOURCES[function]["Properties"]
     assert properties["Environment"]["Variables"]["MNEMO_TOPIC_ARN"] == {"Ref": "EventsTopic"}
