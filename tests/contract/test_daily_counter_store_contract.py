@@ -5,55 +5,26 @@ projects, and go when the project is deleted."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-import pytest
-from moto import mock_aws
-
 from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
-from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.domain.memory import new_id
 from mnemo.domain.tenancy import Organization, PlatformUser, Project
 from mnemo.ports.tenancy_store import TenancyStore
-from tests.support import moto_aws
-from tests.support.dynamodb_tables import create_accounts_table
+from tests.support.store_backends import Backend, adapter_fixture, on_accounts_table, on_sqlite
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 NOV = [date(2026, 11, day) for day in range(1, 31)]
 
 
-@contextmanager
-def sqlite_store(tmp_path: Path) -> Iterator[TenancyStore]:
-    database = Database(tmp_path / "tenancy.sqlite3")
-    try:
-        yield SqliteTenancyStore(database)
-    finally:
-        database.close()
-
-
-@contextmanager
-def dynamodb_store(_tmp_path: Path) -> Iterator[TenancyStore]:
-    """DynamoDB under moto; pages of 2 items, so that a range of days is read over several pages."""
-    with mock_aws():
-        client = moto_aws.client("dynamodb")
-        create_accounts_table(client, "tenancy")
-        yield DynamoTenancyStore(client, "tenancy", page_size=2)
-
-
-ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[TenancyStore]]] = {
-    "sqlite": sqlite_store,
-    "dynamodb": dynamodb_store,
+# DynamoDB in pages of 2 items, so that a range of days is read over several pages.
+ADAPTERS: dict[str, Backend[TenancyStore]] = {
+    "sqlite": on_sqlite(SqliteTenancyStore),
+    "dynamodb": on_accounts_table(lambda client, table: DynamoTenancyStore(client, table, page_size=2)),
 }
-
-
-@pytest.fixture(params=sorted(ADAPTERS))
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TenancyStore]:
-    with ADAPTERS[request.param](tmp_path) as built:
-        yield built
+store = adapter_fixture(ADAPTERS)
 
 
 def project(store: TenancyStore) -> Project:
@@ -107,7 +78,7 @@ def test_another_projects_days_are_never_answered(store: TenancyStore) -> None:
 def test_concurrent_bumps_never_lose_one_on_sqlite(tmp_path: Path) -> None:
     """On SQLite, the upsert in one write transaction. (DynamoDB's ADD is atomic in the service itself; moto, which
     stands in for it here, does not serialize concurrent updates, so the suite cannot show it there.)"""
-    with sqlite_store(tmp_path) as store:
+    with ADAPTERS["sqlite"](tmp_path) as store:
         bumped_concurrently(store)
 
 

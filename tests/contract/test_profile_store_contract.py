@@ -9,56 +9,25 @@ the first job); a project's deletion takes its settings, profiles and jobs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-
-import pytest
-from moto import mock_aws
 
 from mnemo.adapters.dynamodb.profile_store import DynamoProfileStore
-from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.profile_store import SqliteProfileStore
 from mnemo.domain.profiles import JobStatus, Profile, ProfileJob, ProfileSettings, ProfileStatus
 from mnemo.ports.profile_store import ProfileStore
-from tests.support import moto_aws
-from tests.support.dynamodb_tables import create_accounts_table
+from tests.support.store_backends import Backend, adapter_fixture, on_accounts_table, on_sqlite
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
 S = timedelta(seconds=1)
 M = timedelta(minutes=1)
 
 
-@contextmanager
-def sqlite_store(tmp_path: Path) -> Iterator[ProfileStore]:
-    database = Database(tmp_path / "main.sqlite3")
-    try:
-        yield SqliteProfileStore(database)
-    finally:
-        database.close()
-
-
-@contextmanager
-def dynamodb_store(_tmp_path: Path) -> Iterator[ProfileStore]:
-    """The accounts table under moto (whose backends are not thread-safe: calls take turns)."""
-    with mock_aws():
-        client = moto_aws.OneCallAtATime(moto_aws.client("dynamodb"))
-        create_accounts_table(client, "profiles-accounts")
-        yield DynamoProfileStore(client, "profiles-accounts")
-
-
-ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[ProfileStore]]] = {
-    "sqlite": sqlite_store,
-    "dynamodb": dynamodb_store,
+ADAPTERS: dict[str, Backend[ProfileStore]] = {
+    "sqlite": on_sqlite(SqliteProfileStore),
+    "dynamodb": on_accounts_table(DynamoProfileStore, one_call_at_a_time=True),
 }
-
-
-@pytest.fixture(params=sorted(ADAPTERS))
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ProfileStore]:
-    with ADAPTERS[request.param](tmp_path) as built:
-        yield built
+store = adapter_fixture(ADAPTERS)
 
 
 def job(job_id: str = "j1", project_id: str = "p1", key: str | None = "k1", **fields: object) -> ProfileJob:

@@ -10,55 +10,26 @@ claim) and does nothing to a claim that replaced it; a project's drop taking its
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-
-import pytest
-from moto import mock_aws
 
 from mnemo.adapters.dynamodb.reflection_store import DynamoReflectionStore
-from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.reflection_store import SqliteReflectionStore
 from mnemo.ports.reflection_store import ReflectionState, ReflectionStore
-from tests.support import moto_aws
-from tests.support.dynamodb_tables import create_accounts_table
+from tests.support.store_backends import Backend, adapter_fixture, on_accounts_table, on_sqlite
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
 
 
-@contextmanager
-def sqlite_store(tmp_path: Path) -> Iterator[ReflectionStore]:
-    database = Database(tmp_path / "main.sqlite3")
-    try:
-        yield SqliteReflectionStore(database)
-    finally:
-        database.close()
-
-
-@contextmanager
-def dynamodb_store(_tmp_path: Path) -> Iterator[ReflectionStore]:
-    """The accounts table under moto (whose backends are not thread-safe: calls take turns)."""
-    with mock_aws():
-        client = moto_aws.OneCallAtATime(moto_aws.client("dynamodb"))
-        create_accounts_table(client, "dream-accounts")
-        yield DynamoReflectionStore(client, "dream-accounts", page_size=2)
-
-
-ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[ReflectionStore]]] = {
-    "sqlite": sqlite_store,
-    "dynamodb": dynamodb_store,
+ADAPTERS: dict[str, Backend[ReflectionStore]] = {
+    "sqlite": on_sqlite(SqliteReflectionStore),
+    "dynamodb": on_accounts_table(
+        lambda client, table: DynamoReflectionStore(client, table, page_size=2), one_call_at_a_time=True
+    ),
 }
-
-
-@pytest.fixture(params=sorted(ADAPTERS))
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ReflectionStore]:
-    with ADAPTERS[request.param](tmp_path) as built:
-        yield built
+store = adapter_fixture(ADAPTERS)
 
 
 def test_given_projects_turned_on_and_off_when_listed_then_the_ones_on_in_id_order(store: ReflectionStore):

@@ -8,16 +8,9 @@ answered across projects.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-
-import pytest
-from moto import mock_aws
 
 from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
-from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.domain.erasure import Erasure
 from mnemo.domain.llm_usage import LLMUsage
@@ -35,40 +28,17 @@ from mnemo.domain.tenancy import (
     Role,
 )
 from mnemo.ports.tenancy_store import TenancyStore
-from tests.support import moto_aws
-from tests.support.dynamodb_tables import create_accounts_table
+from tests.support.store_backends import Backend, adapter_fixture, on_accounts_table, on_sqlite
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
-@contextmanager
-def sqlite_store(tmp_path: Path) -> Iterator[TenancyStore]:
-    database = Database(tmp_path / "tenancy.sqlite3")
-    try:
-        yield SqliteTenancyStore(database)
-    finally:
-        database.close()
-
-
-@contextmanager
-def dynamodb_store(_tmp_path: Path) -> Iterator[TenancyStore]:
-    """DynamoDB under moto; pages of 2 items, so that every query below runs over several pages."""
-    with mock_aws():
-        client = moto_aws.client("dynamodb")
-        create_accounts_table(client, "tenancy")
-        yield DynamoTenancyStore(client, "tenancy", page_size=2)
-
-
-ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[TenancyStore]]] = {
-    "sqlite": sqlite_store,
-    "dynamodb": dynamodb_store,
+# DynamoDB in pages of 2 items, so that every query below runs over several pages.
+ADAPTERS: dict[str, Backend[TenancyStore]] = {
+    "sqlite": on_sqlite(SqliteTenancyStore),
+    "dynamodb": on_accounts_table(lambda client, table: DynamoTenancyStore(client, table, page_size=2)),
 }
-
-
-@pytest.fixture(params=sorted(ADAPTERS))
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TenancyStore]:
-    with ADAPTERS[request.param](tmp_path) as built:
-        yield built
+store = adapter_fixture(ADAPTERS)
 
 
 def user(store: TenancyStore, email: str) -> PlatformUser:

@@ -10,13 +10,10 @@ active webhook's queue); deletes take the deliveries along.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from moto import mock_aws
 
 from mnemo.adapters.dynamodb.webhook_items import DUE_SHARDS
@@ -37,38 +34,16 @@ from mnemo.domain.webhooks import (
 from mnemo.ports.webhook_store import WebhookStore
 from tests.support import moto_aws
 from tests.support.dynamodb_tables import create_accounts_table
+from tests.support.store_backends import Backend, adapter_fixture, on_accounts_table, on_sqlite
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 123456, tzinfo=UTC)
 
 
-@contextmanager
-def sqlite_store(tmp_path: Path) -> Iterator[WebhookStore]:
-    database = Database(tmp_path / "main.sqlite3")
-    try:
-        yield SqliteWebhookStore(database)
-    finally:
-        database.close()
-
-
-@contextmanager
-def dynamodb_store(_tmp_path: Path) -> Iterator[WebhookStore]:
-    """The accounts table under moto (whose backends are not thread-safe: calls take turns)."""
-    with mock_aws():
-        client = moto_aws.OneCallAtATime(moto_aws.client("dynamodb"))
-        create_accounts_table(client, "webhooks-accounts")
-        yield DynamoWebhookStore(client, "webhooks-accounts")
-
-
-ADAPTERS: dict[str, Callable[[Path], AbstractContextManager[WebhookStore]]] = {
-    "sqlite": sqlite_store,
-    "dynamodb": dynamodb_store,
+ADAPTERS: dict[str, Backend[WebhookStore]] = {
+    "sqlite": on_sqlite(SqliteWebhookStore),
+    "dynamodb": on_accounts_table(DynamoWebhookStore, one_call_at_a_time=True),
 }
-
-
-@pytest.fixture(params=sorted(ADAPTERS))
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[WebhookStore]:
-    with ADAPTERS[request.param](tmp_path) as built:
-        yield built
+store = adapter_fixture(ADAPTERS)
 
 
 def webhook(project_id: str = "proj_a", name: str = "hook", at: datetime = T0, **fields: object) -> Webhook:

@@ -26,7 +26,7 @@ from mnemo.services.namespace_memory import NamespaceMemoryServices
 from mnemo.services.providers import ActiveProviders, ProviderSet
 from tests.support import moto_aws
 from tests.support.dynamodb_tables import create_memory_table
-from tests.unit.test_opensearch_index import FakeCluster, bulk_ok, msearch, ok, search_response
+from tests.unit.test_opensearch_index import FakeCluster, bulk_ok, index_not_found, msearch, ok, search_response
 
 TABLE = "memories"
 BASE = "mnemo-memories"
@@ -118,6 +118,7 @@ def test_given_a_project_when_adding_searching_and_dropping_then_only_its_own_in
     cluster.on("PUT", index, ok({"acknowledged": True, "shards_acknowledged": True, "index": index[1:]}))
     cluster.on("POST", f"{index}/_bulk", bulk_ok)
     cluster.on("POST", f"{index}/_msearch", empty_msearch)
+    cluster.on("POST", f"{index}/_search", index_not_found())  # the first search's look for stale facets
     cluster.on("DELETE", index, ok({"acknowledged": True}))
     transport = HttpTransport("https://search.example.com", http_transport=httpx.MockTransport(cluster.handle))
     providers = ActiveProviders(ProviderSet(embedder=embedder, llm=None, custom_instructions=None))
@@ -134,6 +135,7 @@ def test_given_a_project_when_adding_searching_and_dropping_then_only_its_own_in
     namespaces.drop("proj_a")
 
     assert [(s.method, s.path) for s in cluster.sent] == [
+        ("POST", f"{index}/_search"),  # documents of facets another pack version read: none, no index yet
         ("POST", f"{index}/_msearch"),  # the add looks for a memory its new one says the same as (a merge)
         ("HEAD", index),
         ("PUT", index),

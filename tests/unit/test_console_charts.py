@@ -4,6 +4,7 @@ that follows the days, and a clear chart for an empty series."""
 
 from __future__ import annotations
 
+import itertools
 import xml.etree.ElementTree as ET
 from datetime import date, timedelta
 
@@ -115,3 +116,11 @@ def test_a_series_of_zeros_draws_flat_bars_on_an_axis_to_one() -> None:
 )
 def test_the_value_axis_tops_at_a_round_number(value: int, top: int) -> None:
     assert round_up(value) == top
+
+
+def test_the_dates_of_a_short_series_never_overlap() -> None:
+    for count in range(1, 120):
+        root = parsed(bar_chart("Adds", days(*range(count)), unit="adds"))
+        xs = [float(t.get("x") or 0) for t in root.iter(f"{SVG}text") if (t.text or "").startswith("2026-")]
+        assert xs and all(later - earlier >= 72 for earlier, later in itertools.pairwise(xs)), (count, xs)
+        assert xs[-1] + 30 <= float(root.get("width") or 0)  # the last date (about 60 wide, centred) is inside

@@ -153,6 +153,32 @@ def test_given_a_reader_then_a_write_is_a_403_page(tenancy: TenancyService) -> N
     assert client.get(base + "/no-such-section").status_code == 404
 
 
+def _try_sign_in(client: TestClient, email: str, password: str) -> Any:
+    page = client.get("/console/sign-in")
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
+    assert token
+    return client.post("/console/sign-in", data={"email": email, "password": password, "csrf_token": token[1]})
+
+
+def test_given_a_throttled_sign_in_then_it_answers_429_with_the_page_and_when_to_retry(
+    tenancy: TenancyService,
+) -> None:
+    # Given an account whose sign-in failed as often as the sign-in allows
+    auth = FakeConsoleAuth(tenancy)
+    _owner(tenancy, auth)
+    client = _client(tenancy, auth)
+    for _ in range(5):
+        wrong = _try_sign_in(client, "owner@example.com", "not the password")
+        assert wrong.status_code == 401 and "Retry-After" not in wrong.headers
+    # When it is tried again, even with the right password
+    refused = _try_sign_in(client, "owner@example.com", PASSWORD)
+    # Then the sign-in page answers 429, with the message and the seconds to wait
+    assert refused.status_code == 429
+    assert refused.headers["Retry-After"] == "60"
+    assert "Too many failed sign-ins" in refused.text and 'name="password"' in refused.text
+    assert "mnemo_console=" not in refused.headers.get("set-cookie", "")
+
+
 @pytest.mark.parametrize(
     ("asked", "kept"),
     [

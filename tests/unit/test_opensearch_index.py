@@ -130,7 +130,10 @@ def bulk_ok(request: httpx.Request) -> httpx.Response:
 
 
 def make_index(cluster: FakeCluster, **options: Any) -> OpenSearchMemoryIndex:
+    """The adapter over the scripted cluster; its pass over stale facets before searches (which sends requests of
+    its own) is off unless asked for: tests/unit/test_opensearch_stale_facets.py checks it."""
     transport = HttpTransport("https://search.example.com", http_transport=httpx.MockTransport(cluster.handle))
+    options.setdefault("stale_facets", None)
     return OpenSearchMemoryIndex(transport, NAME, sleep=lambda _: None, **options, facets=english())
 
 

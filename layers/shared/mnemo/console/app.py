@@ -16,15 +16,20 @@ from starlette.staticfiles import StaticFiles
 
 from mnemo.console import (
     api_keys,
+    dream,
     entities,
     events,
     members,
     memories,
     memory_detail,
     organizations,
+    profiles,
     project_settings,
     projects,
     sign_in,
+    usage,
+    webhook_tools,
+    webhooks,
 )
 from mnemo.console.rendering import render
 from mnemo.console.security import SecurityHeaders
@@ -48,7 +53,11 @@ def create_console(services: ConsoleServices) -> Starlette:
         *project_settings.ROUTES,
         *entities.ROUTES,
         *events.ROUTES,
-        *projects.SECTION_FALLBACK,  # last: a section without a page of its own yet
+        *profiles.ROUTES,
+        *dream.ROUTES,
+        *webhooks.ROUTES,
+        *webhook_tools.ROUTES,
+        *usage.ROUTES,
         Mount("/static", StaticFiles(packages=[("mnemo.console", "static")]), name="static"),
     ]
     app = Starlette(

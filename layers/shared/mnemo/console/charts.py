@@ -21,12 +21,13 @@ from html import escape
 PLOT_HEIGHT = 160
 TOP = 16
 LEFT = 56  # room for the value labels
-RIGHT = 16
+RIGHT = 40  # room for half the last date label
 BOTTOM = 40  # room for the date labels
 MIN_STEP = 3  # pixels per day, at most days
 MAX_STEP = 28
 WIDE_PLOT = 720  # the plot's width the step aims at
 DATE_LABELS = 6  # at most this many dates under the bars
+DATE_SPACE = 72  # pixels between two date labels at least (a date is about 60 wide)
 FONT = 'font-family="system-ui, sans-serif" font-size="11"'
 NO_DATA = "No data yet"
 
@@ -121,10 +122,11 @@ def _bars(series: Sequence[DayValue], frame: _Frame, unit: str) -> list[str]:
 
 
 def _date_labels(series: Sequence[DayValue], frame: _Frame) -> list[str]:
-    """The first day, the last, and evenly spaced days between: at most DATE_LABELS."""
-    every = max(1, math.ceil((len(series) - 1) / (DATE_LABELS - 1)))
+    """The first day, the last, and evenly spaced days between: at most DATE_LABELS, never overlapping."""
+    every = max(1, math.ceil((len(series) - 1) / (DATE_LABELS - 1)), math.ceil(DATE_SPACE / frame.step))
     shown = sorted({*range(0, len(series), every), len(series) - 1})
-    if len(shown) > 1 and shown[-1] - shown[-2] < every / 2:
+    gap = shown[-1] - shown[-2] if len(shown) > 1 else every
+    if gap < every / 2 or gap * frame.step < DATE_SPACE:
         del shown[-2]  # the last day's label would crowd the one before
     y = TOP + PLOT_HEIGHT + 14
     return [

@@ -30,9 +30,6 @@ SECTIONS = (
     ("Usage", "usage"),
     ("Settings", "settings"),
 )
-BUILT = frozenset(
-    {"keys", "members", "memories", "settings"}
-)  # the sections with a page; the others say they are not built yet
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,16 +83,8 @@ def _delete(visit: Visit) -> Response:
     return visit.done("/", f"Project {name} deleted, with all its data.")
 
 
-def _not_built(visit: Visit) -> Response:
-    section = visit.param("section")
-    if section not in {path for _label, path in SECTIONS} or section in BUILT:
-        return visit.page("error.html", 404, message="No such page.")
-    return visit.page("not_built.html", project=project_view(visit, section))
-
-
 ROUTES = [
     Route(PROJECT + "/", signed_in(_overview), methods=["GET"]),
     Route(PROJECT + "/rename", signed_in(_rename), methods=["POST"]),
     Route(PROJECT + "/delete", signed_in(_delete), methods=["GET", "POST"]),
 ]
-SECTION_FALLBACK = [Route(PROJECT + "/{section}", signed_in(_not_built), methods=["GET"])]

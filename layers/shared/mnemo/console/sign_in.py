@@ -21,7 +21,7 @@ from mnemo.console.security import (
     tokens_match,
 )
 from mnemo.console.visits import BAD_CSRF, NOT_CONFIGURED, Visit, read_form, safe_next, services_of, signed_in
-from mnemo.errors import MnemoError, NotFoundError, ValidationError
+from mnemo.errors import MnemoError, NotFoundError, RateLimitedError, ValidationError
 from mnemo.ports.console_auth import ConsoleAuth, ConsoleSession, Invitation
 
 MAX_TOKEN = 200  # characters of an invitation token
@@ -81,6 +81,10 @@ async def sign_in(request: Request) -> Response:
         session = await run_in_threadpool(
             auth.sign_in, form.get("email", ""), form.get("password", ""), _client(request)
         )
+    except RateLimitedError as exc:  # the throttle: the same page, and when to try again
+        refused = _form_page(request, "sign_in.html", 429, next=to, error=exc.message, email=form.get("email", ""))
+        refused.headers["Retry-After"] = str(exc.retry_after)
+        return refused
     except MnemoError as exc:
         return _form_page(request, "sign_in.html", 401, next=to, error=exc.message, email=form.get("email", ""))
     return _signed_in_as(request, session, to)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -74,19 +75,27 @@ def index_body(dimension: int, *, m: int = 16, ef_construction: int = 128) -> di
     }
 
 
+def derived_fields(text: str, created_at: datetime, words: IndexWords) -> dict[str, Any]:
+    """The fields of a document that the language pack reads (its facets, its creation day in words), stamped with
+    the pack's version: what a document stale for another version has rewritten (facet_versions.py)."""
+    return {
+        "dated": words.date_words(created_at),
+        FACETS_FIELD: words.facets(text),
+        FACETS_VERSION_FIELD: words.version,
+    }
+
+
 def document(record: MemoryRecord, vector: Vectors, facets: IndexWords) -> dict[str, Any]:
     """The document indexed for a memory, its facets read by `facets` and stamped with their version."""
     return {
         "id": record.id,
         "memory": record.text,
-        "dated": facets.date_words(record.created_at),
+        **derived_fields(record.text, record.created_at, facets),
         **{name: getattr(record.scope, name) for name in _SCOPE},
         "actor_id": record.actor_id,
         "role": record.role,
         "state": record.state.value,
         "categories": list(record.categories),
-        FACETS_FIELD: facets.facets(record.text),
-        FACETS_VERSION_FIELD: facets.version,
         "metadata": record.metadata,
         "metadata_terms": metadata_terms(record.metadata),
         "created_at": iso(record.created_at),

@@ -10,11 +10,13 @@ deletes are direct. OpenSearch Serverless vector collections refuse client-chose
 (`document_ids="generated"`) an upsert first deletes the memory's current documents found by a `terms` query
 on `id`; writes become searchable after the collection's refresh interval, so a memory rewritten twice within
 it can briefly have two documents: search keeps the best hit per memory, and `mnemo reindex` rebuilds cleanly.
+
+Documents whose facets another version of the language pack read are re-derived by the index itself, a bounded pass
+before each search until none are left (facet_versions.py).
 """
 
 from __future__ import annotations
 
-import json
 import random
 import threading
 import time
@@ -33,15 +35,22 @@ from mnemo.adapters.opensearch.documents import (
     filter_document,
     index_body,
 )
+from mnemo.adapters.opensearch.facet_versions import REDERIVE, Progress, RederiveLimits, StaleFacets
 from mnemo.adapters.opensearch.query_dsl import translate
-from mnemo.adapters.opensearch.transport import Response, SearchIndexError, Transport
+from mnemo.adapters.opensearch.transport import (
+    NDJSON,
+    Response,
+    SearchIndexError,
+    Transport,
+    json_bytes,
+    ndjson_line,
+)
 from mnemo.domain import filters as f
 from mnemo.domain.memory import MemoryRecord
 from mnemo.ports.embedder import Vectors
 from mnemo.ports.facets import IndexWords
 from mnemo.ports.memory_index import IndexHit
 
-NDJSON = "application/x-ndjson"
 MAX_WINDOW = 10_000  # OpenSearch's max_result_window and the k-NN query's largest k
 _Hit = tuple[str, float, Mapping[str, Any]]  # memory id, _score, _source
 
@@ -56,7 +65,7 @@ class BulkLimits:
 
 
 class OpenSearchMemoryIndex:
-    def __init__(
+    def __init__(  # noqa: PLR0913 - the collaborators, then tunings: each keyword defaulted
         self,
         transport: Transport,
         index_name: str,
@@ -67,10 +76,13 @@ class OpenSearchMemoryIndex:
         min_candidates: int = 64,
         sleep: Callable[[float], None] = time.sleep,
         facets: IndexWords,
+        stale_facets: RederiveLimits | None = REDERIVE,
     ) -> None:
         """`refresh` is passed to bulk writes ("wait_for" makes writes searchable before returning; Serverless
         does not support it, keep "false" there). `facets`: what reads a memory's facets and keywords (a language
-        pack), whose version each document carries."""
+        pack), whose version each document carries; documents of another version are re-derived a pass before
+        each search within `stale_facets` (None: not before searches, only when `rederive_facets` is called; see
+        facet_versions.py)."""
         self._transport = transport
         self._facets = facets
         self._name = index_name
@@ -83,6 +95,7 @@ class OpenSearchMemoryIndex:
         self._sleep = sleep
         self._dimension: int | None = None  # the dimension of the index known to exist
         self._lock = threading.Lock()
+        self._stale = StaleFacets(transport, index_name, facets, stale_facets, refresh=refresh)
 
     # ---- index lifecycle ----------------------------------------------------------------------------
 
@@ -120,6 +133,7 @@ class OpenSearchMemoryIndex:
             if reply.status != 404:
                 reply.raise_for_status("index deletion")
             self._dimension = None
+        self._stale.forget()
 
     def count(self) -> int:
         reply = self._call("GET", f"/{self._name}/_count")
@@ -207,7 +221,7 @@ class OpenSearchMemoryIndex:
         lines: list[bytes] = []
         size = 0
         for operation in operations:
-            encoded = _line(operation[0]) + (_line(operation[1]) if operation[1] is not None else b"")
+            encoded = ndjson_line(operation[0]) + (ndjson_line(operation[1]) if operation[1] is not None else b"")
             if chunk and (len(chunk) >= self._bulk_max_docs or size + len(encoded) > self._bulk_max_bytes):
                 yield chunk, b"".join(lines)
                 chunk, lines, size = [], [], 0
@@ -225,6 +239,7 @@ class OpenSearchMemoryIndex:
         translation = translate(expr)
         if translation.matches_nothing:
             return []
+        self._stale.step()  # a bounded pass over the documents whose facets another pack version read, if any
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         terms = self._facets.keywords(query_text)
         check = f.predicate(expr)
@@ -246,6 +261,21 @@ class OpenSearchMemoryIndex:
             hits[memory_id] = IndexHit(memory_id, similarity, float(bm25))
         return sorted(hits.values(), key=lambda h: (-h.semantic, -h.keyword))
 
+    # ---- facets of another version ----------------------------------------------------------------------
+
+    def stale_facets(self) -> int:
+        """How many documents hold facets another version of the rules read (.facet_versions)."""
+        return self._stale.pending()
+
+    def rederive_facets(self, limit: int | None = None) -> int:
+        """Up to `limit` (None: all) of the documents with stale facets re-derived now; how many."""
+        return self._stale.rederive(limit)
+
+    @property
+    def facets_progress(self) -> Progress:
+        """How many stale documents this process re-derived, of how many."""
+        return self._stale.progress
+
     def _msearch(
         self, query: Vectors, terms: list[str], restriction: dict[str, Any] | None, size: int
     ) -> tuple[list[_Hit], list[_Hit]] | None:
@@ -253,7 +283,7 @@ class OpenSearchMemoryIndex:
         bodies = [knn_query(query, restriction, size)]
         if terms:
             bodies.append(keyword_query(terms, restriction, size))
-        payload = b"".join(_line({}) + _line(body) for body in bodies)
+        payload = b"".join(ndjson_line({}) + ndjson_line(body) for body in bodies)
         reply = self._transport.request("POST", f"/{self._name}/_msearch", payload, content_type=NDJSON)
         if reply.status == 404 and reply.error_type == "index_not_found_exception":
             return None
@@ -271,7 +301,7 @@ class OpenSearchMemoryIndex:
         return sides[0], sides[1] if len(sides) > 1 else []
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None = None) -> Response:
-        return self._transport.request(method, path, None if body is None else _json(body))
+        return self._transport.request(method, path, None if body is None else json_bytes(body))
 
 
 def knn_query(vector: Vectors, restriction: dict[str, Any] | None, size: int) -> dict[str, Any]:
@@ -303,14 +333,6 @@ def _matching(raw: list[_Hit], check: f.Predicate, limit: int) -> list[_Hit]:
         if len(kept) == limit:
             break
     return kept
-
-
-def _json(body: Any) -> bytes:
-    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def _line(body: Any) -> bytes:
-    return _json(body) + b"\n"
 
 
 def _sort_out(

@@ -16,6 +16,7 @@ import httpx
 from mnemo.errors import BackendBusyError
 
 RETRIED_STATUSES = frozenset({429, 502, 503, 504})
+NDJSON = "application/x-ndjson"  # the content type of _bulk and _msearch bodies
 
 
 class SearchIndexError(BackendBusyError):
@@ -99,6 +100,16 @@ class HttpTransport:
 
     def close(self) -> None:
         self._client.close()
+
+
+def json_bytes(body: Any) -> bytes:
+    """A request body as compact UTF-8 JSON."""
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def ndjson_line(body: Any) -> bytes:
+    """One line of an NDJSON body (_bulk, _msearch)."""
+    return json_bytes(body) + b"\n"
 
 
 def _parse(reply: httpx.Response) -> Any:
