@@ -44,7 +44,7 @@ EMAIL = "olive@acme.example"
 PASSWORD = "a long console passphrase 42"
 ORG = 'Acme <b>Labs</b> & <img src=x onerror="alert(1)">'
 PROJECT = "Research <script>alert(2)</script>"
-SECTIONS = ("keys", "members", "memories", "settings", "entities", "events")
+SECTIONS = ("keys", "members", "memories", "settings", "entities", "events", "webhooks", "profiles", "dream", "usage")
 
 
 @dataclass(frozen=True)

@@ -190,7 +190,7 @@ def test_the_profile_queue_is_standard_read_by_the_worker_and_fed_by_whoever_que
     send = {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ProfileQueue", "QueueName"]}}}
     # the platform (jobs, stale reads), the delivery function (memory changes) and the worker (a generation put
     # back) queue generations
-    for name in ("PlatformFunction", "WebhookDeliveryFunction", "IngestWorkerFunction"):
+    for name in ("PlatformFunction", "ConsoleFunction", "WebhookDeliveryFunction", "IngestWorkerFunction"):
         function = RESOURCES[name]["Properties"]
         assert function["Environment"]["Variables"]["MNEMO_PROFILE_QUEUE_URL"] == {"Ref": "ProfileQueue"}, name
         assert send in function["Policies"], name
