@@ -135,13 +135,13 @@ def function_env(name: str, stack_env: dict[str, str]) -> dict[str, str]:
     env = {
         k: v for k, v in stack_env.items() if k not in ("MNEMO_QUEUE_URL", "MNEMO_TOPIC_ARN", "MNEMO_PROFILE_QUEUE_URL")
     }
-    if name in ("platform", "ingest_worker", "webhook_delivery"):
+    if name in ("platform", "console", "ingest_worker", "webhook_delivery"):
         env["MNEMO_TOPIC_ARN"] = stack_env["MNEMO_TOPIC_ARN"]
         if "MNEMO_PROFILE_QUEUE_URL" in stack_env:
             env["MNEMO_PROFILE_QUEUE_URL"] = stack_env["MNEMO_PROFILE_QUEUE_URL"]
-    if name in ("platform", "ingest_worker", "dream_scheduler"):
+    if name in ("platform", "console", "ingest_worker", "dream_scheduler"):
         env["MNEMO_QUEUE_URL"] = stack_env["MNEMO_QUEUE_URL"]
-    if name in ("ingest_worker", "webhook_delivery", "dream_scheduler"):
+    if name in ("console", "ingest_worker", "webhook_delivery", "dream_scheduler"):
         env |= {"MNEMO_JWT_SECRET_PARAMETER": "", "MNEMO_ADMIN_API_KEY_PARAMETER": ""}
     return env
 

@@ -1,9 +1,11 @@
-"""Organizations and projects in a browser: listing, creating, switching to, renaming and deleting (after typing
-the name), each effect checked through the platform API; markup in names shown as text; a READER sees no write
-control and a forged write is refused; keyboard-only creation; the pages' accessibility."""
+"""Organizations and projects in a browser: listing (a project's member outside its organization sees that project),
+creating, switching to, renaming and deleting (after typing the name), each effect checked through the platform
+API; markup in names shown as text; a READER sees no write control and a forged write is refused; keyboard-only
+creation and renaming; the pages' accessibility."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from playwright.sync_api import Page, expect
@@ -119,3 +121,74 @@ def test_the_organization_and_project_pages_are_accessible(
     assert_accessible(page)
     page.goto(served.project_url(owner, "delete"))
     assert_accessible(page)
+
+
+def test_an_owner_renames_an_organization_from_the_home_page_with_the_keyboard(page: Page, served: Console) -> None:
+    owner = served.owner()
+    sign_in(page, served, owner)
+    field = page.get_by_label("Organization's new name")
+    tab_to(page, field)
+    page.keyboard.press("Control+A")
+    page.keyboard.type("Renamed org")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("status")).to_have_text("Organization renamed to Renamed org.")
+    expect(page.get_by_role("heading", name="Renamed org")).to_be_visible()
+    assert served.api("GET", f"{ORGS}{owner.org_id}/", owner).json()["name"] == "Renamed org"
+
+    page.get_by_label("Organization's new name").fill("   ")
+    page.get_by_role("button", name="Rename organization").click()
+    expect(page.get_by_role("alert")).to_contain_text("name")
+    assert served.api("GET", f"{ORGS}{owner.org_id}/", owner).json()["name"] == "Renamed org"
+
+
+def test_markup_in_a_new_organization_name_shows_as_text(page: Page, served: Console) -> None:
+    owner = served.owner()
+    sign_in(page, served, owner)
+    page.get_by_label("Organization's new name").fill(XSS)
+    page.get_by_role("button", name="Rename organization").click()
+    expect(page.get_by_role("heading", name=XSS)).to_be_visible()
+    assert_no_script_ran(page)
+    assert served.api("GET", f"{ORGS}{owner.org_id}/", owner).json()["name"] == XSS
+
+
+def test_an_organization_reader_sees_no_rename_control_and_a_forged_rename_is_refused(
+    page: Page, served: Console
+) -> None:
+    owner = served.owner()
+    tenancy = served.container.platform.tenancy
+    reader = served.owner("org-reader")  # a user with a password and an organization of their own
+    tenancy.add_org_member(owner.org_id, owner.user, reader.email, Role.READER.value)
+    sign_in(page, served, reader)
+    theirs = page.get_by_role("region", name=served.api("GET", f"{ORGS}{owner.org_id}/", owner).json()["name"])
+    expect(theirs).to_be_visible()
+    expect(theirs.get_by_role("button", name="Rename organization")).to_have_count(0)
+    token = csrf_of(page)
+    forged = page.request.post(f"{served.console}/orgs/{owner.org_id}/rename", form={"name": "x", "csrf_token": token})
+    assert forged.status == 403
+    no_token = page.request.post(f"{served.console}/orgs/{owner.org_id}/rename", form={"name": "x"})
+    assert no_token.status == 403
+    assert served.api("GET", f"{ORGS}{owner.org_id}/", owner).json()["name"] != "x"
+
+
+def test_a_project_only_member_sees_that_project_on_the_home_page_and_nothing_else_of_its_organization(
+    page: Page, served: Console, assert_accessible: Callable[[Page], None]
+) -> None:
+    owner = served.owner()
+    tenancy = served.container.platform.tenancy
+    tenancy.rename_org(owner.org_id, owner.user, XSS)
+    served.api("POST", f"{ORGS}{owner.org_id}/projects/", owner, json={"name": "Secret plans"})
+    member = served.member(owner, Role.READER)  # of the owner's default project, not of the organization
+    assert owner.org_id not in [found["org_id"] for found in served.api("GET", ORGS, member).json()]
+    sign_in(page, served, member)
+    theirs = page.get_by_role("region", name=XSS)
+    expect(theirs).to_contain_text("project member")
+    assert_no_script_ran(page)
+    expect(theirs.get_by_role("link", name="Default Project")).to_be_visible()
+    expect(theirs.get_by_text("Secret plans")).to_have_count(0)
+    expect(theirs.get_by_role("button")).to_have_count(0)  # no create, rename or delete there
+    expect(theirs.get_by_role("link", name=re.compile("Delete"))).to_have_count(0)
+    assert_accessible(page)
+    tab_to(page, theirs.get_by_role("link", name="Default Project"))
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(served.project_url(owner))
+    expect(page.get_by_role("heading", name="Default Project")).to_be_visible()

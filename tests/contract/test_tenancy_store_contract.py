@@ -111,6 +111,42 @@ def test_orgs_projects_and_members(store: TenancyStore) -> None:
     assert store.get_org(acme.id) is None and store.orgs_of(alice.id) == []
 
 
+def test_a_saved_organization_replaces_the_stored_one_and_a_deleted_one_stays_deleted(store: TenancyStore) -> None:
+    alice = user(store, "alice@example.com")
+    acme, other = org(store, alice, "Acme"), org(store, alice, "Other")
+    renamed = Organization(acme.id, "Acme Labs", acme.created_at, T0 + timedelta(days=1))
+    store.save_org(renamed)
+    assert store.get_org(acme.id) == renamed and store.get_org(other.id) == other
+    assert {o.name for o in store.orgs_of(alice.id)} == {"Acme Labs", "Other"}  # created together: either order
+    store.delete_org(other.id)
+    store.save_org(Organization(other.id, "Back", other.created_at, T0))
+    assert store.get_org(other.id) is None and store.orgs_of(alice.id) == [renamed]
+
+
+def test_the_projects_of_a_member_are_those_they_belong_to_directly_until_removed_or_deleted(
+    store: TenancyStore,
+) -> None:
+    alice, bob = user(store, "alice@example.com"), user(store, "bob@example.com")
+    acme, globex = org(store, alice, "Acme"), org(store, alice, "Globex")
+    first, second, third = (project(store, acme, alice), project(store, globex, alice), project(store, acme, alice))
+
+    def oldest_first(*projects: Project) -> list[Project]:  # created at the same time: by id
+        return sorted(projects, key=lambda p: (p.created_at, p.id))
+
+    assert store.projects_of_member(alice.id) == oldest_first(first, second, third)  # a project's creator is a member
+    assert store.projects_of_member(bob.id) == []
+    store.set_org_member(acme.id, bob, Role.OWNER)
+    assert store.projects_of_member(bob.id) == []  # an organization's member is no project's
+    store.set_project_member(second.id, bob, Role.READER)
+    store.set_project_member(first.id, bob, Role.READER)
+    store.set_project_member(first.id, bob, Role.OWNER)  # a role change, not a second membership
+    assert store.projects_of_member(bob.id) == oldest_first(first, second)
+    assert store.remove_project_member(first.id, bob.id)
+    assert store.projects_of_member(bob.id) == [second]
+    store.delete_project(second.id)
+    assert store.projects_of_member(bob.id) == [] and store.projects_of_member(alice.id) == oldest_first(first, third)
+
+
 def test_keys_are_found_by_hash_until_revoked_and_only_within_their_project(store: TenancyStore) -> None:
     alice = user(store, "alice@example.com")
     acme = org(store, alice)

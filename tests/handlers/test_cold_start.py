@@ -50,7 +50,7 @@ def test_every_function_starts_with_its_default_composition_and_without_torch_or
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result == {"ready": sorted(p.split("/")[-2] for p in apps), "heavy": []}
-    assert len(result["ready"]) == 9  # with the MCP function
+    assert len(result["ready"]) == 10  # with the MCP and console functions
 
 
 # What each HTTP function loads: its groups, the mnemo modules and the libraries below, and whether it built the

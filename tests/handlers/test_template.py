@@ -190,7 +190,7 @@ def test_the_profile_queue_is_standard_read_by_the_worker_and_fed_by_whoever_que
     send = {"SQSSendMessagePolicy": {"QueueName": {"Fn::GetAtt": ["ProfileQueue", "QueueName"]}}}
     # the platform (jobs, stale reads), the delivery function (memory changes) and the worker (a generation put
     # back) queue generations
-    for name in ("PlatformFunction", "WebhookDeliveryFunction", "IngestWorkerFunction"):
+    for name in ("PlatformFunction", "ConsoleFunction", "WebhookDeliveryFunction", "IngestWorkerFunction"):
         function = RESOURCES[name]["Properties"]
         assert function["Environment"]["Variables"]["MNEMO_PROFILE_QUEUE_URL"] == {"Ref": "ProfileQueue"}, name
         assert send in function["Policies"], name
@@ -268,7 +268,9 @@ def test_webhook_events_reach_the_delivery_function_through_its_queue_with_a_dea
     ]
 
 
-@pytest.mark.parametrize("function", ["PlatformFunction", "IngestWorkerFunction", "WebhookDeliveryFunction"])
+@pytest.mark.parametrize(
+    "function", ["PlatformFunction", "ConsoleFunction", "IngestWorkerFunction", "WebhookDeliveryFunction"]
+)
 def test_every_function_that_writes_webhook_events_publishes_them_to_the_topic(function: str) -> None:
     properties = RESOURCES[function]["Properties"]
     assert properties["Environment"]["Variables"]["MNEMO_TOPIC_ARN"] == {"Ref": "EventsTopic"}

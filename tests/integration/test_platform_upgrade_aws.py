@@ -125,3 +125,29 @@ def test_given_app_memories_an_earlier_version_did_not_count_when_upgrading_then
 
     assert "3 app count(s) set" in run_upgrade(capsys)  # again: the same counts, nothing else
     assert counts(project) == [("app", "web", 4), ("user", "alice", 1)] and counts(ghost) == []
+
+
+def test_given_project_members_an_earlier_version_did_not_point_to_when_upgrading_then_their_projects_are_listed(
+    tables: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mnemo.adapters.dynamodb.upgrade import upgrade_platform_items
+    from mnemo.domain.tenancy import Organization, PlatformUser, Project, Role
+
+    store = DynamoTenancyStore(tables, ACCOUNTS)
+    alice, bob = (store.add_user(PlatformUser(new_id(), f"{n}@example.com", T0)) for n in ("alice", "bob"))
+    acme = Organization("org_a", "Acme", T0, T0)
+    store.add_org(acme, alice)
+    one = Project(id="proj_a", org_id=acme.id, name="one", created_at=T0, updated_at=T0)
+    store.add_project(one, alice)
+    store.set_project_member(one.id, bob, Role.READER)
+    for item in tables.scan(TableName=ACCOUNTS)["Items"]:  # what the earlier version wrote: no such pointer
+        if item["pk"]["S"].startswith("T#USER#") and item["sk"]["S"].startswith("PROJ#"):
+            tables.delete_item(TableName=ACCOUNTS, Key={"pk": item["pk"], "sk": item["sk"]})
+    assert store.projects_of_member(bob.id) == [] and store.projects_of_member(alice.id) == []
+
+    report = upgrade_platform_items(tables, MEMORIES, ACCOUNTS, page_size=1)
+
+    assert report.member_pointers == 2
+    assert store.projects_of_member(bob.id) == [one] and store.projects_of_member(alice.id) == [one]
+    assert upgrade_platform_items(tables, MEMORIES, ACCOUNTS).member_pointers == 2  # the same items again
+    assert "unfinished-event marker(s) moved" in run_upgrade(capsys)

@@ -12,12 +12,12 @@ import pytest
 
 from mnemo.domain.memory import MemoryRecord, Scope
 from mnemo.language.en.profile_values import EnglishProfileValues
+from mnemo.language.en.profile_words import EnglishProfileWords, property_text
 from mnemo.ports.embedder import Embedder
 from mnemo.services.platform.profiles.generation import ProfileDraft, profile_generator
 from mnemo.services.platform.profiles.similarity_generator import (
     DEFAULT_THRESHOLD,
     SimilarityProfileGenerator,
-    _property_text,
 )
 
 SCHEMA: dict[str, Any] = {
@@ -41,6 +41,7 @@ SCHEMA: dict[str, Any] = {
     },
 }
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
+WORDS = EnglishProfileWords()  # the English reading of booleans, numbers and properties, and no kind of value
 
 
 def memories(*texts: str) -> list[MemoryRecord]:
@@ -56,13 +57,13 @@ def ids(records: list[MemoryRecord], *indexes: int) -> list[str]:
 
 def similarity(embedder: Embedder, prop: str, text: str) -> float:
     """The similarity the generator sees between a property of SCHEMA and a memory's text."""
-    vectors = embedder.embed([_property_text(prop, SCHEMA["properties"][prop]), text])
+    vectors = embedder.embed([property_text(prop, SCHEMA["properties"][prop]["description"]), text])
     return float(vectors[0] @ vectors[1])
 
 
 @pytest.fixture
 def generator(embedder: Embedder) -> SimilarityProfileGenerator:
-    return SimilarityProfileGenerator(embedder)
+    return SimilarityProfileGenerator(embedder, values=WORDS)
 
 
 def test_the_threshold_is_the_measured_one() -> None:
@@ -129,7 +130,7 @@ def test_arrays_take_the_best_few_distinct_and_plain_facts_fill_booleans_and_num
 def test_max_items_bounds_an_array(embedder: Embedder) -> None:
     records = memories("I love hiking and climbing", "Enjoys playing chess on weekends", "I live in Lisbon")
 
-    draft = SimilarityProfileGenerator(embedder, max_items=1).generate(SCHEMA, None, records)
+    draft = SimilarityProfileGenerator(embedder, values=WORDS, max_items=1).generate(SCHEMA, None, records)
 
     assert draft.profile["hobbies"] == ["Enjoys playing chess on weekends"]
     assert draft.sources["hobbies"] == ids(records, 1)
@@ -234,21 +235,21 @@ def test_a_user_whose_memories_match_nothing_has_insufficient_data(generator: Si
 
 
 def test_too_few_memories_is_insufficient_data(embedder: Embedder) -> None:
-    generator = SimilarityProfileGenerator(embedder, min_memories=3)
+    generator = SimilarityProfileGenerator(embedder, values=WORDS, min_memories=3)
 
     draft = generator.generate(SCHEMA, None, memories("I live in Lisbon", "I work as a nurse"))
 
     assert draft == ProfileDraft("insufficient_data", reason="2 memories; at least 3 needed for a profile.")
-    assert SimilarityProfileGenerator(embedder).generate(SCHEMA, None, []).status == "insufficient_data"
+    assert SimilarityProfileGenerator(embedder, values=WORDS).generate(SCHEMA, None, []).status == "insufficient_data"
 
 
 def test_only_the_newest_memories_are_considered(embedder: Embedder) -> None:
     records = memories("Prefers dark mode in apps", "Drinks coffee every morning", "I live in Lisbon")
 
-    assert SimilarityProfileGenerator(embedder, max_memories=2).generate(SCHEMA, None, records).status == (
-        "insufficient_data"
-    )
-    assert SimilarityProfileGenerator(embedder).generate(SCHEMA, None, records).profile == {
+    assert SimilarityProfileGenerator(embedder, values=WORDS, max_memories=2).generate(
+        SCHEMA, None, records
+    ).status == ("insufficient_data")
+    assert SimilarityProfileGenerator(embedder, values=WORDS).generate(SCHEMA, None, records).profile == {
         "location": "I live in Lisbon"
     }
 
@@ -348,3 +349,16 @@ def test_the_composed_generator_without_an_llm_reads_values_with_the_pack(embedd
     generator = profile_generator(None, embedder, values=EnglishProfileValues())
     draft = generator.generate(VALUE_SCHEMA, None, memories("I work as a nurse"))
     assert draft.profile["occupation"] == "nurse"
+
+
+def test_without_a_language_booleans_and_numbers_stay_empty(embedder: Embedder) -> None:
+    # Given memories that plainly state a boolean and a number in English
+    records = memories("I am vegetarian", "Is 34 years old")
+
+    # When the generator has no language pack to read them with, and when it has the English words
+    bare = SimilarityProfileGenerator(embedder).generate(SCHEMA, None, records)
+    english = SimilarityProfileGenerator(embedder, values=WORDS).generate(SCHEMA, None, records)
+
+    # Then only the English reading fills them
+    assert "is_vegetarian" not in bare.profile and "age" not in bare.profile
+    assert (english.profile["is_vegetarian"], english.profile["age"]) == (True, 34)

@@ -1,22 +1,22 @@
-"""The home page: the person's organizations and the projects of each (a project's link switches to it), creating
-an organization or a project, and deleting an organization after typing its name (the API's DELETE has no undo)."""
+"""The home page: the person's organizations and the projects of each (a project's link switches to it; an
+organization they reach only through a project shows that project alone, as a project member's), creating
+an organization or a project, renaming an organization, and deleting one after typing its name (the API's DELETE has
+no undo)."""
 
 from __future__ import annotations
 
 from starlette.responses import Response
 from starlette.routing import Route
 
+from mnemo.api.limits import MAX_NAME
 from mnemo.console.visits import Visit, signed_in
 from mnemo.domain.tenancy import Role
 from mnemo.errors import ValidationError
 
 
 def _home(visit: Visit) -> Response:
-    tenancy = visit.platform.tenancy
-    user = visit.session.user
-    orgs = []
-    for details in tenancy.orgs(user):
-        orgs.append((details, tenancy.projects(details.org.id, user)))
+    """Every organization the person reaches: those they are a member of, and those they reach through a project."""
+    orgs = [(found.org, found.projects) for found in visit.platform.tenancy.reached(visit.session.user)]
     return visit.page("home.html", orgs=orgs, owner=Role.OWNER)
 
 
@@ -31,6 +31,14 @@ def _create_project(visit: Visit) -> Response:
         org_id, visit.session.user, visit.field("name"), visit.field("description")
     )
     return visit.done(f"/orgs/{org_id}/projects/{project.id}/", f"Project {project.name} created.")
+
+
+def _rename_org(visit: Visit) -> Response:
+    name = visit.field("name")
+    if not name or len(name) > MAX_NAME:
+        raise ValidationError(f"An organization's name has 1 to {MAX_NAME} characters.")
+    org = visit.platform.tenancy.rename_org(visit.param("org_id"), visit.session.user, name)
+    return visit.done("/", f"Organization renamed to {org.name}.")
 
 
 def _delete_org(visit: Visit) -> Response:
@@ -48,5 +56,6 @@ ROUTES = [
     Route("/", signed_in(_home), methods=["GET"]),
     Route("/orgs", signed_in(_create_org), methods=["POST"]),
     Route("/orgs/{org_id}/projects", signed_in(_create_project), methods=["POST"]),
+    Route("/orgs/{org_id}/rename", signed_in(_rename_org), methods=["POST"]),
     Route("/orgs/{org_id}/delete", signed_in(_delete_org), methods=["GET", "POST"]),
 ]

@@ -163,8 +163,32 @@ class KeywordWords(Protocol):
         ...
 
 
-class ProfileValues(Protocol):
-    """The values a profile property asks for, read from the user's statements (a profile filled without an LLM)."""
+class ProfileWords(Protocol):
+    """How the profile generator without an LLM reads a property and what a memory plainly states of it."""
+
+    def property_text(self, name: str, description: str) -> str:
+        """What a property (its name and description) is embedded as, in words a memory that fills it comes close
+        to ("location: Where lives")."""
+        ...
+
+    def speaks_of(self, name: str, text: str) -> bool:
+        """Whether a memory speaks of the property `name` asks about, in its words ("I'm not vegetarian" of
+        `is_vegetarian`)."""
+        ...
+
+    def stated_truth(self, name: str, text: str) -> bool | None:
+        """What a memory plainly states of the yes-or-no property `name`: True, False (denied), or None (it does not
+        speak of it, asks, or speaks of a change or the past)."""
+        ...
+
+    def stated_number(self, name: str, description: str, text: str) -> str | None:
+        """The number, as written in digits ("34"), a memory plainly states of the property, or None."""
+        ...
+
+
+class ProfileValues(ProfileWords, Protocol):
+    """The values a profile property asks for, read from the user's statements (a profile filled without an LLM),
+    with the words it is read by."""
 
     def value_kind(self, name: str, description: str) -> str | None:
         """The kind of value a property (its name and description) asks for that the pack can read from a

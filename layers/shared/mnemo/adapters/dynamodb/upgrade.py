@@ -6,6 +6,8 @@ Idempotent: run it once after deploying a version that changed the layout; runni
 - Memories table: every app's memory count (`ENT#app#<id>`, what GET /v1/entities/ lists apps from) is set from
   its active memories, in every namespace and in the plain store; earlier versions counted users, agents and runs
   only. An app count left without an active memory is deleted.
+- Accounts table: every project member gets the pointer in their user partition (`PROJ#<project id>`) that lists
+  the projects they belong to directly, which earlier versions did not write.
 - Accounts table: each project's event counts (`EVENTCOUNT#<type>`) are set to the number of its stored events,
   and the markers of unfinished events move from the one `T#UNFINISHED` partition to their project's shard.
 """
@@ -23,10 +25,13 @@ from mnemo.adapters.dynamodb.entity_counts import EntityDelta, aggregate_item
 from mnemo.adapters.dynamodb.operations import Operations, projection
 from mnemo.adapters.dynamodb.schema import RECORD_ATTRIBUTES
 from mnemo.adapters.dynamodb.tenancy_store import UNFINISHED, event_count_key, events_pk, unfinished_marker
+from mnemo.adapters.dynamodb.tenancy_store.items import project_of_user_item
+from mnemo.adapters.dynamodb.tenancy_store.keys import MEMBER, project_pk
 from mnemo.domain.entities import EntityType
 from mnemo.domain.memory import LifecycleState
 
 _EVENTS = events_pk("")  # "T#EVENTS#": the prefix of every project's event partition
+_PROJECTS = project_pk("")  # "T#PROJ#": the prefix of every project's partition
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,7 @@ class UpgradeReport:
     app_counts: int  # app aggregates set from the apps' active memories
     event_counts: int  # (project, event type) counts written
     markers_moved: int  # unfinished-event markers moved to their shard
+    member_pointers: int = 0  # project members given the pointer from their user partition
 
 
 def upgrade_platform_items(
@@ -45,6 +51,7 @@ def upgrade_platform_items(
         app_counts=_count_apps(Operations(dynamodb, memories_table, page_size=page_size)),
         event_counts=_count_events(Operations(dynamodb, accounts_table, page_size=page_size)),
         markers_moved=_shard_markers(Operations(dynamodb, accounts_table, page_size=page_size)),
+        member_pointers=_point_to_projects(Operations(dynamodb, accounts_table, page_size=page_size)),
     )
 
 
@@ -134,3 +141,18 @@ def _shard_markers(ops: Operations) -> int:
         )
         moved += 1
     return moved
+
+
+def _point_to_projects(ops: Operations) -> int:
+    """Each project member's pointer from their user partition, written again when it is there already (the same
+    item): a member removed during the scan may keep a pointer to a project they left, which lists nothing, as the
+    reads check the membership."""
+    request = projection(["pk", "sk", "user_id"])
+    request["ExpressionAttributeValues"] = placeholders(projects=_PROJECTS, member=MEMBER)
+    request["FilterExpression"] = "begins_with(#p0, :projects) AND begins_with(#p1, :member)"
+    pointers = [
+        project_of_user_item(text(item, "user_id"), text(item, "pk")[len(_PROJECTS) :])
+        for item in ops.items("scan", ConsistentRead=True, **request)
+    ]
+    ops.batch_write([{"PutRequest": {"Item": pointer}} for pointer in pointers])
+    return len(pointers)

@@ -8,8 +8,9 @@ it names at its start ("My sister Emma lives in Berlin"). Values are compared by
 ("Stripe" = "stripe"). A negated claim ("I'm not vegetarian anymore", "I quit Google") has the value it denies and
 `negated`: it conflicts with the affirmed claim of that value.
 
-Only the patterns of mnemo.language.en.claim_patterns are read; a statement they do not match claims nothing (and
-replaces nothing)."""
+Only the patterns of mnemo.language.en.claim_patterns (data/claims.toml) are read; a statement they do not match
+claims nothing (and replaces nothing). This module keeps the logic: which patterns each claim reads, and what a
+match claims."""
 
 from __future__ import annotations
 
@@ -54,18 +55,17 @@ from mnemo.language.en.claim_patterns import (
     STATUS,
     STAYS,
     SUBJECT,
+    TRAILING,
     WENT_HOME,
     WORKPLACE,
 )
 from mnemo.language.en.cues import CuedPattern
 
-_TRAILING = re.compile(r"\s+(?:now|these days|nowadays|again|anymore|too|as well)$")
-
 
 def normalized(value: str) -> str:
     """A value as claims compare it: lower case, single spaces, without trailing punctuation or "now"/"again"."""
     text = " ".join(value.lower().replace("’", "'").split()).strip(" .,!;:")
-    return _TRAILING.sub("", text)
+    return TRAILING.sub("", text)
 
 
 Reader = Callable[[str], list[tuple[str, str, bool]]]  # text -> [(attribute, value, negated)]
@@ -126,16 +126,18 @@ def _workplace(text: str) -> list[tuple[str, str, bool]]:
 def _died(text: str) -> list[tuple[str, str, bool]]:
     """A being of the user's that died is no longer alive ("alive biscuit" denied); a statement that names someone
     (or "my dog") says they are ("Has dog: a golden retriever, Biscuit"), which such a death makes out of date."""
-    died = [
-        (f"alive {normalized(m.group('value') or m.group('value2') or m.group('value3') or '')}", "yes", True)
-        for m in DIED.finditer(text)
-    ]
+    died = [(f"alive {normalized(_who_died(m))}", "yes", True) for m in DIED.finditer(text)]
     if died:
         return died + ([("pet died", "yes", False)] if PET_DIED.search(text) else [])
     named = {normalized(m.group("value")) for m in NAMED.finditer(text)} | {
         normalized(m.group("value")) for m in MY_PET.finditer(text)
     }
     return [(f"alive {name}", "yes", False) for name in sorted(named) if name not in NOT_BEINGS]
+
+
+def _who_died(match: re.Match[str]) -> str:
+    """The being a death names: by name ("put Biscuit down", "Biscuit died") or as a pet ("our dog died")."""
+    return match.group("value") or match.group("value2") or match.group("value3") or ""
 
 
 def _household(text: str) -> list[tuple[str, str, bool]]:

@@ -133,6 +133,12 @@ CUED: list[CuedPattern] = []  # every cued pattern of the pack (tests/unit/langu
 
 
 def cued(pattern: str, flags: int | re.RegexFlag = 0) -> CuedPattern:
-    made = CuedPattern(re.compile(pattern, flags))
+    """The pattern, compiled and cued."""
+    return cue(re.compile(pattern, flags))
+
+
+def cue(pattern: re.Pattern[str]) -> CuedPattern:
+    """A compiled pattern (a pack's data), cued."""
+    made = CuedPattern(pattern)
     CUED.append(made)
     return made

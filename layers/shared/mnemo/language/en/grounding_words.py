@@ -1,20 +1,18 @@
 """The English words that tell whether a fact an LLM extracted is in the conversation: the names a fact holds
 (its capitalised words past the first, but the months and weekdays a resolved date brings, and "I"), and the words
-by which a user says yes to what an assistant said."""
+by which a user says yes to what an assistant said. The words and patterns are data (data/grounding.toml)."""
 
 from __future__ import annotations
 
-import re
-
 from mnemo.language.en.extraction.dates import MONTHS, WEEKDAYS
 from mnemo.language.en.extraction.wording import tokens
+from mnemo.language.en.patterns import pattern
+from mnemo.language.en.words import word_set
 
-CONFIRMATIONS = frozenset(
-    "yes yeah yep yup yea correct exactly right true sure indeed absolutely definitely affirmative".split()
-)
-DENIALS = frozenset("no not nope nah never wrong".split())
-_NAME = re.compile(r"(?<![\w'’])[A-Z][\w'’-]*")
-_NOT_NAMES = frozenset(MONTHS) | frozenset(WEEKDAYS) | {"i", "i'm", "i've", "i'd", "i'll"}
+CONFIRMATIONS = word_set("grounding.toml", "confirmations")
+DENIALS = word_set("grounding.toml", "denials")
+_NAME = pattern("grounding.toml", "name")
+_NOT_NAMES = frozenset(MONTHS) | frozenset(WEEKDAYS) | word_set("grounding.toml", "not_names")
 
 
 def names(fact: str) -> list[str]:

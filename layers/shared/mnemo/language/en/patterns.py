@@ -2,15 +2,16 @@
 first read. A pattern is a string, or a list of strings written one after the other (a long alternation over several
 lines), with its `flags` ("IGNORECASE", …); `{{name}}` in it stands for the `[fragments]` entry `name` (a piece of
 pattern several patterns share), or the `[lists]` entry `name`, its words joined as alternatives ("job|manager|…"),
-so that a word list is written once and read by several patterns. The calendar's lists of data/words.toml
-(`weekdays`, `months`, `seasons`) are every file's. A pattern that does not compile, or names a list, a fragment or a
+so that a word list is written once and read by several patterns. The lists of data/words.toml (`weekdays`,
+`months`, `seasons`, `relations`, `professions`, `car_makes`, `diets`, `statuses`, `not_places`) and the words of a
+pet (`pet_words`, data/slots.toml) are every file's. A pattern that does not compile, or names a list, a fragment or a
 flag the file lacks, is a `PackDataError` naming the file and the pattern."""
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mnemo.language.en.words import PackDataError, read_toml, words
@@ -48,17 +49,40 @@ def _expanded(name: str, source: str, named: Mapping[str, Any], where: str) -> s
     return _LIST.sub(alternatives, source)
 
 
+@functools.cache
+def _shared() -> dict[str, str | tuple[str, ...]]:
+    """What every file's patterns may name: the lists of data/words.toml (the calendar's, the claims', the names of
+    a person of someone's: `relations`, escaped, the longest first, as `professions`), and the words of a pet
+    (data/slots.toml `pet_words`)."""
+    found = words()
+    pet_words = read_toml("slots.toml").get("pet_words")
+    if not isinstance(pet_words, str):
+        raise PackDataError("mnemo.language.en data/slots.toml: `pet_words` must be a pattern")
+    return {
+        "weekdays": found.weekdays,
+        "months": found.months,
+        "seasons": tuple(found.seasons),
+        "relations": _longest_first(re.escape(r) for r in found.female | found.male | found.either | found.plural),
+        "professions": _longest_first(found.professions),
+        "car_makes": found.car_makes,
+        "diets": found.diets,
+        "statuses": found.statuses,
+        "not_places": found.not_places,
+        "pet_words": pet_words,
+    }
+
+
+def _longest_first(alternatives: Iterable[str]) -> tuple[str, ...]:
+    """Alternatives the longest first (then in alphabetical order), so that a word is not cut at a shorter one."""
+    return tuple(sorted(alternatives, key=lambda word: (-len(word), word)))
+
+
 def _named(document: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """What patterns may name: the calendar's lists, the file's lists, its fragments (expanded in turn)."""
+    """What patterns may name: the lists every file may name, the file's lists, its fragments (expanded in turn)."""
     lists, fragments = document.get("lists", {}), document.get("fragments", {})
     if not isinstance(lists, dict) or not isinstance(fragments, dict):
         raise PackDataError(f"{where}: [lists] and [fragments], when present, must be tables")
-    calendar = words()
-    named: dict[str, Any] = {
-        "weekdays": calendar.weekdays,
-        "months": calendar.months,
-        "seasons": tuple(calendar.seasons),
-    }
+    named: dict[str, Any] = dict(_shared())
     named.update(lists)
     for key, fragment in fragments.items():
         named[key] = _expanded(key, _source(key, fragment, where), named, where)

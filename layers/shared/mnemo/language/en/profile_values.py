@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from mnemo.language.en.life_slots import PET_WORDS
+from mnemo.language.en.profile_words import EnglishProfileWords, without_the_user
 from mnemo.language.en.words import PackDataError, read_toml
 
 _WHERE = "mnemo.language.en data/profile_values.toml"
@@ -64,18 +65,18 @@ def _load() -> dict[str, _Kind]:
 
 
 _KINDS: Mapping[str, _Kind] = _load()
-_THE_USER = re.compile(r"\b(?:the\s+)?user(?:'s|s')?\b", re.IGNORECASE)
 _SPLIT = re.compile(r"[\W_]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
-class EnglishProfileValues:
-    """The language pack's reading of profile values (mnemo.language.interface `ProfileValues`)."""
+class EnglishProfileValues(EnglishProfileWords):
+    """The language pack's reading of profile values (mnemo.language.interface `ProfileValues`), with its words
+    (mnemo.language.en.profile_words)."""
 
     def value_kind(self, name: str, description: str) -> str | None:
         """The kind of value the property asks for ("home_city", "occupation", "employer", "pet_name"), or None
         when it is none of those."""
         words = " ".join(w.lower() for w in _SPLIT.split(name) if w)
-        asked = f"{words}: {' '.join(_THE_USER.sub(' ', description).split())}"
+        asked = f"{words}: {without_the_user(description)}"
         return next((kind for kind, k in _KINDS.items() if k.asked_by.search(asked)), None)
 
     def stated_value(self, kind: str, text: str) -> str | None:

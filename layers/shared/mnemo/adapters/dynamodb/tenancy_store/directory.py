@@ -24,6 +24,7 @@ from mnemo.adapters.dynamodb.tenancy_store.items import (
     project_key_item,
     project_key_of,
     project_of,
+    project_of_user_item,
 )
 from mnemo.adapters.dynamodb.tenancy_store.keys import (
     EVENT_ID,
@@ -31,6 +32,7 @@ from mnemo.adapters.dynamodb.tenancy_store.keys import (
     MEMBER,
     ORG_OF_USER,
     PROJECT_OF_ORG,
+    PROJECT_OF_USER,
     events_pk,
     export_parts_pk,
     exports_pk,
@@ -45,6 +47,7 @@ from mnemo.adapters.dynamodb.tenancy_store.keys import (
     platform_user_key,
     project_item_key,
     project_of_org_key,
+    project_of_user_key,
     project_pk,
     unfinished_marker,
 )
@@ -98,6 +101,10 @@ class DynamoDirectoryStore(TenancyTable):
         item = self._ops.get(org_item_key(org_id))
         return None if item is None else org_of(item)
 
+    def save_org(self, org: Organization) -> None:
+        """Overwrite a stored organization (one deleted meanwhile stays deleted)."""
+        self._ops.conditionally("put_item", Item=org_item(org), ConditionExpression="attribute_exists(pk)")
+
     def orgs_of(self, user_id: str) -> list[Organization]:
         pointers = self._ops.partition(text(platform_user_key(user_id), "pk"), ORG_OF_USER)
         found = self._ops.batch_get([org_item_key(text(p, "org_id")) for p in pointers])
@@ -130,6 +137,7 @@ class DynamoDirectoryStore(TenancyTable):
                     self._ops.put_new(project_item(project)),
                     self._ops.put(pointer),
                     self._ops.put(member_item(project_pk(project.id), owner.id, Role.OWNER, self._seq.next())),
+                    self._ops.put(project_of_user_item(owner.id, project.id)),
                 ]
             )
         except TransactionCancelledError:
@@ -141,6 +149,11 @@ class DynamoDirectoryStore(TenancyTable):
 
     def projects_of_org(self, org_id: str) -> list[Project]:
         pointers = self._ops.partition(org_pk(org_id), PROJECT_OF_ORG)
+        found = self._ops.batch_get([project_item_key(text(p, "project_id")) for p in pointers])
+        return sorted((project_of(item) for item in found), key=lambda p: (p.created_at, p.id))
+
+    def projects_of_member(self, user_id: str) -> list[Project]:
+        pointers = self._ops.partition(text(platform_user_key(user_id), "pk"), PROJECT_OF_USER)
         found = self._ops.batch_get([project_item_key(text(p, "project_id")) for p in pointers])
         return sorted((project_of(item) for item in found), key=lambda p: (p.created_at, p.id))
 
@@ -168,6 +181,8 @@ class DynamoDirectoryStore(TenancyTable):
             elif sk.startswith((KEY_OF_PROJECT, MEMBER)):
                 if sk.startswith(KEY_OF_PROJECT):
                     access += [key_item_key(text(item, "key_id")), hash_key(text(item, "key_hash"))]
+                else:
+                    access.append(project_of_user_key(text(item, "user_id"), project_id))
                 access.append(item_key)
             else:
                 records.append(item_key)
@@ -184,9 +199,12 @@ class DynamoDirectoryStore(TenancyTable):
 
     def set_project_member(self, project_id: str, user: PlatformUser, role: Role) -> None:
         self._set_member(project_pk(project_id), user.id, role)
+        self._ops.client.put_item(TableName=self._ops.table, Item=project_of_user_item(user.id, project_id))
 
     def remove_project_member(self, project_id: str, user_id: str) -> bool:
-        return self._remove_member(project_pk(project_id), user_id)
+        removed = self._remove_member(project_pk(project_id), user_id)
+        self._ops.delete(project_of_user_key(user_id, project_id))
+        return removed
 
     # ---- members (both kinds): items `MEMBER#<user id>` in the org's or project's partition ----
 

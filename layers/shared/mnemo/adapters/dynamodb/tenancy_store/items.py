@@ -21,6 +21,7 @@ from mnemo.adapters.dynamodb.tenancy_store.keys import (
     platform_user_key,
     project_entity_key,
     project_item_key,
+    project_of_user_key,
 )
 from mnemo.domain.llm_usage import LLMUsage
 from mnemo.domain.tenancy import (
@@ -62,6 +63,11 @@ def org_of(item: Item) -> Organization:
 def org_of_user_item(user_id: str, org_id: str) -> Item:
     """The pointer that lists an organization among its member's."""
     return {**org_of_user_key(user_id, org_id), **attributes(org_id=org_id)}
+
+
+def project_of_user_item(user_id: str, project_id: str) -> Item:
+    """The pointer that lists a project among those its member belongs to directly."""
+    return {**project_of_user_key(user_id, project_id), **attributes(project_id=project_id)}
 
 
 def project_item(p: Project) -> Item:

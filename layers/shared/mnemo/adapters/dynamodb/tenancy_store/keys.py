@@ -17,6 +17,7 @@ OUTBOX = "T#OUTBOX"
 # Sort-key prefixes of the items that sit in an organization's or a project's partition.
 MEMBER = "MEMBER#"
 ORG_OF_USER = "ORG#"
+PROJECT_OF_USER = "PROJ#"  # in the user's partition: a project they are a member of directly
 PROJECT_OF_ORG = "PROJ#"
 KEY_OF_PROJECT = "KEY#"
 EVENT_ID = "EVENTID#"
@@ -47,6 +48,10 @@ def org_item_key(org_id: str) -> Item:
 
 def org_of_user_key(user_id: str, org_id: str) -> Item:
     return key(text(platform_user_key(user_id), "pk"), ORG_OF_USER + org_id)
+
+
+def project_of_user_key(user_id: str, project_id: str) -> Item:
+    return key(text(platform_user_key(user_id), "pk"), PROJECT_OF_USER + project_id)
 
 
 def project_pk(project_id: str) -> str:

@@ -72,6 +72,13 @@ class SqliteDirectoryStore(TenancyTables):
         )
         return org_of(row.fetchone())
 
+    def save_org(self, org: Organization) -> None:
+        with self._db.write() as conn:
+            conn.execute(
+                "UPDATE platform_orgs SET name = ?, created_at = ?, updated_at = ? WHERE id = ?",
+                (org.name, iso(org.created_at), iso(org.updated_at), org.id),
+            )
+
     def orgs_of(self, user_id: str) -> list[Organization]:
         rows = self._db.read().execute(
             "SELECT o.id, o.name, o.created_at, o.updated_at FROM platform_orgs o "
@@ -111,6 +118,15 @@ class SqliteDirectoryStore(TenancyTables):
     def projects_of_org(self, org_id: str) -> list[Project]:
         rows = self._db.read().execute(
             f"SELECT {PROJECT_COLUMNS} FROM platform_projects WHERE org_id = ? ORDER BY created_at, id", (org_id,)
+        )
+        return [p for p in (project_of(r) for r in rows) if p is not None]
+
+    def projects_of_member(self, user_id: str) -> list[Project]:
+        columns = ", ".join(f"p.{c.strip()}" for c in PROJECT_COLUMNS.split(","))
+        rows = self._db.read().execute(
+            f"SELECT {columns} FROM platform_projects p JOIN platform_project_members m ON m.project_id = p.id "
+            "WHERE m.user_id = ? ORDER BY p.created_at, p.id",
+            (user_id,),
         )
         return [p for p in (project_of(r) for r in rows) if p is not None]
 

@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS platform_project_members (
     project_id TEXT NOT NULL, user_id TEXT NOT NULL, role TEXT NOT NULL, seq INTEGER NOT NULL,
     PRIMARY KEY (project_id, user_id)
 );
+CREATE INDEX IF NOT EXISTS platform_project_members_user ON platform_project_members(user_id);
 CREATE TABLE IF NOT EXISTS platform_keys (
     id TEXT PRIMARY KEY, project_id TEXT NOT NULL, user_id TEXT NOT NULL, label TEXT NOT NULL,
     key_prefix TEXT NOT NULL, key_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL,

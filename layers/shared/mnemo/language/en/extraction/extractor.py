@@ -34,7 +34,6 @@ Near-duplicates and facts that replace older ones are the memory service's (mnem
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -61,6 +60,7 @@ from mnemo.language.en.extraction.wording import (
     speaks_of_self,
     tokens,
 )
+from mnemo.language.en.patterns import pattern
 from mnemo.language.statements import Cited, Sentence, Statement, Turn
 
 
@@ -72,24 +72,35 @@ def extract_statements(turns: Sequence[Turn], at: datetime) -> list[Statement]:
     found: list[Statement] = []
     lone = _is_a_note(turns)
     for turn in turns:
-        spans = sentences(turn.content)
         if turn.role == "assistant":
-            for span in spans:
-                people.observe(span.text)
-            questions = [_cited(turn.index, s) for s in spans if is_question(s.text)]
-            continue
-        if turn.role != "user":
-            continue
-        for span, greeted in _with_introductions_apart(spans):
-            statement = _statement(span, turn.index, people, questions, at, greeted)
-            if statement is None and lone:
-                statement = _as_a_note(span, turn, at)
-            people.observe(span.text)
-            if statement is not None:
-                found.append(statement)
-            if statement is not None or not is_filler(span.text):
-                questions = []  # only the reply's first sentence that says something answers the question
-        questions = []
+            questions = _assistants(turn, people)
+        elif turn.role == "user":
+            found += _users(turn, people, questions, at, lone)
+            questions = []
+    return found
+
+
+def _assistants(turn: Turn, people: People) -> list[Cited]:
+    """The questions of an assistant's message; the people it names noted."""
+    spans = sentences(turn.content)
+    for span in spans:
+        people.observe(span.text)
+    return [_cited(turn.index, s) for s in spans if is_question(s.text)]
+
+
+def _users(turn: Turn, people: People, questions: list[Cited], at: datetime, lone: bool) -> list[Statement]:
+    """The statements of a user's message, sentence by sentence (`lone`: the add is this one message, which may be
+    an agent's note); only its first sentence that says something answers the assistant's `questions`."""
+    found: list[Statement] = []
+    for span, greeted in _with_introductions_apart(sentences(turn.content)):
+        statement = _statement(span, turn.index, people, questions, at, greeted)
+        if statement is None and lone:
+            statement = _as_a_note(span, turn, at)
+        people.observe(span.text)
+        if statement is not None:
+            found.append(statement)
+        if statement is not None or not is_filler(span.text):
+            questions = []
     return found
 
 
@@ -165,18 +176,32 @@ def _read(span: Sentence, cited: Cited, people: People, questions: Sequence[Cite
     resolved = people.resolve(with_owner(span.text))
     if resolved is None:
         return None
-    resolved = people.introduce(resolved)
+    return _read_resolved(span, people.introduce(resolved), cited, people, questions, at)
+
+
+def _read_resolved(
+    span: Sentence, resolved: str, cited: Cited, people: People, questions: Sequence[Cited], at: datetime
+) -> Statement | None:
+    """The sentence, its pronoun resolved and its people introduced (`resolved`): kept when it speaks of the user or
+    of a person of theirs, or tells without its subject; else read with the question it may answer."""
     if resolved != span.text or speaks_of_self(span.text) or people.names_someone(span.text):
         return _kept(_in_context(resolved, questions[-1].text) if questions else resolved, (cited,), at)
-    if is_subjectless_event(resolved) or (not questions and _dated(resolved, at)):
-        return _kept(resolved, (cited,), at)
-    job = None if questions else job_title(resolved)  # with a question open, it may be someone else's job
-    if job is not None:
-        return _kept(job, (cited,), at)
+    told = _told_without_subject(resolved, questions, at)
+    if told is not None:
+        return _kept(told, (cited,), at)
     return _answer(span, cited, questions, at, people)
 
 
-_TODAY = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.IGNORECASE)
+def _told_without_subject(sentence: str, questions: Sequence[Cited], at: datetime) -> str | None:
+    """A subjectless event of the user's, or (with no question open) a sentence that dates something or a job title
+    ("data analyst at a fintech now" -> "Works as a data analyst…"); with a question open, a job may be someone
+    else's."""
+    if is_subjectless_event(sentence) or (not questions and _dated(sentence, at)):
+        return sentence
+    return None if questions else job_title(sentence)
+
+
+_TODAY = pattern("extractor.toml", "today")
 
 
 def _dated(sentence: str, at: datetime) -> bool:
@@ -200,7 +225,7 @@ def _answers_yes_or_no(sentence: str) -> bool:
     return bool(first) and first[0] in YES | NO
 
 
-_ABOUT = re.compile(r"\babout (?:the|your) (?P<topic>[\w-]+(?: [\w-]+)?)\?*$", re.IGNORECASE)
+_ABOUT = pattern("extractor.toml", "about")
 
 
 def _in_context(sentence: str, question: str) -> str:
@@ -218,11 +243,7 @@ def _in_context(sentence: str, question: str) -> str:
     return f"{sentence.rstrip(' .!')} (about the {topic})"
 
 
-_ASKING = re.compile(
-    r",\s*(?:and\s+|so\s+|but\s+)?(?=(?:is|are|can|could|would|should|do|does|did|will|what|how|where|when|why|"
-    r"which|who|any|anything|ideas|thoughts|tips)\b)",
-    re.IGNORECASE,
-)
+_ASKING = pattern("extractor.toml", "asking")
 
 
 def _said_before_asking(span: Sentence) -> Sentence | None:

@@ -3,31 +3,21 @@ user's name, which the extractor keeps ("Name is Alice") though the sentence has
 
 A name is capitalized ("I'm Alice"), or, after a greeting, may be written in lower case as people type in chats
 ("hi im ines" -> "Name is Ines"; "I'm tired" alone is no introduction). An introduction followed by a comma and more
-("hi im ines, on my break at 2am") is the introduction, and the rest is a sentence of its own."""
+("hi im ines, on my break at 2am") is the introduction, and the rest is a sentence of its own. The words and patterns
+are data (data/introductions.toml)."""
 
 from __future__ import annotations
 
-import re
+from mnemo.language.en.patterns import pattern
+from mnemo.language.en.words import word_set
 
+_FILE = "introductions.toml"
 # Capitalized words after "I'm" that are no name ("I'm Fine.", "I'm Back!").
-NOT_NAMES = frozenset(
-    """fine good great okay ok alright back home here there sorry done ready tired busy excited happy sad sure
-    new glad hungry sick well better worse free available late early vegan vegetarian single married starving
-    stuck lost bored confused curious looking trying going working not so just still also really""".split()
-)
-_GREETING = r"(?P<greeting>(?:hi|hello|hey|hiya|ciao|hola|hallo|bonjour|salut|yo|heya|hii+|heyy+)(?:\s+there)?[\s,!.]*)"
-_NAME = r"(?P<name>[^\W\d_][\w'’-]*(?:\s+[A-Z][\w'’-]*){0,2})"
-_SAYS = r"(?:i'm|i’m|im|i am|my name is|my name's|my name’s|name's|name’s|call me|this is)"
-_INTRO = re.compile(
-    rf"^{_GREETING}?(?:{_SAYS}\s+{_NAME}|(?P<here>[^\W\d_][\w'’-]*)\s+here)"
-    r"(?P<end>(?:\s*[,.!]\s*(?:nice to meet you|nice meeting you)?)?[\W_]*$|\s*,\s+(?=\S))",
-    re.IGNORECASE,
-)
-
-
+NOT_NAMES = word_set(_FILE, "not_names")
+_INTRO = pattern(_FILE, "intro")
 # What says more of the one introduced, in the same breath: "I'm Lucas, from Porto", "I'm Ana, a nurse".
-_APPOSITION = re.compile(r"^(?:from|based in|living in|in|an?|the|\d+)\b", re.IGNORECASE)
-_ONLY_GREETING = re.compile(rf"^{_GREETING}$", re.IGNORECASE)
+_APPOSITION = pattern(_FILE, "apposition")
+_ONLY_GREETING = pattern(_FILE, "only_greeting")
 
 
 def introduced_name(sentence: str, greeted: bool = False) -> str | None:

@@ -8,7 +8,7 @@ the one speaking (no I or you), no request ("Please ..."), and saying something 
 question, filler, small talk or a request). A sentence opening with a pronoun ("She is a nurse.") is about someone
 the note does not name, and one opening with an article or "there" ("The weather is nice.") about the world, and
 one opening with yes, an adverb or a preposition ("Yes, two cats.", "Mostly in the Alps.") answers a question asked
-elsewhere: none is kept."""
+elsewhere: none is kept. The words are data (data/notes.toml)."""
 
 from __future__ import annotations
 
@@ -24,15 +24,14 @@ from mnemo.language.en.extraction.wording import (
     is_small_talk,
     tokens,
 )
+from mnemo.language.en.words import word_set
 
-SECOND_PERSON = frozenset("you your yours yourself yourselves ur u".split())
+_FILE = "notes.toml"
+SECOND_PERSON = word_set(_FILE, "second_person")
 # Opening words of a sentence about someone the note does not name, or about the world ("The weather is nice."),
 # and of a fragment that answers something not asked here ("Mostly in the Alps.", "Yes, two cats.").
-NO_SUBJECT_OPENERS = frozenset(
-    """he she they it this that these those his her their its him them the a an there here today mostly usually
-    probably maybe perhaps just only also still even in on at for with from to about around by of""".split()
-)
-POLITE_OPENERS = frozenset("please pls plz kindly".split())  # a request to the assistant, not a note
+NO_SUBJECT_OPENERS = word_set(_FILE, "no_subject_openers")
+POLITE_OPENERS = word_set(_FILE, "polite_openers")  # a request to the assistant, not a note
 MIN_CONTENT_WORDS = 2
 
 
@@ -43,13 +42,18 @@ def agent_note(sentence: str, continued: bool = False) -> str | None:
     if not (text[:1].isupper() or continued):
         return None
     found = tokens(text)
-    if not found or found[0] in NO_SUBJECT_OPENERS or found[0] in POLITE_OPENERS or found[0] in INTERJECTIONS:
-        return None
-    if any(t in FIRST_PERSON or t in SECOND_PERSON for t in found):
+    if not _opens_as_a_note(found) or any(t in FIRST_PERSON or t in SECOND_PERSON for t in found):
         return None
     if len(content_words(text)) < MIN_CONTENT_WORDS or _says_nothing(text):
         return None
     return capitalized(text.rstrip(";, "))
+
+
+def _opens_as_a_note(found: list[str]) -> bool:
+    """Its first word is none of a sentence about someone unnamed or the world, a request, an interjection."""
+    return bool(found) and not (
+        found[0] in NO_SUBJECT_OPENERS or found[0] in POLITE_OPENERS or found[0] in INTERJECTIONS
+    )
 
 
 def _says_nothing(text: str) -> bool:

@@ -4,78 +4,54 @@ A person is named as someone's relation ("my sister Emma", "Emma, my sister", "m
 assistant's words) or by a name given as theirs ("my sister is called Emma"); a pet also as "a kitten", "a dog …
 called Pita". A name the conversation has not named yet, opening a sentence with a verb only a person (or a pet) is
 the subject of ("Lily is obsessed with horses", "Inês will love that"), is the name of the latest relation named
-without one ("my daughter"). A sentence that opens with a third
-person pronoun ("She's a nurse.", "Her husband cooks.") is about the last person named that the pronoun can stand
-for: it is rewritten with them as its subject ("My sister Emma is a nurse."). One that opens so while nobody fits is
-not the user's fact: the extractor drops it."""
+without one ("my daughter"). A sentence that opens with a third person pronoun ("She's a nurse.", "Her husband
+cooks.") is about the last person named that the pronoun can stand for: it is rewritten with them as its subject
+("My sister Emma is a nurse."). One that opens so while nobody fits is not the user's fact: the extractor drops it.
+The words and patterns are data (data/people.toml)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from mnemo.language.en.claim_patterns import FEMALE, MALE, PLURAL, RELATIONS
+from mnemo.language.en.claim_patterns import FEMALE, MALE, PLURAL
+from mnemo.language.en.patterns import pattern
+from mnemo.language.en.words import PackDataError, mapping, word_list, word_set
 
-_RELATION = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
-_NAME = r"[A-ZÀ-Þ][a-zß-ÿ'’-]+"
-# The relation and the words around it in any case; a name only capitalized (the pattern is case-sensitive).
-_MENTIONS = (
-    re.compile(
-        rf"\b(?i:(?P<owner>my|your|our)\s+(?:(?:best|older|younger|little|big|old|new|baby)\s+)?(?P<relation>{_RELATION}))"
-        rf"(?:\s*,?\s+(?P<name>{_NAME})(?!['’]s))?(?!\w)"
-    ),
-    re.compile(rf"\b(?P<name>{_NAME}),?\s+(?i:(?P<owner>my|your|our)\s+(?P<relation>{_RELATION}))\b"),
-)
-_CALLED = re.compile(
-    rf"\b(?i:(?:my|your|our)\s+(?P<relation>{_RELATION})(?:'s|’s)?\s+(?:name\s+is|is\s+called|is\s+named|called|named))\s+"
-    rf"(?P<name>{_NAME})"
-)
-_NOT_NAMES = frozenset(
-    """What Who Where When Why How Which Is Are Was Were Do Does Did The A An And But So It This That There Here
-    Then Also Just Still Maybe Yes No Ok Okay Sure Thanks Well Oh""".split()
-)
-PETS = frozenset("dog cat puppy kitten pet".split())
-_NOT_NAMES_LOWER = frozenset(w.lower() for w in _NOT_NAMES) | frozenset(
-    "she he they we you i it someone everyone nobody everybody somebody mine yours".split()
-)
-_PET = re.compile(
-    rf"\b(?i:an?)\s+(?:[a-z-]+\s+)?(?P<relation>(?i:{'|'.join(sorted(PETS))}))\b"
-    rf"(?:[^.!?]*?\b(?i:called|named)\s+(?P<name>{_NAME}))?"
-)
+_FILE = "people.toml"
+_MENTIONS = (pattern(_FILE, "mention"), pattern(_FILE, "named_mention"))
+_CALLED = pattern(_FILE, "called")
+_NOT_NAMES = word_set(_FILE, "not_names")
+PETS = frozenset(word_list(_FILE, "pets", table="lists"))
+_NOT_NAMES_LOWER = frozenset(w.lower() for w in _NOT_NAMES) | word_set(_FILE, "not_names_lower")
+_PET = pattern(_FILE, "pet")
 # A name opening a sentence with what only a person (or a pet) does: "Lily is obsessed with horses".
-_STATES = r"(?:really\s+|so\s+)?(?:obsessed|into|allergic|scared|afraid|crazy|mad|turning|learning|starting|studying)"
-_NAMED_SUBJECT = re.compile(
-    r"^(?P<name>[A-Za-zÀ-Þß-ÿ][a-zß-ÿ-]*)(?i:\s+(?:(?:will|would)\s+\w+|loves|likes|hates|adores|wants|thinks|says|said|"
-    rf"enjoys|prefers|needs|misses|knows|cried|laughed|told|is\s+{_STATES}|has\s+been|got\s+(?:me|us|a|an|the))|"
-    rf"['’](?:ll\s+\w+|s\s+{_STATES}))\b"
-)
-_SUBJECT = {"she": "she", "he": "he", "they": "they"}
-_POSSESSIVE = {"her": "she", "his": "he", "their": "they"}
-_LEADING = re.compile(
-    r"^(?P<word>she|he|they|her|his|their)(?P<rest>(?:['’](?:s|d|ll|re|ve))?\b.*)$", re.IGNORECASE | re.S
-)
-_TYPED = re.compile(r"^(?P<word>shes|hes|theyre)\b", re.IGNORECASE)  # "hes a chef": as typed, without apostrophe
+_NAMED_SUBJECT = pattern(_FILE, "named_subject")
+_SUBJECT = mapping(_FILE, "subjects", str)
+_POSSESSIVE = mapping(_FILE, "possessives", str)
+_LEADING = pattern(_FILE, "leading")
+_TYPED = pattern(_FILE, "typed")  # "hes a chef": as typed, without apostrophe
+_TYPED_AS = mapping(_FILE, "typed", str)
 # A name typed in lower case after a relation ("my sister marta is getting married"): a word that is no common word,
 # followed by what follows a name (a verb, a comma, the end) when it could be a verb itself ("jonas lives", not
 # "lives in").
-_LOWER_NAMED = re.compile(
-    rf"\b(?i:(?:my|your|our)\s+(?:(?:best|older|younger|little|big|baby)\s+)?(?P<relation>{_RELATION}))\s+"
-    r"(?P<name>[a-zß-ÿ][a-zß-ÿ'’-]+)(?P<after>\s*(?:[,.!?;)]|$)|\s+[\w'’]+)?"
-)
-_COMMON_AFTER = frozenset(
-    """is was are were has had have will would can could should might must may did does do also just still always
-    never really too who that which and or but so because when while if then lives works says said wants needs
-    thinks keeps gets goes loves likes hates plays makes takes comes seems looks feels knows tells calls barks
-    sleeps runs starts moves studies teaches reads writes eats drinks cooks drives uses misses gives sends asks
-    helps turns walks talks watches visits live work say want need think keep get go love like hate play make
-    take come seem look feel know tell call sleep run start move study teach read write eat drink cook drive use
-    miss give send ask help turn walk talk watch visit got went came moved started left died passed called named
-    told asked
-    bought sold found broke fell ran won lost made took gave kept sent spent and the a an to in on at for with from
-    of about than like as up out over back home here there now today tomorrow yesterday again anymore very
-    not""".split()
-)
-_VERBISH_AFTER = re.compile(r"^\s*(?:[,.!?;)]|$)|^\s+(?:is|was|has|had|will|would|can|and|just|\w+s|\w+ed)\b", re.I)
+_LOWER_NAMED = pattern(_FILE, "lower_named")
+_COMMON_AFTER = word_set(_FILE, "common_after")
+_VERBISH_AFTER = pattern(_FILE, "verbish_after")
+
+
+def _contractions() -> tuple[tuple[str, str, str], ...]:
+    """Each contraction after a pronoun, with what it is for one person and for several, in the file's order."""
+    found: list[tuple[str, str, str]] = []
+    for short, said in mapping(_FILE, "contractions", str).items():
+        forms = said.split()
+        if len(forms) != 2:
+            raise PackDataError(f"mnemo.language.en data/{_FILE}: contraction {short!r} needs two forms")
+        found.append((short, forms[0], forms[1]))
+    return tuple(found)
+
+
+_CONTRACTIONS = _contractions()
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +67,11 @@ class Person:
             return self.name or ""
         return f"my {self.relation}" + (f" {self.name}" if self.name else "")
 
+    @property
+    def may_take_a_name(self) -> bool:
+        """A relation named without a name that a name opening a sentence may be: one person, not a pet."""
+        return self.name is None and self.relation not in (None, *PETS) and self.kind != "they"
+
     def fits(self, pronoun: str) -> bool:
         if pronoun == "they":
             return self.kind == "they"
@@ -102,6 +83,16 @@ def _a_name(word: str | None) -> str | None:
     if word is None or re.split(r"['’]", word)[0] in _NOT_NAMES:
         return None
     return word
+
+
+def _subject_name(sentence: str) -> str | None:
+    """The name a sentence opens with as a person's subject ("Lily is obsessed with horses"), or None ("she's really
+    into…": a common word, no name)."""
+    match = _NAMED_SUBJECT.match(sentence)
+    name = _a_name(match.group("name")) if match else None
+    if name is not None and name[:1].islower() and not _lower_case_name(name, " is"):
+        return None
+    return name
 
 
 def _lower_case_name(word: str, after: str) -> bool:
@@ -133,8 +124,8 @@ class People:
         """Note the people the sentence names (in its speaker's words: the assistant's "your" is the user's "my")."""
         for called in _CALLED.finditer(sentence):
             self._note(Person(called.group("relation").lower(), called.group("name"), _kind(called.group("relation"))))
-        for pattern in _MENTIONS:
-            for mention in pattern.finditer(sentence):
+        for mentions in _MENTIONS:
+            for mention in mentions.finditer(sentence):
                 relation = mention.group("relation").lower()
                 self._note(Person(relation, _a_name(mention.group("name")), _kind(relation)))
         for lower in _LOWER_NAMED.finditer(sentence):
@@ -147,15 +138,12 @@ class People:
     def name_the_unnamed(self, sentence: str) -> None:
         """A name the conversation has not named, opening a sentence as a person's ("Lily is obsessed with horses"):
         the name of the latest relation named without one ("my daughter" -> "my daughter Lily")."""
-        match = _NAMED_SUBJECT.match(sentence)
-        name = _a_name(match.group("name")) if match else None
-        if name is not None and name[:1].islower() and not _lower_case_name(name, " is"):
-            name = None  # "she's really into…": a common word, no name
+        name = _subject_name(sentence)
         if name is None or any(p.name == name for p in self._named):
             return
         for i in range(len(self._named) - 1, -1, -1):
             person = self._named[i]
-            if person.name is None and person.relation not in (None, *PETS) and person.kind != "they":
+            if person.may_take_a_name:
                 self._named[i] = Person(person.relation, name, person.kind)
                 return
 
@@ -194,7 +182,7 @@ class People:
         opens otherwise; None when it opens with a pronoun nobody named fits."""
         typed = _TYPED.match(sentence)
         if typed is not None:  # "hes a chef" -> "he's a chef"
-            expanded = {"shes": "she's", "hes": "he's", "theyre": "they're"}[typed.group("word").lower()]
+            expanded = _TYPED_AS[typed.group("word").lower()]
             sentence = expanded + sentence[typed.end() :]
         match = _LEADING.match(sentence)
         if match is None:
@@ -213,20 +201,13 @@ class People:
 
 def _verb_after(rest: str, *, plural: bool) -> str:
     """The rest of the sentence after its pronoun, with a contraction written out for the new subject."""
-    contractions = {"'s": " is", "’s": " is", "'d": " would", "’d": " would", "'ll": " will", "’ll": " will"}
-    for short, long in contractions.items():
+    for short, one, several in _CONTRACTIONS:
         if rest.lower().startswith(short):
-            return long + rest[len(short) :]
-    for short in ("'re", "’re"):
-        if rest.lower().startswith(short):
-            return (" are" if plural else " is") + rest[len(short) :]
-    for short in ("'ve", "’ve"):
-        if rest.lower().startswith(short):
-            return (" have" if plural else " has") + rest[len(short) :]
+            return f" {several if plural else one}" + rest[len(short) :]
     return rest
 
 
-_KIN_OPENING = re.compile(r"^(?P<kin>mum|mom|mother|dad|father|grandma|grandpa|granny|nana)(?=['’]s\b|\s)", re.I)
+_KIN_OPENING = pattern(_FILE, "kin_opening")
 
 
 def with_owner(sentence: str) -> str:

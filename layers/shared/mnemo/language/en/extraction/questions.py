@@ -3,7 +3,8 @@
 In a search scoped to one user every memory is about them, so their name in the question picks nothing out — it only
 pulls toward the memories that happen to hold the name ("Name is Alice") and away from the ones that say "I". The
 question is rewritten in the first person, as the memories are written: "does Alice" -> "do I", "is Alice" ->
-"am I", "has Alice" -> "have I", "Alice's" -> "my", and the name elsewhere -> "I" (as a subject) or "me"."""
+"am I", "has Alice" -> "have I", "Alice's" -> "my", and the name elsewhere -> "I" (as a subject) or "me". The words
+and patterns are data (data/questions.toml)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-_AUXILIARIES = {"does": "do", "is": "am", "has": "have", "was": "was", "did": "did", "can": "can", "will": "will"}
+from mnemo.language.en.patterns import pattern
+from mnemo.language.en.words import mapping, word_list
+
+_FILE = "questions.toml"
+_AUXILIARIES = mapping(_FILE, "auxiliaries", str)
+_FIRST_PERSON = mapping(_FILE, "first_person", str)
+_I, _ME, _MY = _FIRST_PERSON["subject"], _FIRST_PERSON["object"], _FIRST_PERSON["possessive"]
+_PREPOSITIONS = "|".join(word_list(_FILE, "prepositions"))
+_POSSESSIVE = pattern(_FILE, "possessive").pattern
 
 
 def case_folded(text: str) -> str:
@@ -22,7 +31,7 @@ def case_folded(text: str) -> str:
 
 
 # A word that may be a name: capitalized after the start (not "I"), or the query's first word before a verb.
-_NAMING = re.compile(r"(?<=\s)(?!I\b)[A-Z][a-z]|^[A-Z][a-z]+(?:'s|’s)?\s+(?:is|was|has|does|works|lives)\b")
+_NAMING = pattern(_FILE, "naming")
 
 
 def may_name(query: str, user_id: str) -> bool:
@@ -48,8 +57,8 @@ def in_first_person(question: str, names: Iterable[str]) -> str:
     if not words:
         return question
     out = question
-    for pattern, replacement in _rewrites(words):
-        out = pattern.sub(replacement, out)
+    for rewrite, replacement in _rewrites(words):
+        out = rewrite.sub(replacement, out)
     return out
 
 
@@ -61,15 +70,15 @@ def _rewrites(words: tuple[str, ...]) -> tuple[tuple[re.Pattern[str], Any], ...]
     name = "(?:" + "|".join(re.escape(w) for w in words) + ")(?:\\s+(?:" + "|".join(re.escape(w) for w in words) + "))*"
     flags = re.IGNORECASE
     return (
-        (re.compile(rf"\b{name}(?:'s|’s)(?!\w)", flags), "my"),
+        (re.compile(rf"\b{name}{_POSSESSIVE}(?!\w)", flags), _MY),
         (
             re.compile(rf"\b(?P<aux>{'|'.join(_AUXILIARIES)})\s+{name}\b", flags),
-            lambda m: f"{_AUXILIARIES[m.group('aux').lower()]} I",
+            lambda m: f"{_AUXILIARIES[m.group('aux').lower()]} {_I}",
         ),
-        (re.compile(rf"^{name}\b", flags), "I"),
+        (re.compile(rf"^{name}\b", flags), _I),
         (
-            re.compile(rf"\b(?:to|for|with|about|of|from|by|at)\s+{name}\b", flags),
-            lambda m: m.group(0).split()[0] + " me",
+            re.compile(rf"\b(?:{_PREPOSITIONS})\s+{name}\b", flags),
+            lambda m: f"{m.group(0).split()[0]} {_ME}",
         ),
-        (re.compile(rf"\b{name}\b", flags), "I"),
+        (re.compile(rf"\b{name}\b", flags), _I),
     )

@@ -1,13 +1,15 @@
-"""The sentences of a message, each with where it is in the message (its span: `content[start:end]`)."""
+"""The sentences of a message, each with where it is in the message (its span: `content[start:end]`). The
+abbreviations a full stop does not end a sentence after are data (data/sentences.toml)."""
 
 from __future__ import annotations
 
 import re
 
+from mnemo.language.en.words import word_set
 from mnemo.language.statements import Sentence
 
 # Words after which a full stop does not end the sentence ("Dr. Smith", "e.g. pasta").
-ABBREVIATIONS = frozenset({"dr", "mr", "mrs", "ms", "st", "prof", "jr", "sr", "vs", "etc", "e.g", "i.e", "approx"})
+ABBREVIATIONS = word_set("sentences.toml", "abbreviations")
 _ENDS = ".!?;\n"
 
 

@@ -4,10 +4,7 @@ third person (what a memory says of its user: "Hikes", "Has"). Its word lists an
 
 from __future__ import annotations
 
-import re
-
 from mnemo.domain.text import words
-from mnemo.language.en.claim_patterns import PROFESSIONS
 from mnemo.language.en.extraction.dates import MONTHS, WEEKDAYS
 from mnemo.language.en.keywords import STOP_WORDS
 from mnemo.language.en.patterns import pattern
@@ -162,12 +159,7 @@ def is_subjectless_event(sentence: str) -> bool:
     return verb and second in _OBJECT_OPENERS
 
 
-_PROFESSION = "|".join(sorted(PROFESSIONS, key=len, reverse=True))
-_JOB_TITLE = re.compile(
-    rf"^(?:(?:now|currently|still)\s+)?(?P<role>(?:an?\s+)?(?:[a-z-]+\s+){{0,2}}(?:{_PROFESSION})s?)\b"
-    r"(?P<rest>\s+(?:at|for|in|with)\b[^.!?]*)?[.!]*$",
-    re.IGNORECASE,
-)
+_JOB_TITLE = pattern("wording.toml", "job_title")
 
 
 def job_title(sentence: str) -> str | None:

@@ -12,6 +12,7 @@ invitation, a member only once it is accepted in the console (member_emails.py).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -51,9 +52,17 @@ from mnemo.services.platform.tenancy.project_changes import (
     required_email,
     required_role,
 )
+from mnemo.services.platform.tenancy.reach import Reached, reached
 
 ORG_NOT_FOUND = "Organization not found."
 PROJECT_NOT_FOUND = "Project not found."
+
+
+def checked_org_name(name: object) -> str:
+    """An organization's name as given at its creation or renaming: a non-empty text, without its outer spaces."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValidationError("name is required.")
+    return name.strip()
 
 
 class TenancyService:
@@ -124,11 +133,22 @@ class TenancyService:
     def orgs(self, user: PlatformUser) -> list[OrgDetails]:
         return [self._org_details(org, user) for org in self._store.orgs_of(user.id)]
 
+    def reached(self, user: PlatformUser) -> list[Reached]:
+        """Every organization the user reaches, as a member or through a project of it (reach.py)."""
+        return reached(self._store, user)
+
     def create_org(self, user: PlatformUser, name: str) -> Organization:
         return self._new_org(user, name)
 
     def org(self, org_id: str, user: PlatformUser) -> OrgDetails:
         return self._org_details(self._org_for(org_id, user), user)
+
+    def rename_org(self, org_id: str, user: PlatformUser, name: str) -> Organization:
+        """An OWNER's act, as every other change of the organization; the name checked as at its creation."""
+        org = self._org_for(org_id, user, Role.OWNER)
+        renamed = replace(org, name=checked_org_name(name), updated_at=self._clock())
+        self._store.save_org(renamed)
+        return renamed
 
     def delete_org(self, org_id: str, user: PlatformUser) -> None:
         org = self._org_for(org_id, user, Role.OWNER)
@@ -273,10 +293,8 @@ class TenancyService:
         return key, value
 
     def _new_org(self, owner: PlatformUser, name: str) -> Organization:
-        if not isinstance(name, str) or not name.strip():
-            raise ValidationError("name is required.")
         moment = self._clock()
-        org = Organization(new_org_id(), name.strip(), moment, moment)
+        org = Organization(new_org_id(), checked_org_name(name), moment, moment)
         self._store.add_org(org, owner)
         return org
 
