@@ -6,7 +6,8 @@ The code measured is what deploys: `sam build`'s artifacts in .aws-sam/build whe
 else the layer built the same way (layers/shared/Makefile) into bench/.work/lambda-layer, with the function's
 folder. The probe runs without site-packages (`python -S`), so it imports only what Lambda would have.
 The AWS services the container reads at cold start (SSM, DynamoDB) are moto's server on loopback; tracing is on,
-as in Lambda.
+as in Lambda. Each time is also taken in CPU seconds of the probe's process (user + sys): on a shared, busy
+machine the wall-clock figures grow with the load, the CPU figures much less.
 """
 
 from __future__ import annotations
@@ -31,17 +32,19 @@ HEAVY = ("torch", "onnxruntime", "onnx", "tokenizers")
 
 _PROBE = """
 import importlib.util, json, sys, time
-start = time.perf_counter()
+start, start_cpu = time.perf_counter(), time.process_time()
 spec = importlib.util.spec_from_file_location("app", sys.argv[1])
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
-imported = time.perf_counter() - start
+imported, imported_cpu = time.perf_counter() - start, time.process_time() - start_cpu
 module.warm()
-ready = time.perf_counter() - start
+ready, ready_cpu = time.perf_counter() - start, time.process_time() - start_cpu
 import mnemo
 print(json.dumps({
     "seconds": ready,
     "import_seconds": imported,
+    "cpu_seconds": ready_cpu,
+    "import_cpu_seconds": imported_cpu,
     "heavy": [m for m in sys.argv[2].split(",") if m in sys.modules],
     "mnemo": mnemo.__file__,
 }))
@@ -152,6 +155,7 @@ def run(repeats: int = 3) -> dict[str, Any]:
     if not apps:
         results["note"] = "no Lambda functions exist yet (functions/README.md)"
         return results
+    load_at_start = os.getloadavg()  # the machine is shared: its load says how far the wall-clock figures grew
     server, aws_env = aws_on_loopback()
     try:
         for app in apps:
@@ -165,7 +169,7 @@ def run(repeats: int = 3) -> dict[str, Any]:
                 "POWERTOOLS_TRACE_DISABLED": "false",
                 "AWS_XRAY_CONTEXT_MISSING": "IGNORE_ERROR",
             }
-            timings, imports, heavy, origin = [], [], set(), ""
+            timings, imports, cpu, import_cpu, heavy, origin = [], [], [], [], set(), ""
             for _ in range(repeats):
                 out = subprocess.run(
                     [sys.executable, "-S", "-c", _PROBE, str(code / "app.py"), ",".join(HEAVY)],
@@ -178,18 +182,26 @@ def run(repeats: int = 3) -> dict[str, Any]:
                 probe = json.loads(out.stdout.strip().splitlines()[-1])
                 timings.append(probe["seconds"])
                 imports.append(probe["import_seconds"])
+                cpu.append(probe["cpu_seconds"])
+                import_cpu.append(probe["import_cpu_seconds"])
                 heavy.update(probe["heavy"])
                 origin = probe["mnemo"]
             size = folder_bytes(code, bytecode=source == ".aws-sam/build") + folder_bytes(layer, bytecode=True)
             results["functions"][app.parent.name] = {
                 "ready_seconds_median": round(sorted(timings)[len(timings) // 2], 3),
                 "import_seconds_median": round(sorted(imports)[len(imports) // 2], 3),
+                "ready_cpu_seconds_median": round(sorted(cpu)[len(cpu) // 2], 3),
+                "import_cpu_seconds_median": round(sorted(import_cpu)[len(import_cpu) // 2], 3),
                 "imports_torch": "torch" in heavy,
                 "heavy_imports": sorted(heavy),
                 "unzipped_mb": round(size / 1e6, 2),
                 "code_from": source,
                 "mnemo_loaded_from": str(Path(origin).parent.relative_to(ROOT)) if origin else "",
             }
+        results["load_average"] = {
+            "start": [round(x, 1) for x in load_at_start],
+            "end": [round(x, 1) for x in os.getloadavg()],
+        }
     finally:
         server.stop()
         os.environ.pop("AWS_ENDPOINT_URL", None)

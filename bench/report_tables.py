@@ -275,9 +275,17 @@ def lambda_rows(data: dict[str, Any]) -> list[str]:
     f = data["figures"]
     if not f.get("functions"):
         return [f"Lambda cold start: {f.get('note', 'no functions')}."]
-    rows = ["| Function | ready, s (median) | imports torch | unzipped MB |", "|---|---|---|---|"]
+    rows = [
+        "| Function | ready, s (median) | ready, CPU s (median) | imports torch | unzipped MB |",
+        "|---|---|---|---|---|",
+    ]
     for name, r in f["functions"].items():
-        rows.append(f"| {name} | {r['ready_seconds_median']} | {r['imports_torch']} | {r['unzipped_mb']} |")
+        cpu = r.get("ready_cpu_seconds_median", "—")  # older results have no CPU figure
+        rows.append(f"| {name} | {r['ready_seconds_median']} | {cpu} | {r['imports_torch']} | {r['unzipped_mb']} |")
+    load = f.get("load_average")
+    if load:
+        rows.append("")
+        rows.append(f"Load average (1, 5, 15 min) at the start {load['start']}, at the end {load['end']}.")
     return rows
 
 

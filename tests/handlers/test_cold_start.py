@@ -70,7 +70,7 @@ def probe(app):
         spec.loader.exec_module(module)
         module.warm()
         built = module.entry.function.container.get().features.built
-    libraries = ("mcp", "jsonschema")
+    libraries = ("mcp", "jsonschema", "jwt", "httpcore")
     return {
         "app": app,
         "groups": list(module.entry.function.groups),
@@ -108,6 +108,17 @@ PLATFORM_ONLY = (
     "jsonschema",
 )
 PLATFORM_SHELL = ("mnemo.services.platform.served",)  # the type of what every app serves: no feature in it
+
+# Loaded on first use, by no function on its way to ready: the English pack's rule modules (its patterns compile on
+# the first text read), PyJWT (on the first token), jsonschema (on the first schema checked).
+DEFERRED = ("mnemo.language.en.", "jwt", "jsonschema")
+DEFERRED_SHELL = ("mnemo.language.en.pack", "mnemo.language.en.words")  # the pack's version: no rule in them
+# The profiles' reading of memories: built with the platform's features, where the routes use them.
+PLATFORM_RULES = ("mnemo.language.en.profile_values", "mnemo.language.en.life_slots")
+# What only the platform's features use: a self-hosted function loads none of these either. The platform's records
+# (mnemo.domain: tenancy, webhooks, profiles), and the index's HTTP client (made on the first index request: the
+# platform's webhook sender makes its own at start).
+SELF_HOSTED_DEFERRED = ("mnemo.domain.tenancy", "mnemo.domain.webhooks", "mnemo.domain.profiles", "httpcore")
 
 
 def http_functions() -> list[str]:
@@ -171,3 +182,13 @@ def test_each_http_function_loads_only_the_modules_of_its_own_route_groups() -> 
             assert not strays, (function, sorted(strays))
         # And none loads the MCP SDK: it is imported on the first MCP call
         assert not any(m == "mcp" or m.startswith("mcp.") for m in modules), function
+        # And none loads what is loaded on first use; a self-hosted one nothing of the platform's features either
+        deferred = DEFERRED if platform else DEFERRED + SELF_HOSTED_DEFERRED
+        allowed = DEFERRED_SHELL + PLATFORM_RULES if platform else DEFERRED_SHELL
+        loaded_early = {m for m in modules if _named(m, deferred) and m not in allowed}
+        assert not loaded_early, (function, sorted(loaded_early))
+
+
+def _named(module: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether `module` is one of `prefixes` or inside one (a prefix ending in "." names a package's modules)."""
+    return any(module.startswith(p) if p.endswith(".") else module == p or module.startswith(f"{p}.") for p in prefixes)

@@ -13,6 +13,7 @@ from mnemo.adapters.aws.queue import SqsQueue
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
 from mnemo.adapters.opensearch.transport import AwsSigV4, HttpTransport
+from mnemo.composition.lazy_transport import ClosableTransport, LazyTransport
 from mnemo.errors import ConfigurationError
 from mnemo.language.en import english
 from mnemo.settings import Settings
@@ -23,7 +24,7 @@ class AwsAdapters:
     store: DynamoMemoryStore
     index: OpenSearchMemoryIndex
     queue: SqsQueue | None  # None when no queue URL is configured
-    transport: HttpTransport
+    transport: ClosableTransport  # the index's HTTP client, made on its first request (lazy_transport.py)
     namespace_index: Callable[[str], OpenSearchMemoryIndex] | None = None  # a project's own index (`<index>-<id>`)
     publisher: SnsPublisher | None = None  # the events topic, when MNEMO_TOPIC_ARN names one
     profile_queue: SqsQueue | None = None  # the profile queue, when MNEMO_PROFILE_QUEUE_URL names one
@@ -47,9 +48,8 @@ def build_aws_adapters(settings: Settings, session: Any | None = None) -> AwsAda
     if credentials is None:
         raise ConfigurationError("No AWS credentials found for signing OpenSearch requests.")
     config = Config(region_name=region, retries={"mode": "standard", "max_attempts": 5})
-    transport = HttpTransport(
-        settings.opensearch_endpoint, auth=AwsSigV4(credentials, region, settings.opensearch_service)
-    )
+    endpoint, auth = settings.opensearch_endpoint, AwsSigV4(credentials, region, settings.opensearch_service)
+    transport = LazyTransport(lambda: HttpTransport(endpoint, auth=auth))
 
     def index_named(name: str) -> OpenSearchMemoryIndex:
         return OpenSearchMemoryIndex(

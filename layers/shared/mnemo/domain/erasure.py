@@ -14,12 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo.domain.memory import HistoryEntry, MemoryRecord, SourceMessage
-from mnemo.domain.profiles import Profile
-from mnemo.domain.tenancy import MemoryExport, PlatformEvent
-from mnemo.domain.webhooks import OutboundEvent
+
+if TYPE_CHECKING:  # the platform's records: a self-hosted process that deletes memories never loads them
+    from mnemo.domain.profiles import Profile
+    from mnemo.domain.tenancy import MemoryExport, PlatformEvent
+    from mnemo.domain.webhooks import OutboundEvent
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 

@@ -9,9 +9,10 @@ but not yet marked may be read again after a crash, with the same id (a delivery
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from mnemo.domain.webhooks import OutboundEvent
+if TYPE_CHECKING:
+    from mnemo.domain.webhooks import OutboundEvent
 
 
 class ChangeOutbox(Protocol):

@@ -15,12 +15,14 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo.domain.memory import new_id, now
 from mnemo.domain.timefmt import from_iso, iso
-from mnemo.domain.webhooks import OutboundEvent
 from mnemo.ports.queue import json_text
+
+if TYPE_CHECKING:  # imported on the first event read back: a function that only publishes never loads it
+    from mnemo.domain.webhooks import OutboundEvent
 
 EVENT_TYPE_ATTRIBUTE = "event_type"
 MAX_BATCH = 10  # entries of one SNS PublishBatch
@@ -112,6 +114,8 @@ def topic_event(event: OutboundEvent) -> TopicEvent:
 def outbound_event(event: TopicEvent) -> OutboundEvent:
     """The webhook event a topic event carries (as `topic_event` made it); KeyError or TypeError when it is not
     one."""
+    from mnemo.domain.webhooks import OutboundEvent
+
     data = event.data
     payload = data["payload"]
     if not isinstance(payload, Mapping) or not isinstance(data["namespace"], str):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo.adapters.dynamodb import items as it
 from mnemo.adapters.dynamodb.attributes import Item, placeholders, text
@@ -19,7 +19,9 @@ from mnemo.adapters.dynamodb.outbox import OutboxPartition, notify
 from mnemo.adapters.dynamodb.schema import BY_NAMESPACE, NAMESPACE_SHARDS
 from mnemo.adapters.dynamodb.table_store import TableStore
 from mnemo.domain.memory import HistoryEntry, MemoryRecord
-from mnemo.domain.webhooks import OutboundEvent, change_events
+
+if TYPE_CHECKING:  # the webhook events: a table without an outbox (the self-hosted memories) never loads them
+    from mnemo.domain.webhooks import OutboundEvent
 
 log = logging.getLogger("mnemo.dynamodb")
 
@@ -101,6 +103,8 @@ class MemoryTable(TableStore):
         """The transaction's puts of these changes' webhook events (none without an outbox)."""
         if self._outbox is None:
             return []
+        from mnemo.domain.webhooks import change_events
+
         return [self._outbox.put(event) for event in change_events(records, history, before)]
 
     def _is_event(self, action: dict[str, Any]) -> bool:

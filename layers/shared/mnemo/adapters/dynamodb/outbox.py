@@ -23,7 +23,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo.adapters.dynamodb.attributes import Item, placeholders, text
 from mnemo.adapters.dynamodb.codec import WriteOrder, json_attribute, json_value, key, key_of
@@ -31,7 +31,9 @@ from mnemo.adapters.dynamodb.items import OUTBOX_PK
 from mnemo.adapters.dynamodb.operations import Operations, projection
 from mnemo.adapters.dynamodb.record_codec import as_attributes, from_item
 from mnemo.domain.erasure import Erasure, scrubbed
-from mnemo.domain.webhooks import OutboundEvent
+
+if TYPE_CHECKING:  # imported on the first event read: a table without an outbox never loads the webhook events
+    from mnemo.domain.webhooks import OutboundEvent
 
 REMEMBERED_KEYS = 10_000  # keys of events read by `pending`, kept for `published`
 SCRUBBED_AT_MOST = 10_000  # unpublished events a delete looks through for its memories' texts
@@ -144,6 +146,8 @@ def outbox_item(pk: str, event: OutboundEvent) -> Item:
 
 
 def event_of(item: Item) -> OutboundEvent:
+    from mnemo.domain.webhooks import OutboundEvent
+
     position = int(text(item, "sk").split("#", 1)[0])
     return from_item(OutboundEvent, item, payload=json_value(item, "payload"), position=position)
 

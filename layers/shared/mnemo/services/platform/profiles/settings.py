@@ -10,9 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 from mnemo.domain.json_shape import json_problem
 from mnemo.domain.profiles import DEFAULT_MIN_MEMORIES, ENTITY_USER, MAX_MIN_MEMORIES, ProfileSettings
 from mnemo.errors import ValidationError
@@ -52,6 +49,9 @@ def _shape_problem(schema: Mapping[str, Any]) -> str | None:
     shape = json_problem(schema, "the schema")
     if shape is not None:
         return f"Invalid schema: {shape}."
+    from jsonschema import Draft202012Validator  # on the first schema checked: most processes never check one
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as error:

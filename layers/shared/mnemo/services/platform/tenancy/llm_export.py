@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError, best_match
-from referencing.exceptions import Unresolvable
+from typing import TYPE_CHECKING, Any
 
 from mnemo.domain.memory import MemoryRecord
 from mnemo.errors import ProviderError, ValidationError
 from mnemo.ports.llm import LLM, ChatMessage
 from mnemo.services.llm_json import parse_json_reply
+
+if TYPE_CHECKING:  # jsonschema is imported on the first export an LLM shapes: few processes ever make one
+    from jsonschema import Draft202012Validator
 
 MAX_MEMORIES = 500
 ATTEMPTS = 2  # the first answer and one retry with its error
@@ -42,6 +41,9 @@ def export_with_llm(
     llm: LLM, schema: Mapping[str, Any], instructions: str, records: Sequence[MemoryRecord]
 ) -> dict[str, Any]:
     """The export object the LLM made and the schema accepts."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
     try:
         Draft202012Validator.check_schema(dict(schema))
     except SchemaError as error:
@@ -74,6 +76,9 @@ def _prompt(schema: Mapping[str, Any], instructions: str, records: Sequence[Memo
 
 
 def _read(reply: str, validator: Draft202012Validator) -> dict[str, Any]:
+    from jsonschema.exceptions import best_match
+    from referencing.exceptions import Unresolvable
+
     try:
         parsed = parse_json_reply(reply)
     except ProviderError:  # not the provider's failure: what it said is not JSON
