@@ -113,8 +113,14 @@ PLATFORM_SHELL = ("mnemo.services.platform.served",)  # the type of what every a
 # the first text read), PyJWT (on the first token), jsonschema (on the first schema checked).
 DEFERRED = ("mnemo.language.en.", "jwt", "jsonschema")
 DEFERRED_SHELL = ("mnemo.language.en.pack", "mnemo.language.en.words")  # the pack's version: no rule in them
-# The profiles' reading of memories: built with the platform's features, where the routes use them.
-PLATFORM_RULES = ("mnemo.language.en.profile_values", "mnemo.language.en.life_slots")
+# The profiles' reading of memories (its values, and the words of a property with the patterns they are read with):
+# built with the platform's features, where the routes use them.
+PLATFORM_RULES = (
+    "mnemo.language.en.profile_values",
+    "mnemo.language.en.profile_words",
+    "mnemo.language.en.patterns",
+    "mnemo.language.en.life_slots",
+)
 # What only the platform's features use: a self-hosted function loads none of these either. The platform's records
 # (mnemo.domain: tenancy, webhooks, profiles), and the index's HTTP client (made on the first index request: the
 # platform's webhook sender makes its own at start).
