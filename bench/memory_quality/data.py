@@ -220,7 +220,7 @@ def _change(raw: dict[str, Any], user_id: str) -> Change:
 
 
 def first_users(dataset: Dataset, count: int) -> Dataset:
-    """The dataset of the split's first `count` users (in the order of their files), each with every conversation
+    """The dataset of the split's first `count` users (by their first conversation), each with every conversation
     and change of theirs: a smaller run that still asks every probe of the users it keeps."""
     if count < 1:
         raise ValueError("count must be at least 1")

@@ -70,6 +70,8 @@ def serve_settings(data_dir: Path, llm: dict[str, Any] | None = None) -> Setting
         llm_config=dict(llm["config"]) if llm else {},
         auth_disabled=False,
         jwt_secret=SecretStr("memory-quality-evaluation-" + "x" * 32),
+        # A run with a local LLM outlasts the default 30 minutes of the admin's one access token.
+        access_token_minutes=30 if llm is None else 24 * 60,
     )
 
 

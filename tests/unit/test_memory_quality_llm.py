@@ -112,3 +112,16 @@ def test_the_first_users_of_a_split_keep_all_their_conversations_and_changes() -
     assert list(one.names) == [user]
     with pytest.raises(ValueError, match="at least 1"):
         first_users(split, 0)
+
+
+def test_a_surface_with_an_llm_gets_its_provider_and_a_token_that_outlasts_the_run(tmp_path: Path) -> None:
+    from bench.memory_quality.surfaces import serve_settings
+
+    section = Endpoint("http://127.0.0.1:8766/v1", "qwen").mnemo_config()
+
+    with_llm = serve_settings(tmp_path, section)
+    without = serve_settings(tmp_path)
+
+    assert (with_llm.llm_provider, with_llm.llm_config["base_url"]) == ("openai", "http://127.0.0.1:8766/v1")
+    assert with_llm.access_token_minutes == 24 * 60
+    assert (without.llm_provider, without.llm_config, without.access_token_minutes) == (None, {}, 30)
