@@ -79,6 +79,16 @@ def _mean(values: Sequence[float]) -> float:
     return round(statistics.fmean(values), 3) if values else 0.0
 
 
+def _per_add(costs: Sequence[AddCost]) -> dict[str, float]:
+    return {
+        "calls": _mean([c.calls for c in costs]),
+        "input_tokens": _mean([c.input_tokens for c in costs]),
+        "output_tokens": _mean([c.output_tokens for c in costs]),
+        "seconds": _mean([c.seconds for c in costs]),
+        "seconds_max": round(max((c.seconds for c in costs), default=0.0), 3),
+    }
+
+
 def cost_figures(costs: Sequence[AddCost]) -> dict[str, Any]:
     """The totals and per-add means of the adds' costs, and how many adds fell back (by reason)."""
     return {
@@ -86,13 +96,7 @@ def cost_figures(costs: Sequence[AddCost]) -> dict[str, Any]:
         "calls": sum(c.calls for c in costs),
         "input_tokens": sum(c.input_tokens for c in costs),
         "output_tokens": sum(c.output_tokens for c in costs),
-        "per_add": {
-            "calls": _mean([c.calls for c in costs]),
-            "input_tokens": _mean([c.input_tokens for c in costs]),
-            "output_tokens": _mean([c.output_tokens for c in costs]),
-            "seconds": _mean([c.seconds for c in costs]),
-            "seconds_max": round(max((c.seconds for c in costs), default=0.0), 3),
-        },
+        "per_add": _per_add(costs),
         "fallbacks": sum(c.fallback is not None for c in costs),
         "fallbacks_by_reason": dict(Counter(c.fallback for c in costs if c.fallback).most_common()),
     }

@@ -110,6 +110,11 @@ def _llm(figures: Figures) -> str:
     return f"LLM {llm['model']} at {llm['base_url']}" if llm else "no LLM"
 
 
+def rows_of(figures: Figures) -> tuple[Row, ...]:
+    """The rows of a run: what an add cost too, when it had an LLM."""
+    return ROWS + LLM_ROWS if figures.get("llm") else ROWS
+
+
 def table(figures: Figures) -> str:
     names = list(figures["surfaces"])
     data = figures["dataset"]
@@ -119,7 +124,7 @@ def table(figures: Figures) -> str:
         f"embedder {figures['embedder']}, {_llm(figures)}",
         f"{'':50}{'target':>8}" + "".join(f"{n:>14}" for n in names),
     ]
-    for row in ROWS + (LLM_ROWS if figures.get("llm") else ()):
+    for row in rows_of(figures):
         label = f"  {row.label}" if row.sub else row.label
         values = [cell(row.value(figures["surfaces"][n])) + _mark(figures["surfaces"][n], row.target) for n in names]
         lines.append(f"{label:50}{target_text(figures, row.target):>8}" + "".join(f"{v:>14}" for v in values))
