@@ -219,6 +219,19 @@ def _change(raw: dict[str, Any], user_id: str) -> Change:
     return Change(user_id, raw["key"], tuple(raw["outdated"]), raw["current"], probes)
 
 
+def first_users(dataset: Dataset, count: int) -> Dataset:
+    """The dataset of the split's first `count` users (by their first conversation), each with every conversation
+    and change of theirs: a smaller run that still asks every probe of the users it keeps."""
+    if count < 1:
+        raise ValueError("count must be at least 1")
+    kept = set(dataset.users[:count])
+    return Dataset(
+        tuple(c for c in dataset.conversations if c.user_id in kept),
+        tuple(c for c in dataset.changes if c.user_id in kept),
+        {uid: name for uid, name in dataset.names.items() if uid in kept},
+    )
+
+
 def read_users(directory: Path = DATA) -> list[dict[str, Any]]:
     """The raw user files, as written."""
     return [json.loads(path.read_text(encoding="utf-8")) for path in sorted(directory.glob("*.json"))]

@@ -4,18 +4,21 @@ add, then judge every memory left, ask every probe, and run the erasure cases.""
 from __future__ import annotations
 
 import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from bench.memory_quality import erasure
-from bench.memory_quality.data import Change, Conversation, Dataset, Split, load
+from bench.memory_quality.data import Change, Conversation, Dataset, Split, first_users, load
+from bench.memory_quality.llm import AddCost, Endpoint, cost_figures
 from bench.memory_quality.scoring import (
     GoldCheck,
+    Hit,
     ProbeOutcome,
     Stored,
     Verdict,
@@ -29,7 +32,7 @@ from bench.memory_quality.scoring import (
     relative_dates,
     share,
 )
-from bench.memory_quality.surfaces import SURFACES, Surface, SurfaceName, open_surface
+from bench.memory_quality.surfaces import SURFACES, SurfaceName, open_surface
 from mnemo.ports.embedder import Embedder
 
 # The issue's targets on the embedded default.
@@ -40,26 +43,49 @@ TARGETS = {
     "outdated_above_current_share": ("<=", 0.10),
     "erasure_hits": ("<=", 0),
 }
+SystemName = SurfaceName | Literal["mem0"]
 THRESHOLDS = {"default": None, "threshold_0": 0.0}  # None: the surface's default (0.1)
 
 
-def add_all(surface: Surface, dataset: Dataset) -> tuple[dict[str, str], list[GoldCheck], list[float]]:
+class Evaluated(Protocol):
+    """What the evaluation drives: a mnemo surface (surfaces.py) or the mem0 peer (mem0_surface.py)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def last_usage(self) -> dict[str, int] | None: ...
+
+    @property
+    def last_fallback(self) -> str | None: ...
+
+    def add(self, conversation: Conversation, run_id: str | None = None) -> list[tuple[str, str]]: ...
+
+    def memories(self, user_id: str) -> list[Stored]: ...
+
+    def search(self, user_id: str, query: str, threshold: float | None = None) -> list[Hit]: ...
+
+
+def add_all(surface: Evaluated, dataset: Dataset) -> tuple[dict[str, str], list[GoldCheck], list[AddCost]]:
     """Add every conversation in time order; which conversation made each memory, each gold fact checked right
-    after its own conversation, and the seconds each add took."""
+    after its own conversation, and what each add cost (its seconds, and its LLM calls when it made some)."""
     origin: dict[str, str] = {}
     checks: list[GoldCheck] = []
-    seconds: list[float] = []
+    costs: list[AddCost] = []
     for conversation in dataset.conversations:
         started = time.perf_counter()
         for memory_id, event in surface.add(conversation):
             if event == "ADD":
                 origin.setdefault(memory_id, conversation.id)
-        seconds.append(time.perf_counter() - started)
+        seconds = time.perf_counter() - started
+        costs.append(cost := AddCost.of_usage(surface.last_usage, seconds, surface.last_fallback))
+        if cost.calls or cost.fallback:  # a run with an LLM takes hours: say how it goes
+            print(f"{surface.name} {conversation.id}: {cost}", file=sys.stderr, flush=True)
         checks += check_gold(conversation.gold, surface.memories(conversation.user_id))
-    return origin, checks, seconds
+    return origin, checks, costs
 
 
-def final_memories(surface: Surface, dataset: Dataset, origin: dict[str, str]) -> list[Stored]:
+def final_memories(surface: Evaluated, dataset: Dataset, origin: dict[str, str]) -> list[Stored]:
     """Every memory of every user at the end, with the conversation that made it."""
     return [replace(m, conversation_id=origin.get(m.id)) for user in dataset.users for m in surface.memories(user)]
 
@@ -78,7 +104,7 @@ def judge_all(dataset: Dataset, memories: list[Stored]) -> list[Verdict]:
 
 
 def ask(
-    surface: Surface, dataset: Dataset, change: Change, memories: list[Stored], threshold: float | None
+    surface: Evaluated, dataset: Dataset, change: Change, memories: list[Stored], threshold: float | None
 ) -> list[ProbeOutcome]:
     assistant_only = {m.id: m.assistant_only for m in memories}
     current = dataset.facts[f"{change.user_id}/{change.current}"]
@@ -200,18 +226,65 @@ def meets(value: float | int | None, target: tuple[str, float]) -> bool | None:
     return value <= bound if op == "<=" else value >= bound
 
 
-def evaluate(name: SurfaceName, dataset: Dataset, embedder: Embedder, *, with_erasure: bool = True) -> dict[str, Any]:
+def evaluate(
+    name: SurfaceName,
+    dataset: Dataset,
+    embedder: Embedder,
+    *,
+    with_erasure: bool = True,
+    llm: Endpoint | None = None,
+) -> dict[str, Any]:
     started = time.perf_counter()
     with (
         tempfile.TemporaryDirectory(prefix=f"mnemo-quality-{name}-") as root,
-        open_surface(name, Path(root) / "data", embedder) as surface,
+        open_surface(name, Path(root) / "data", embedder, llm.mnemo_config() if llm else None) as surface,
     ):
-        origin, checks, add_seconds = add_all(surface, dataset)
-        memories = final_memories(surface, dataset, origin)
-        probes = {
-            label: [o for change in dataset.changes for o in ask(surface, dataset, change, memories, threshold)]
-            for label, threshold in THRESHOLDS.items()
-        }
+        observed = observe(surface, dataset)
+    figures = score(dataset, observed, started)
+    if with_erasure:
+        figures["erasure"] = erasure.run(name, embedder)
+    return finish(figures, started)
+
+
+def evaluate_mem0(dataset: Dataset, llm: Endpoint) -> dict[str, Any]:
+    """mem0 with its LLM at the same endpoint, judged as mnemo is (no erasure cases: they are about mnemo's stores)."""
+    from bench.memory_quality.mem0_surface import open_mem0
+
+    started = time.perf_counter()
+    with open_mem0(llm) as (mem0, opened):
+        observed = observe(mem0, dataset)
+    figures = score(dataset, observed, started)
+    figures["mem0_version"] = opened["mem0_version"]
+    return finish(figures, started)
+
+
+def evaluate_system(
+    name: SystemName, dataset: Dataset, embedder: Embedder, *, with_erasure: bool, llm: Endpoint | None
+) -> dict[str, Any]:
+    if name != "mem0":
+        return evaluate(name, dataset, embedder, with_erasure=with_erasure, llm=llm)
+    if llm is None:
+        raise ValueError("mem0 is evaluated with an LLM only: name one (--llm local or --llm-base-url)")
+    return evaluate_mem0(dataset, llm)
+
+
+Observed = tuple[dict[str, str], list[GoldCheck], list[AddCost], list[Stored], dict[str, list[ProbeOutcome]]]
+
+
+def observe(surface: Evaluated, dataset: Dataset) -> Observed:
+    """Everything the evaluation asks of a system: the adds (and their costs), every memory left, every probe."""
+    origin, checks, costs = add_all(surface, dataset)
+    memories = final_memories(surface, dataset, origin)
+    probes = {
+        label: [o for change in dataset.changes for o in ask(surface, dataset, change, memories, threshold)]
+        for label, threshold in THRESHOLDS.items()
+    }
+    return origin, checks, costs, memories, probes
+
+
+def score(dataset: Dataset, observed: Observed, started: float) -> dict[str, Any]:
+    """The figures of what a system stored and answered (the erasure cases apart: None until run)."""
+    _origin, checks, costs, memories, probes = observed
     evaluated = time.perf_counter()
     verdicts = judge_all(dataset, memories)
     unresolved = _unresolved(dataset, memories)
@@ -225,15 +298,22 @@ def evaluate(name: SurfaceName, dataset: Dataset, embedder: Embedder, *, with_er
         "unresolved_pronouns": len(unresolved["pronouns"]),
         "unresolved_relative_dates": len(unresolved["dates"]),
         "relative_date_facts": _dated(checks),
-        "erasure": erasure.run(name, embedder) if with_erasure else None,
+        "erasure": None,
         "failures": {**_failures(verdicts, checks, probes), "unresolved": unresolved},
+        "llm_cost": cost_figures(costs),
     }
+    add_seconds = [c.seconds for c in costs]
     figures["seconds"] = {
         "adds": round(sum(add_seconds), 2),
         "add_mean": round(sum(add_seconds) / max(len(add_seconds), 1), 3),
         "evaluation": round(evaluated - started, 2),
-        "with_erasure": round(time.perf_counter() - started, 2),
     }
+    return figures
+
+
+def finish(figures: dict[str, Any], started: float) -> dict[str, Any]:
+    """The figures with the run's whole time, the headline and which targets it met."""
+    figures["seconds"]["with_erasure"] = round(time.perf_counter() - started, 2)
     figures["headline"] = headline(figures)
     figures["targets_met"] = {key: meets(figures["headline"][key], target) for key, target in TARGETS.items()}
     return figures
@@ -289,25 +369,31 @@ def service_commit() -> str:
 
 def run(
     split: Split = "eval",
-    surfaces: Sequence[SurfaceName] = SURFACES,
+    surfaces: Sequence[SystemName] = SURFACES,
     *,
     erasure: bool = True,
     locomo: bool = False,
+    llm: Endpoint | None = None,
+    users: int | None = None,
 ) -> dict[str, Any]:
-    """The whole record: the data set's make-up, the targets, each surface's figures (and the LoCoMo guard)."""
+    """The whole record: the data set's make-up, the targets, each surface's figures (and the LoCoMo guard).
+    `users`: only the split's first so many users (all of their conversations)."""
     from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 
     started = time.perf_counter()
-    dataset = load(split)
+    dataset = load(split) if users is None else first_users(load(split), users)
     embedder = LocalMiniLMEmbedder()
     figures: dict[str, Any] = {
         "split": split,
         "service_commit": service_commit(),
         "embedder": embedder.name,
-        "llm": None,
+        "llm": llm.describe() if llm else None,
+        "users": list(dataset.users) if users is not None else "all",
         "dataset": dataset_figures(dataset),
         "targets": {key: f"{op} {bound}" for key, (op, bound) in TARGETS.items()},
-        "surfaces": {name: evaluate(name, dataset, embedder, with_erasure=erasure) for name in surfaces},
+        "surfaces": {
+            name: evaluate_system(name, dataset, embedder, with_erasure=erasure, llm=llm) for name in surfaces
+        },
     }
     if locomo:
         figures["locomo"] = locomo_guard()

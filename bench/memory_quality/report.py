@@ -63,6 +63,26 @@ ROWS: tuple[Row, ...] = (
 )
 
 
+def number(dotted: str) -> Callable[[Figures], str | None]:
+    """A count or mean as it is (never as a share, whatever its size), to one decimal."""
+
+    def read(figures: Figures) -> str | None:
+        value = path(dotted)(figures)
+        return None if value is None else f"{value:,.1f}".removesuffix(".0")
+
+    return read
+
+
+# What an add cost, for a run with an LLM.
+LLM_ROWS: tuple[Row, ...] = (
+    Row("LLM calls per add", number("llm_cost.per_add.calls")),
+    Row("input tokens per add", number("llm_cost.per_add.input_tokens")),
+    Row("output tokens per add", number("llm_cost.per_add.output_tokens")),
+    Row("seconds per add", number("llm_cost.per_add.seconds")),
+    Row("adds that fell back to the rules", path("llm_cost.fallbacks")),
+)
+
+
 def cell(value: Any) -> str:
     if value is None:
         return "–"
@@ -85,16 +105,26 @@ def _mark(surface: Figures, key: str | None) -> str:
     return "" if met is None else (" ✓" if met else " ✗")
 
 
+def _llm(figures: Figures) -> str:
+    llm = figures.get("llm")
+    return f"LLM {llm['model']} at {llm['base_url']}" if llm else "no LLM"
+
+
+def rows_of(figures: Figures) -> tuple[Row, ...]:
+    """The rows of a run: what an add cost too, when it had an LLM."""
+    return ROWS + LLM_ROWS if figures.get("llm") else ROWS
+
+
 def table(figures: Figures) -> str:
     names = list(figures["surfaces"])
     data = figures["dataset"]
     lines = [
         f"Memory quality ({figures['split']}): {data['conversations']} conversations, {data['users']} users, "
         f"{data['gold_facts']} gold facts, {data['changing_facts']} changing facts ({data['probes']} probes); "
-        f"embedder {figures['embedder']}, no LLM",
+        f"embedder {figures['embedder']}, {_llm(figures)}",
         f"{'':50}{'target':>8}" + "".join(f"{n:>14}" for n in names),
     ]
-    for row in ROWS:
+    for row in rows_of(figures):
         label = f"  {row.label}" if row.sub else row.label
         values = [cell(row.value(figures["surfaces"][n])) + _mark(figures["surfaces"][n], row.target) for n in names]
         lines.append(f"{label:50}{target_text(figures, row.target):>8}" + "".join(f"{v:>14}" for v in values))

@@ -1,6 +1,7 @@
 """The two HTTP surfaces of one embedded deployment, driven as a user of them would: a container built on a data dir as
-`mnemo serve` builds it (authentication on, SQLite, the local all-MiniLM-L6-v2 embedder, no LLM), its app behind
-FastAPI's TestClient (in process: no port, no uvicorn).
+`mnemo serve` builds it (authentication on, SQLite, the local all-MiniLM-L6-v2 embedder, no LLM unless the run
+names one: then the `llm` section given), its app behind FastAPI's TestClient (in process: no port, no uvicorn). Each
+add leaves what its LLM calls used (`last_usage`) and its fallback, if any (`last_fallback`), for the run to sum.
 
 - Self-hosted: an admin registered through /auth/register; reads, searches, deletes and histories through the routes
   (`/memories`, `/search`, `/entities`, `/reset`). The add goes to `MemoryService.add` directly, as `POST /memories`
@@ -33,12 +34,14 @@ from mnemo.domain.tenancy import EventStatus
 from mnemo.ports.embedder import Embedder
 from mnemo.services.commands import AddCommand
 from mnemo.services.commands import Message as CommandMessage
+from mnemo.services.llm_usage import UsageMeter
 from mnemo.settings import Settings
 
 SurfaceName = Literal["selfhosted", "platform"]
 SURFACES: tuple[SurfaceName, ...] = ("selfhosted", "platform")
 ADMIN = {"name": "Eval Admin", "email": "eval-admin@example.com", "password": "a long evaluation passphrase"}
 EVENT_TIMEOUT = 120.0
+LLM_EVENT_TIMEOUT = 7200.0  # an add whose LLM is a local model queued behind other work
 GONE = (401, 403, 404)  # what a surface answers for a memory (or a project) that is not there
 
 
@@ -55,18 +58,20 @@ class SharedModel(ProviderRegistry):
         return super().build_embedder(provider, config)
 
 
-def serve_settings(data_dir: Path) -> Settings:
+def serve_settings(data_dir: Path, llm: dict[str, Any] | None = None) -> Settings:
     """What `mnemo serve` runs on by default, whatever the environment says: the embedded backend, the local
-    embedder, no LLM, authentication on."""
+    embedder, authentication on, and no LLM (or the `llm` section given: `{"provider", "config"}`)."""
     return Settings(
         data_dir=data_dir,
         backend="local",
         embedder_provider="local",
         embedder_config={},
-        llm_provider=None,
-        llm_config={},
+        llm_provider=llm["provider"] if llm else None,
+        llm_config=dict(llm["config"]) if llm else {},
         auth_disabled=False,
         jwt_secret=SecretStr("memory-quality-evaluation-" + "x" * 32),
+        # A run with a local LLM outlasts the default 30 minutes of the admin's one access token.
+        access_token_minutes=30 if llm is None else 24 * 60,
     )
 
 
@@ -83,6 +88,8 @@ class Surface(Protocol):
     container: Container
     client: TestClient
     headers: dict[str, str]  # the caller's credentials
+    last_usage: dict[str, int] | None  # the LLM calls and tokens of the last add
+    last_fallback: str | None  # why the last add fell back to the rule-based extractor (None: it did not)
 
     def add(self, conversation: Conversation, run_id: str | None = None) -> list[tuple[str, str]]:
         """Add the conversation (infer=true, at its time); the (memory id, event) pairs the add answered."""
@@ -125,6 +132,8 @@ class SelfHosted(_ReadsSources):
     client: TestClient
     headers: dict[str, str]
     name: SurfaceName = "selfhosted"
+    last_usage: dict[str, int] | None = None
+    last_fallback: str | None = None
     _roles: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def add(self, conversation: Conversation, run_id: str | None = None) -> list[tuple[str, str]]:
@@ -135,7 +144,13 @@ class SelfHosted(_ReadsSources):
             timestamp=conversation.time,
         )
         command.check_size()
-        return [(r.record.id, r.event.value) for r in self.container.memory_service.add(command)]
+        meter = UsageMeter()
+        try:
+            results = self.container.memory_service.add(command, meter=meter)
+        finally:
+            self.last_usage = meter.usage.to_json()
+            self.last_fallback = meter.fallback.reason if meter.fallback else None
+        return [(r.record.id, r.event.value) for r in results]
 
     def memories(self, user_id: str) -> list[Stored]:
         listed = ok(self.client.get("/memories", params={"user_id": user_id, "top_k": 1000}, headers=self.headers))
@@ -171,6 +186,9 @@ class Platform(_ReadsSources):
     project_id: str
     name: SurfaceName = "platform"
     last_event_id: str = ""
+    event_timeout: float = EVENT_TIMEOUT
+    last_usage: dict[str, int] | None = None
+    last_fallback: str | None = None
     _roles: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def add(self, conversation: Conversation, run_id: str | None = None) -> list[tuple[str, str]]:
@@ -185,19 +203,21 @@ class Platform(_ReadsSources):
         queued = ok(self.client.post("/v3/memories/add/", json=body, headers=self.headers))
         self.last_event_id = queued["event_id"]
         event = self.wait(self.last_event_id)
+        self.last_usage = event.get("llm_usage")
+        self.last_fallback = ((event.get("payload") or {}).get("fallback") or {}).get("reason")
         if event["status"] != EventStatus.SUCCEEDED.value:
             raise RuntimeError(f"add of {conversation.id} ended {event['status']}: {event.get('error')}")
         return [(r["id"], r["event"]) for r in event.get("results") or []]
 
     def wait(self, event_id: str) -> dict[str, Any]:
-        deadline = time.monotonic() + EVENT_TIMEOUT
+        deadline = time.monotonic() + self.event_timeout
         while True:
             event: dict[str, Any] = ok(self.client.get(f"/v1/event/{event_id}/", headers=self.headers))
             if EventStatus(event["status"]).finished:
                 return event
             if time.monotonic() > deadline:
-                raise RuntimeError(f"event {event_id} still {event['status']} after {EVENT_TIMEOUT} s")
-            time.sleep(0.01)
+                raise RuntimeError(f"event {event_id} still {event['status']} after {self.event_timeout} s")
+            time.sleep(0.01 if self.event_timeout == EVENT_TIMEOUT else 0.5)
 
     def memories(self, user_id: str) -> list[Stored]:
         body = {"filters": {"user_id": user_id}, "include_merged": True}
@@ -229,17 +249,22 @@ def register_admin(client: TestClient) -> dict[str, str]:
 
 
 @contextmanager
-def open_surface(name: SurfaceName, data_dir: Path, embedder: Embedder) -> Iterator[Surface]:
-    """One surface of a fresh deployment on `data_dir`, closed (the container too) on the way out."""
+def open_surface(
+    name: SurfaceName, data_dir: Path, embedder: Embedder, llm: dict[str, Any] | None = None
+) -> Iterator[Surface]:
+    """One surface of a fresh deployment on `data_dir` (with the `llm` section given, else none), closed (the
+    container too) on the way out."""
     with ExitStack() as stack:
-        container = build_container(serve_settings(data_dir), SharedModel(embedder))
+        container = build_container(serve_settings(data_dir, llm), SharedModel(embedder))
         stack.callback(container.close)
         client = stack.enter_context(TestClient(create_app(container)))
-        if container.configuration.providers.get().llm is not None:
-            raise RuntimeError("the evaluation runs without an LLM, but one is configured")
+        if (container.configuration.providers.get().llm is not None) != (llm is not None):
+            raise RuntimeError(f"the evaluation was asked to run with LLM {llm!r}, but the container disagrees")
         if name == "selfhosted":
             yield SelfHosted(container, client, register_admin(client))
             return
         assert container.platform is not None
         made = container.platform.tenancy.bootstrap("eval@example.com", "Memory quality evaluation")
-        yield Platform(container, client, {"Authorization": f"Token {made.api_key}"}, made.org.id, made.project.id)
+        headers = {"Authorization": f"Token {made.api_key}"}
+        timeout = EVENT_TIMEOUT if llm is None else LLM_EVENT_TIMEOUT
+        yield Platform(container, client, headers, made.org.id, made.project.id, event_timeout=timeout)
