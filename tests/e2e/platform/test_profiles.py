@@ -368,6 +368,14 @@ def test_settings_that_cannot_be(server: Server, tenant: Tenant, body: dict[str,
     assert message in str(answer.json()["detail"])
 
 
+@pytest.mark.parametrize("value", [0.0, 1, "false", "on"])
+def test_enabled_is_true_or_false_and_nothing_that_reads_as_one(server: Server, tenant: Tenant, value: Any) -> None:
+    answer = http(server, tenant).post("/v2/profiles/settings/", json={"enabled": value})
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["detail"][0]["loc"] == ["body", "enabled"]
+    assert http(server, tenant).get("/v2/profiles/settings/").json()["enabled"] is False
+
+
 def test_min_memories_is_a_setting_and_the_answer_says_what_is_missing(
     server: Server, tenant: Tenant, scripted: Scripted
 ) -> None:

@@ -75,7 +75,7 @@ class ProfileSettingsBody(BaseModel):
     under `entities.user`: anything else (a flat shape) is a 400 "Unsupported settings"."""
 
     model_config = ConfigDict(extra="allow")
-    enabled: bool | None = Field(default=None, description="Turn profiles on or off for the project.")
+    enabled: bool | None = Field(default=None, strict=True, description="Turn profiles on or off for the project.")
     entities: ProfileEntitiesBody | None = None
 
     def changes(self) -> dict[str, Any]:
