@@ -10,17 +10,11 @@ key: this function is given neither, and is not warned about their absence."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from aws_lambda_powertools import Logger, Metrics, Tracer
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.typing import LambdaContext
 from mangum import Mangum
 from starlette.applications import Starlette
 
 from mnemo.composition.container import LazyContainer, build_container
-from mnemo.entrypoints.lambda_http import HttpEntry, HttpFunction
+from mnemo.entrypoints.lambda_http import HttpEntry, HttpFunction, observed_entry
 
 
 def _console_container() -> LazyContainer:
@@ -50,17 +44,4 @@ class ConsoleFunction(HttpFunction):
 def console_entry() -> HttpEntry:
     """The console's Lambda entry: its handler logs, traces and counts each call by status class, and never logs or
     traces an event or a response (they carry passwords, session cookies and memories)."""
-    logger = Logger()
-    tracer = Tracer(patch_modules=["botocore"])
-    metrics = Metrics()
-    function = ConsoleFunction()
-
-    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, log_event=False)
-    @tracer.capture_lambda_handler(capture_response=False)
-    @metrics.log_metrics(capture_cold_start_metric=True)
-    def handler(event: dict[str, Any], context: LambdaContext) -> dict[str, Any]:
-        response = function(event, context)
-        metrics.add_metric(name=f"Http{response['statusCode'] // 100}xx", unit=MetricUnit.Count, value=1)
-        return response
-
-    return HttpEntry(function, handler)
+    return observed_entry(ConsoleFunction(), patch_modules=["botocore"])

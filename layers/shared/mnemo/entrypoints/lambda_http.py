@@ -119,10 +119,16 @@ class HttpEntry:
 def http_entry(groups: Iterable[str], *, follow_configuration: bool = True) -> HttpEntry:
     """The Lambda entry of route groups: its handler logs, traces and counts each call by status class, and never
     logs or traces an event or a response (they carry memories, passwords, tokens and keys)."""
-    logger = Logger()
-    tracer = Tracer(patch_modules=["botocore", "httpx"])
-    metrics = Metrics()
     function = HttpFunction(groups, follow_configuration=follow_configuration)
+    return observed_entry(function, patch_modules=["botocore", "httpx"])
+
+
+def observed_entry(function: HttpFunction, *, patch_modules: list[str]) -> HttpEntry:
+    """`function` under the logger, the tracer (patching `patch_modules`) and the per-status-class metrics that every
+    HTTP function shares; no event or response is ever logged or traced."""
+    logger = Logger()
+    tracer = Tracer(patch_modules=patch_modules)
+    metrics = Metrics()
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, log_event=False)
     @tracer.capture_lambda_handler(capture_response=False)
