@@ -225,6 +225,10 @@ def test_a_failed_attempt_is_in_the_log_and_a_redelivery_sends_it_again(page: Pa
         assert redelivered.webhook_id == delivery["id"]
         (after,) = _until(lambda: _deliveries(served, owner, hook_id), lambda found: found[0]["state"] == "delivered")
         assert len(after["attempts"]) == 4
+        assert after["attempts"][-1]["response"] == "ok"  # what the receiver answered, in the API's log
+        page.reload()
+        answered = page.get_by_role("row").filter(has_text="webhook_test").get_by_role("listitem").last
+        expect(answered.locator("code")).to_have_text("ok")  # and on the page
 
 
 def _until(read: Callable[[], Any], done: Callable[[Any], bool]) -> Any:

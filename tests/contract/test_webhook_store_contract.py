@@ -78,8 +78,8 @@ def event(n: int = 0, namespace: str = "proj_a") -> OutboundEvent:
     return OutboundEvent(new_id(), "memory_add", namespace, payload, T0 + timedelta(seconds=n), position=n + 1)
 
 
-def delivered(delivery: Delivery, at: datetime) -> Delivery:
-    return delivery.tried(Attempt(at, 200, None, 12.5), DeliveryState.DELIVERED, None)
+def delivered(delivery: Delivery, at: datetime, answer: str | None = None) -> Delivery:
+    return delivery.tried(Attempt(at, 200, None, 12.5, answer), DeliveryState.DELIVERED, None)
 
 
 # ---- webhooks -------------------------------------------------------------------------------------------------
@@ -301,8 +301,8 @@ def test_a_saved_delivery_keeps_its_attempts_and_state(store: WebhookStore) -> N
     (made,) = store.enqueue(hook, [event(1)], T0)
     attempts = [
         Attempt(T0, None, "connection refused", 0.25),
-        Attempt(T0 + timedelta(seconds=5), 502, "HTTP 502", 1234.5),
-        Attempt(T0 + timedelta(minutes=5), 204, None, 8.0),
+        Attempt(T0 + timedelta(seconds=5), 502, 'HTTP 502: upstream "down"', 1234.5, 'upstream "down"'),
+        Attempt(T0 + timedelta(minutes=5), 204, None, 8.0, "accepted ✓"),
     ]
     current = made
     for attempt in attempts[:-1]:
@@ -439,7 +439,12 @@ def test_erasing_scrubs_the_deliveries_naming_a_memory_in_every_state_and_no_oth
         T0,
     )
     (other,) = store.enqueue(elsewhere, [memory_event(doomed, "I moved to Lisbon.")], T0)  # another project's
-    store.save_delivery(delivered(first, T0 + timedelta(seconds=1)))
+    store.save_delivery(delivered(first, T0 + timedelta(seconds=1), answer="got: I moved to Lisbon."))
+    echoed = Attempt(
+        T0, 500, "HTTP 500 Internal Server Error: I moved to Lisbon in May.", 3.0, "I moved to Lisbon in May."
+    )
+    store.save_delivery(third.tried(echoed, DeliveryState.PENDING, T0 + timedelta(seconds=5)))
+    store.save_delivery(delivered(second, T0 + timedelta(seconds=1), answer="got: I like tea."))
     erasure = Erasure(frozenset({doomed}), ("I moved to Lisbon in May.", "I moved to Lisbon."))
 
     assert store.erase_from_deliveries("proj_a", erasure) == 2
@@ -448,7 +453,13 @@ def test_erasing_scrubs_the_deliveries_naming_a_memory_in_every_state_and_no_oth
     assert read[first.id].event.payload["event_details"]["data"]["memory"] == ""
     assert read[first.id].state is DeliveryState.DELIVERED and len(read[first.id].attempts) == 1
     assert read[third.id].event.payload["event_details"] == {"id": doomed, "data": {"memory": ""}, "event": "ADD"}
+    # what the receivers answered may echo the text: it goes too, the status stays
+    assert [(a.status_code, a.error, a.response) for a in read[first.id].attempts] == [(200, None, None)]
+    assert [(a.status_code, a.error, a.response) for a in read[third.id].attempts] == [
+        (500, "HTTP 500 Internal Server Error", None)
+    ]
     assert read[second.id].event == second.event
+    assert read[second.id].attempts[0].response == "got: I like tea."  # another memory's delivery keeps its answer
     assert store.get_delivery(elsewhere.id, other.id) == other
     assert store.erase_from_deliveries("proj_a", erasure) == 0
 
@@ -459,8 +470,20 @@ def test_a_delivery_saved_after_an_erasure_keeps_the_scrubbed_event(store: Webho
     (delivery,) = store.enqueue(hook, [memory_event(doomed, "I moved to Lisbon.")], T0)
     store.erase_from_deliveries("proj_a", Erasure(frozenset({doomed}), ("I moved to Lisbon.",)))
 
-    store.save_delivery(delivered(delivery, T0 + timedelta(seconds=1)))  # the sender's copy still has the text
+    # the sender's copy still has the text, and the receiver echoed it
+    store.save_delivery(delivered(delivery, T0 + timedelta(seconds=1), answer="got: I moved to Lisbon."))
 
     saved = store.get_delivery(hook.id, delivery.id)
     assert saved is not None and saved.state is DeliveryState.DELIVERED
     assert saved.event.payload["event_details"]["data"]["memory"] == ""
+    assert [(a.status_code, a.response) for a in saved.attempts] == [(200, None)]
+
+
+def test_an_untouched_delivery_keeps_what_the_receiver_answered(store: WebhookStore) -> None:
+    hook = added(store)
+    (delivery,) = store.enqueue(hook, [memory_event(new_id(), "I like tea.")], T0)
+
+    store.save_delivery(delivered(delivery, T0 + timedelta(seconds=1), answer="thanks"))
+
+    saved = store.get_delivery(hook.id, delivery.id)
+    assert saved is not None and [a.response for a in saved.attempts] == ["thanks"]

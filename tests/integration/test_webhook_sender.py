@@ -188,6 +188,7 @@ def test_a_2xx_is_delivered_with_the_body_and_headers(receiver: Receiver, local:
 
     assert (result.status_code, result.error, result.delivered) == (200, None, True)
     assert result.latency_ms > 0
+    assert result.response == "thanks"  # what the receiver answered, kept for the delivery log
     (got,) = receiver.requests
     assert got.body == body
     assert got.headers["user-agent"] == USER_AGENT
@@ -214,6 +215,7 @@ def test_a_failure_returns_its_code_and_what_the_receiver_said(
     assert result.error is not None
     assert result.error.startswith(f"HTTP {status}")
     assert "no thank you" in result.error
+    assert result.response == '{"detail": "no thank you"}'
 
 
 @pytest.mark.parametrize("status", [301, 302, 307, 308])
@@ -234,6 +236,10 @@ def test_a_large_answer_is_not_read_whole(receiver: Receiver) -> None:
     assert (failed.status_code, delivered.status_code, delivered.error) == (500, 200, None)
     assert failed.error is not None
     assert len(failed.error) < 300
+    # the start of each answer is kept, cut to a line of printable text
+    assert failed.response is not None and delivered.response is not None
+    assert len(failed.response) <= 201 and len(delivered.response) <= 201
+    assert failed.response.endswith("…") and delivered.response.endswith("…")
     bounded.close()
 
 

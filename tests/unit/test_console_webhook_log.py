@@ -63,11 +63,16 @@ def test_an_attempts_status_and_answer_are_shown_and_a_long_answer_is_cut() -> N
     assert len(cut) == MAX_RESPONSE and cut.endswith("…") and cut.startswith("HTTP 503: x")
     assert response_text(unanswered) == "connection refused"
     assert response_text(Attempt(AT, 200, None, 1.0)) == ""
+    # a success shows what the receiver answered; a failure its error, which starts with the status
+    assert response_text(Attempt(AT, 200, None, 1.0, "queued as 42")) == "queued as 42"
+    assert response_text(Attempt(AT, 500, "HTTP 500: boom", 1.0, "boom")) == "HTTP 500: boom"
 
 
 def test_a_test_events_outcome_says_whether_it_arrived_and_what_follows() -> None:
     delivered = _delivery(DeliveryState.DELIVERED, Attempt(AT, 200, None, 8.6))
     assert outcome(delivered) == "The test event was delivered: HTTP 200 in 9 ms."
+    answered = _delivery(DeliveryState.DELIVERED, Attempt(AT, 200, None, 8.6, "thanks"))
+    assert outcome(answered) == "The test event was delivered: HTTP 200 in 9 ms (thanks)."
     retried = _delivery(DeliveryState.PENDING, Attempt(AT, 500, "server error", 4.0))
     assert outcome(retried) == (
         "The test event was not delivered: HTTP 500 in 4 ms (server error). It will be tried again."

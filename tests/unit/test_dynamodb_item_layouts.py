@@ -4,6 +4,7 @@ record's item is compared with its layout on disk, and the layout is read back a
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
@@ -144,7 +145,8 @@ LAYOUTS: dict[str, dict[str, Any]] = {
     },
     "delivery": {
         "attempts": {
-            "S": '[{"at": "2024-05-08T14:30:00.123456+00:00", "status_code": 500, "error": "boom", "latency_ms": 12.5}]'
+            "S": '[{"at": "2024-05-08T14:30:00.123456+00:00", "status_code": 500, "error": "boom", "latency_ms": 12.5, '
+            '"response": null}]'
         },
         "created_at": {"S": "2024-05-08T14:30:00.123456+00:00"},
         "event": {
@@ -345,3 +347,13 @@ def test_given_an_item_on_disk_then_it_reads_as_the_record_written(name: str) ->
     assert read is not None
 
     assert read(LAYOUTS[name]) == record
+
+
+def test_given_a_delivery_written_before_attempts_kept_the_answer_then_it_reads_with_none() -> None:
+    item = copy.deepcopy(LAYOUTS["delivery"])
+    old = '[{"at": "2024-05-08T14:30:00.123456+00:00", "status_code": 500, "error": "boom", "latency_ms": 12.5}]'
+    item["attempts"] = {"S": old}
+    _, _, read = WRITTEN["delivery"]
+    assert read is not None
+
+    assert read(item) == WRITTEN["delivery"][0]

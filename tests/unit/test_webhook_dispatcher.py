@@ -54,7 +54,8 @@ class Sender:
     def send(self, url: str, body: bytes, headers: Mapping[str, str]) -> SendResult:
         self.sent.append((url, body, dict(headers)))
         status = self.script.pop(0) if self.script else 200
-        return SendResult(status, None if status else "refused: connection refused", 1.0)
+        answer = f"answer {len(self.sent)}" if status else None
+        return SendResult(status, None if status else "refused: connection refused", 1.0, answer)
 
 
 @dataclass
@@ -105,6 +106,7 @@ def test_a_2xx_delivers_signed_and_a_failure_waits_for_the_next_delay(world: Wor
     assert world.dispatcher.run_due() == 1
     (done,) = world.store.deliveries_of(world.hook.id, None, 10, 0)
     assert done.state is DeliveryState.DELIVERED and [a.status_code for a in done.attempts] == [500, 200]
+    assert [a.response for a in done.attempts] == ["answer 1", "answer 2"]  # each attempt keeps what it was answered
     _, body, headers = world.sender.sent[-1]
     assert StandardWebhook(world.hook.secret).verify(body, headers)["sequence"] == 1
     assert world.sender.sent[0][2]["webhook-id"] == headers["webhook-id"] == done.id  # the same on each retry

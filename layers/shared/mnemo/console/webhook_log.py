@@ -43,8 +43,9 @@ def delivery_query(params: Mapping[str, str]) -> DeliveryQuery:
 
 
 def response_text(attempt: Attempt) -> str:
-    """What the receiver answered (or why nothing was), cut to MAX_RESPONSE characters."""
-    text = attempt.error or ""
+    """What went wrong, or else what the receiver answered, cut to MAX_RESPONSE characters (a failed answer's error
+    holds the start of its body already)."""
+    text = attempt.error or attempt.response or ""
     return text if len(text) <= MAX_RESPONSE else text[: MAX_RESPONSE - 1] + "…"
 
 

@@ -257,13 +257,30 @@ class Attempt:
     status_code: int | None  # None: no answer (a refused connection, a timeout, a refused address)
     error: str | None
     latency_ms: float
+    response: str | None = None  # the start of what the receiver answered (kept for the delivery log)
 
     def to_json(self) -> dict[str, Any]:
-        return {"at": iso(self.at), "status_code": self.status_code, "error": self.error, "latency_ms": self.latency_ms}
+        return {
+            "at": iso(self.at),
+            "status_code": self.status_code,
+            "error": self.error,
+            "latency_ms": self.latency_ms,
+            "response": self.response,
+        }
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> Attempt:
-        return cls(from_iso(raw["at"]), raw["status_code"], raw["error"], float(raw["latency_ms"]))
+        return cls(from_iso(raw["at"]), raw["status_code"], raw["error"], float(raw["latency_ms"]), raw.get("response"))
+
+    def without_answer(self) -> Attempt:
+        """The attempt without what the receiver said, which may echo a payload a delete has since erased: no
+        response, and an error cut to its status ("HTTP 500 Internal Server Error")."""
+        error = self.error.split(": ", 1)[0] if self.error and self.error.startswith("HTTP ") else self.error
+        return replace(self, error=error, response=None)
+
+
+def without_answers(attempts: Sequence[Attempt]) -> tuple[Attempt, ...]:
+    return tuple(attempt.without_answer() for attempt in attempts)
 
 
 @dataclass(frozen=True, slots=True)

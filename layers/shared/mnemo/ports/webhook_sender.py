@@ -17,6 +17,7 @@ class SendResult:
     status_code: int | None  # None: no HTTP answer
     error: str | None  # why there was no answer, or what the answer was (a redirect is not followed)
     latency_ms: float
+    response: str | None = None  # the start of the receiver's answer body, printable and cut short; None: no body
 
     @property
     def delivered(self) -> bool:

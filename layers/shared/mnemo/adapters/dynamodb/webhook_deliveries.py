@@ -29,7 +29,7 @@ from mnemo.adapters.dynamodb.webhook_items import (
 )
 from mnemo.adapters.dynamodb.webhook_queue import PENDING, WebhookQueue
 from mnemo.domain.timefmt import from_iso, iso
-from mnemo.domain.webhooks import Delivery, DeliveryState, OutboundEvent, Webhook, delivery_id
+from mnemo.domain.webhooks import Delivery, DeliveryState, OutboundEvent, Webhook, delivery_id, without_answers
 
 TRANSACTION_BYTES = 3_500_000  # a TransactWriteItems holds 4 MB at most
 
@@ -135,8 +135,12 @@ class WebhookDeliveries(WebhookQueue):
             if queue is None or stored is None or text(stored, "id") != delivery.id:
                 return  # its webhook was deleted: nothing comes back
             after = self._after_save(queue, DeliveryState(text(stored, "state")), delivery)
-            # The event as stored (scrubbed, should a delete have erased a memory it names), never the caller's.
-            kept = replace(delivery, event=OutboundEvent.from_json(json_value(stored, "event")))
+            # The event as stored (scrubbed, should a delete have erased a memory it names), never the caller's;
+            # once scrubbed, the attempts keep no answers (they may echo what was erased).
+            event = OutboundEvent.from_json(json_value(stored, "event"))
+            same = event.to_json() == delivery.event.to_json()
+            attempts = delivery.attempts if same else without_answers(delivery.attempts)
+            kept = replace(delivery, event=event, attempts=attempts)
             put = self._ops.put(
                 {**delivery_item(kept), **({ERASED_AT: stored[ERASED_AT]} if ERASED_AT in stored else {})}
             )

@@ -41,7 +41,10 @@ from mnemo.adapters.dynamodb.webhook_items import (
 )
 from mnemo.domain.erasure import Erasure, scrubbed_outbound
 from mnemo.domain.memory import now
-from mnemo.domain.webhooks import OutboundEvent, Webhook
+from mnemo.domain.webhooks import Attempt, OutboundEvent, Webhook, without_answers
+from mnemo.errors import ConflictError
+
+ERASE_TRIES = 5  # rewrites of one delivery that a dispatcher's concurrent saves may each make fail
 
 
 class DynamoWebhookStore(WebhookDeliveries):
@@ -113,27 +116,50 @@ class DynamoWebhookStore(WebhookDeliveries):
         self._ops.delete_as_found(self._ops.partition_keys(deliveries_pk(webhook_id), consistent=False))
 
     def erase_from_deliveries(self, project_id: str, erasure: Erasure) -> int:
-        """Each delivery of the project's webhooks naming an erased memory: its event attribute rewritten (an
-        UpdateItem that touches nothing else, stamped `erased_at`, on condition that the delivery still exists).
-        A Query of each webhook's deliveries: one pass over what the project keeps."""
+        """Each delivery of the project's webhooks naming an erased memory: its event attribute rewritten and its
+        attempts without the receiver's answers, which may echo what was erased (an UpdateItem that touches nothing
+        else, stamped `erased_at`, on condition that the delivery still exists and its attempts are those read;
+        a delivery saved meanwhile is read again). A Query of each webhook's deliveries: one pass over what the
+        project keeps."""
         changed = 0
         for webhook in self.webhooks_of_project(project_id):
             for item in self._ops.partition(deliveries_pk(webhook.id), "D#"):
-                event = OutboundEvent.from_json(json_value(item, "event"))
-                clean = scrubbed_outbound(event, erasure)
-                if clean is not None and self._rewrite_event(key_of(item), clean):
+                if self._erase_from(item, erasure):
                     changed += 1
         return changed
 
-    def _rewrite_event(self, item_key: Item, event: OutboundEvent) -> bool:
-        (name, event_value), *_ = json_attribute("event", event.to_json()).items()
-        other = "event_z" if name == "event" else "event"
+    def _erase_from(self, item: Item, erasure: Erasure) -> bool:
+        for _ in range(ERASE_TRIES):
+            clean = scrubbed_outbound(OutboundEvent.from_json(json_value(item, "event")), erasure)
+            if clean is None:
+                return False
+            if self._rewrite(item, clean):
+                return True
+            found = self._ops.get(key_of(item))
+            if found is None:
+                return False  # deleted meanwhile (its webhook went)
+            item = found
+        raise ConflictError("The delivery log kept changing while a delete erased from it; try the delete again.")
+
+    def _rewrite(self, item: Item, event: OutboundEvent) -> bool:
+        """The event and the attempts (without answers) rewritten, if the attempts are still those of `item`."""
+        attempts = without_answers([Attempt.from_json(a) for a in json_value(item, "attempts")])
+        written = {
+            **json_attribute("event", event.to_json()),
+            **json_attribute("attempts", [a.to_json() for a in attempts]),
+        }
+        dropped = [name[:-2] if name.endswith("_z") else f"{name}_z" for name in written]  # the other form of each
+        read_as = "attempts_z" if "attempts_z" in item else "attempts"
+        names = {f"#s{i}": name for i, name in enumerate(written)} | {f"#r{i}": name for i, name in enumerate(dropped)}
+        values = {f":s{i}": value for i, value in enumerate(written.values())}
+        sets = ", ".join(f"#s{i} = :s{i}" for i in range(len(written)))
+        removes = ", ".join(f"#r{i}" for i in range(len(dropped)))
         rewritten = self._ops.conditionally(
             "update_item",
-            Key=item_key,
-            UpdateExpression="SET #ev = :ev, #erased = :at REMOVE #other",
-            ConditionExpression="attribute_exists(pk)",  # else deleted meanwhile (its webhook went)
-            ExpressionAttributeNames={"#ev": name, "#erased": ERASED_AT, "#other": other},
-            ExpressionAttributeValues={":ev": event_value, **placeholders(at=now())},
+            Key=key_of(item),
+            UpdateExpression=f"SET {sets}, #erased = :at REMOVE {removes}",
+            ConditionExpression="attribute_exists(pk) AND #read = :read",  # else deleted or tried meanwhile
+            ExpressionAttributeNames={**names, "#erased": ERASED_AT, "#read": read_as},
+            ExpressionAttributeValues={**values, **placeholders(at=now()), ":read": item[read_as]},
         )
         return rewritten is not None

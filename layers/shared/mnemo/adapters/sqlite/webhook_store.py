@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from mnemo.adapters.sqlite.database import Database
 from mnemo.domain.erasure import Erasure, scrubbed_outbound
 from mnemo.domain.timefmt import from_iso, iso
-from mnemo.domain.webhooks import Attempt, Delivery, DeliveryState, OutboundEvent, Webhook, delivery_id
+from mnemo.domain.webhooks import (
+    Attempt,
+    Delivery,
+    DeliveryState,
+    OutboundEvent,
+    Webhook,
+    delivery_id,
+    without_answers,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS webhooks (
@@ -142,6 +151,16 @@ class SqliteWebhookStore:
 
     def save_delivery(self, delivery: Delivery) -> None:
         with self._db.write() as conn:
+            stored = conn.execute(
+                "SELECT event FROM webhook_deliveries WHERE id = ? AND webhook_id = ?",
+                (delivery.id, delivery.webhook_id),
+            ).fetchone()
+            if (
+                stored is not None
+                and OutboundEvent.from_json(json.loads(stored[0])).to_json() != delivery.event.to_json()
+            ):
+                # a delete scrubbed the event after the sender read it: its answers may echo what was erased
+                delivery = replace(delivery, attempts=without_answers(delivery.attempts))
             conn.execute(
                 "UPDATE webhook_deliveries SET state = ?, attempts = ?, next_attempt_at = ?, finished_at = ? "
                 "WHERE id = ? AND webhook_id = ?",
@@ -156,25 +175,24 @@ class SqliteWebhookStore:
             )
 
     def erase_from_deliveries(self, project_id: str, erasure: Erasure) -> int:
-        rows = (
-            self._db.read()
-            .execute(
-                "SELECT d.id, d.event FROM webhook_deliveries d WHERE d.webhook_id IN "
+        """Each delivery naming an erased memory: its event scrubbed, and its attempts without the receiver's
+        answers (they may echo what was erased). Read and rewritten in one write, so no attempt saved meanwhile is
+        overwritten."""
+        with self._db.write() as conn:
+            rows = conn.execute(
+                "SELECT d.id, d.event, d.attempts FROM webhook_deliveries d WHERE d.webhook_id IN "
                 "(SELECT id FROM webhooks WHERE project_id = ?)",
                 (project_id,),
-            )
-            .fetchall()
-        )
-        changed: list[tuple[str, str]] = []
-        for made_id, raw in rows:
-            if not erasure.named_in(raw):
-                continue
-            clean = scrubbed_outbound(OutboundEvent.from_json(json.loads(raw)), erasure)
-            if clean is not None:
-                changed.append((json.dumps(clean.to_json()), made_id))
-        if changed:
-            with self._db.write() as conn:
-                conn.executemany("UPDATE webhook_deliveries SET event = ? WHERE id = ?", changed)
+            ).fetchall()
+            changed: list[tuple[str, str, str]] = []
+            for made_id, raw, attempts in rows:
+                if not erasure.named_in(raw):
+                    continue
+                clean = scrubbed_outbound(OutboundEvent.from_json(json.loads(raw)), erasure)
+                if clean is not None:
+                    quiet = _attempts_json(without_answers(_attempts(attempts)))
+                    changed.append((json.dumps(clean.to_json()), quiet, made_id))
+            conn.executemany("UPDATE webhook_deliveries SET event = ?, attempts = ? WHERE id = ?", changed)
         return len(changed)
 
     def get_delivery(self, webhook_id: str, delivery_id: str) -> Delivery | None:

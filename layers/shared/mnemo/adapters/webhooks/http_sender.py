@@ -48,7 +48,7 @@ log = logging.getLogger("mnemo.webhooks")
 
 USER_AGENT = "mnemo-webhooks/1"
 MAX_ANSWER = 64 * 1024  # bytes of a receiver's answer read at most
-MAX_SUMMARY = 200  # characters of a failed answer's body kept in the attempt's error
+MAX_SUMMARY = 200  # characters of an answer's body kept with the attempt (and in a failed one's error)
 SCHEMES = ("http", "https")
 REDIRECT_NOT_FOLLOWED = "redirect not followed"
 
@@ -317,8 +317,9 @@ class HttpWebhookSender:
         if parsed is None:
             return SendResult(None, problem, _ms_since(started))
         token = _DEADLINE.set(started + self._timeout)
+        answer: str | None = None
         try:
-            status, error = self._post(parsed, body, headers)
+            status, error, answer = self._post(parsed, body, headers)
         except RefusedError as refused:
             status, error = None, f"refused: {refused}"
         except httpx.TimeoutException:
@@ -330,9 +331,10 @@ class HttpWebhookSender:
             status, error = None, f"unexpected error: {type(exc).__name__}"
         finally:
             _DEADLINE.reset(token)
-        return SendResult(status, error, _ms_since(started))
+        return SendResult(status, error, _ms_since(started), answer)
 
-    def _post(self, url: httpx.URL, body: bytes, headers: Mapping[str, str]) -> tuple[int, str | None]:
+    def _post(self, url: httpx.URL, body: bytes, headers: Mapping[str, str]) -> tuple[int, str | None, str | None]:
+        """The status, the error it makes (None for a success) and the start of the answer's body."""
         sent = httpx.Headers(dict(headers))
         sent["User-Agent"] = USER_AGENT
         sent["Content-Type"] = "application/json"
@@ -342,11 +344,13 @@ class HttpWebhookSender:
                 answer = _read_at_most(response, MAX_ANSWER)
             except httpx.HTTPError:  # the status line and headers came: they are the answer
                 answer = b""
+        text = _printable(answer)
+        start = (text[:MAX_SUMMARY] + ("…" if len(text) > MAX_SUMMARY else "")) or None
         if 200 <= status < 300:
-            return status, None
+            return status, None, start
         if 300 <= status < 400:
-            return status, REDIRECT_NOT_FOLLOWED
-        return status, _summary(status, response.reason_phrase, answer)
+            return status, REDIRECT_NOT_FOLLOWED, start
+        return status, _summary(status, response.reason_phrase, start), start
 
     def close(self) -> None:
         self._client.close()
@@ -370,14 +374,16 @@ def _read_at_most(response: httpx.Response, limit: int) -> bytes:
     return bytes(kept)
 
 
-def _summary(status: int, reason: str, answer: bytes) -> str:
+def _printable(answer: bytes) -> str:
+    """The start of an answer's body as one line of printable text (whitespace runs made one space)."""
+    text = " ".join(answer[: MAX_SUMMARY * 4].decode("utf-8", "replace").split())
+    return "".join(c for c in text if c.isprintable())
+
+
+def _summary(status: int, reason: str, start: str | None) -> str:
     """An answer that is not a success, as the attempt's error: its status and the start of its body."""
     head = f"HTTP {status} {reason}".rstrip()
-    text = " ".join(answer[: MAX_SUMMARY * 4].decode("utf-8", "replace").split())
-    text = "".join(c for c in text if c.isprintable())
-    if not text:
-        return head
-    return f"{head}: {text[:MAX_SUMMARY]}{'…' if len(text) > MAX_SUMMARY else ''}"
+    return f"{head}: {start}" if start else head
 
 
 def _failure(exc: httpx.HTTPError) -> str:

@@ -75,10 +75,21 @@ class AttemptOut(BaseModel):
     status_code: int | None = Field(description="The receiver's HTTP status; null when there was no answer.")
     error: str | None = Field(description="What went wrong (a timeout, a refused connection, a redirect, ...).")
     latency_ms: float
+    response: str | None = Field(
+        default=None,
+        description="The start of the receiver's answer body (printable, at most 200 characters); null when it sent "
+        "none, or once a delete erased a memory the delivery named.",
+    )
 
     @classmethod
     def of(cls, attempt: Attempt) -> Self:
-        return cls(at=attempt.at, status_code=attempt.status_code, error=attempt.error, latency_ms=attempt.latency_ms)
+        return cls(
+            at=attempt.at,
+            status_code=attempt.status_code,
+            error=attempt.error,
+            latency_ms=attempt.latency_ms,
+            response=attempt.response,
+        )
 
 
 class DeliveryOut(BaseModel):

@@ -72,7 +72,7 @@ class WebhookDispatcher:
             self._store.save_delivery(cancelled)
             return cancelled
         result = self._send(webhook, delivery, at)
-        attempt = Attempt(at, result.status_code, result.error, result.latency_ms)
+        attempt = Attempt(at, result.status_code, result.error, result.latency_ms, result.response)
         tried = len(delivery.attempts) + 1
         if result.delivered:
             done = delivery.tried(attempt, DeliveryState.DELIVERED, None)
