@@ -88,6 +88,23 @@ def test_an_owner_saves_the_settings_from_the_schema_editor(page: Page, served: 
     assert stored["entities"]["user"]["min_memories"] == 2
 
 
+def test_a_schema_as_large_as_the_api_takes_is_saved_from_the_editor(page: Page, served: Console) -> None:
+    owner = served.owner()
+    words = "the place, the season and the people around it " * 10
+    large = {
+        "type": "object",
+        "properties": {f"p{n}": {"type": "string", "description": f"{n}: {words}"} for n in range(90)},
+    }
+    assert 20_000 < len(json.dumps(large, indent=2)) and len(json.dumps(large).encode()) < 64_000
+    sign_in(page, served, owner, to=_profiles_url(owner))
+    page.get_by_label("Schema").fill(json.dumps(large, indent=2))
+    page.get_by_role("button", name="Save profile settings").click()
+    expect(page.get_by_role("status")).to_have_text("Profile settings saved.")
+    assert _settings(served, owner)["entities"]["user"]["schema"] == large
+    page.get_by_role("button", name="Save profile settings").click()  # as shown again, indented: saved again
+    expect(page.get_by_role("status")).to_have_text("Profile settings saved.")
+
+
 def test_a_schema_the_api_refuses_is_refused_with_the_apis_words(page: Page, served: Console) -> None:
     owner = served.owner()
     undescribed = {"type": "object", "properties": {"city": {"type": "string"}}}

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 CONSOLE_STATE = "console"
 MAX_FIELDS = 50  # fields of one form
 MAX_FIELD_CHARS = 20_000  # characters of one field (the largest, custom instructions, is bounded lower by the service)
+# Fields that may be longer: a profile schema as the editor shows it, indented (the service bounds its JSON at
+# 64,000 bytes, compact; indentation adds less than as much again).
+LONGER_FIELDS = {"schema": 128_000}
 NOT_CONFIGURED = "The console's sign-in is not configured."
 BAD_CSRF = "The form's security token is missing or wrong: reload the page and try again."
 
@@ -86,12 +89,14 @@ class FormError(ValidationError):
 
 
 async def read_form(request: Request) -> dict[str, str]:
-    """The posted fields, each a string within MAX_FIELD_CHARS (FormError otherwise)."""
+    """The posted fields, each a string within MAX_FIELD_CHARS, or its own bound in LONGER_FIELDS (FormError
+    otherwise)."""
     async with request.form(max_files=0, max_fields=MAX_FIELDS) as form:
         fields: dict[str, str] = {}
         for name, value in form.items():
-            if isinstance(value, UploadFile) or len(value) > MAX_FIELD_CHARS:
-                raise FormError(f"The field {name[:40]} is too long (at most {MAX_FIELD_CHARS} characters).")
+            bound = LONGER_FIELDS.get(name, MAX_FIELD_CHARS)
+            if isinstance(value, UploadFile) or len(value) > bound:
+                raise FormError(f"The field {name[:40]} is too long (at most {bound:,} characters).")
             fields[name] = value
         return fields
 

@@ -356,7 +356,8 @@ def _platform_upgrade(_args: argparse.Namespace, session: Any | None = None) -> 
     report = upgrade_platform_items(session.client("dynamodb"), settings.dynamodb_table, settings.accounts_table)
     print(
         f"{report.indexed} project item(s) indexed by namespace, {report.app_counts} app count(s) set, "
-        f"{report.event_counts} event count(s) set, {report.markers_moved} unfinished-event marker(s) moved."
+        f"{report.event_counts} event count(s) set, {report.markers_moved} unfinished-event marker(s) moved, "
+        f"{report.member_pointers} project member(s) given their project pointer."
     )
     return 0
 
