@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from mnemo.console.dream_runs import MAX_RUNS
 from mnemo.domain.tenancy import Role
+from mnemo.services.platform.tenancy.events import DREAM
 from tests.browser.conftest import XSS, Console, Person, assert_no_script_ran, csrf_of, sign_in, tab_to
 from tests.support.openai_server import OpenAIServer
 from tests.support.waits import seconds
@@ -147,6 +149,30 @@ def test_a_reader_sees_no_write_control_and_a_forged_write_is_refused(page: Page
     for path, form in (("/config", {"reflection_mode": "manual"}), ("/run", {"user_id": "alice"})):
         assert page.request.post(base + path, form={**form, "csrf_token": token}).status == 403, path
     assert _config(served, owner)["config"]["reflection_mode"] == "batch"
+
+
+def test_older_runs_are_reached_page_by_page(page: Page, served: Console) -> None:
+    owner = served.owner()
+    platform = served.container.platform
+    assert platform is not None
+    made = [
+        platform.events.record(owner.project_id, DREAM, {"trigger": "schedule", "user_ids": [f"u{n}"]}, [])
+        for n in range(MAX_RUNS + 2)
+    ]
+    sign_in(page, served, owner, to=_dream_url(owner))
+    runs = page.get_by_role("table").filter(has_text="Past runs").locator("tbody tr")
+    expect(runs).to_have_count(MAX_RUNS)
+    expect(runs.first).to_contain_text(made[-1][:8])
+    expect(page.get_by_role("link", name="Newest runs")).to_have_count(0)
+    page.get_by_role("link", name="Older runs").click()
+    expect(runs).to_have_count(2)
+    expect(runs.nth(0)).to_contain_text(made[1][:8])
+    expect(runs.nth(1)).to_contain_text(made[0][:8])
+    expect(page.get_by_role("link", name="Older runs")).to_have_count(0)
+    page.get_by_role("link", name="Newest runs").click()
+    expect(runs).to_have_count(MAX_RUNS)
+    response = page.goto(f"{served.console}{_dream_url(owner)}?from=-1")
+    assert response is not None and response.status == 400
 
 
 def test_a_run_of_another_kind_of_event_is_not_a_dream_run(page: Page, served: Console) -> None:

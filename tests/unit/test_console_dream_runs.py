@@ -1,6 +1,6 @@
-"""Dream's past runs as the console shows them: the runs found among the project's newest events (read in pages, up
-to a bound), and one run's results per user with each change and the memories it points to, whatever the results
-hold."""
+"""Dream's past runs as the console shows them: the runs found among the project's events (read in pages, up to a
+bound a page of runs, each page saying where the next older one starts), and one run's results per user with each
+change and the memories it points to, whatever the results hold."""
 
 from __future__ import annotations
 
@@ -8,18 +8,23 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.tenancy_store import SqliteTenancyStore
 from mnemo.console.dream_runs import (
     MAX_RUNS,
+    MAX_START,
     SCAN_EVENTS,
     Change,
     asked_users,
     change_count,
     recent_runs,
+    runs_start,
     user_results,
 )
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
+from mnemo.errors import ValidationError
 from mnemo.services.platform.tenancy.events import DREAM, EventService, new_event
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -38,17 +43,39 @@ def _events(tmp_path: Path, made: list[PlatformEvent], name: str = "events") -> 
 
 def test_the_runs_among_the_newest_events_are_found_newest_first(tmp_path: Path) -> None:
     made = [_event(DREAM if n % 3 == 0 else "ADD", n) for n in range(30)]
-    runs = recent_runs(_events(tmp_path, made), "p")
-    assert [r.id for r in runs] == [e.id for e in reversed(made) if e.event_type == DREAM]
+    found = recent_runs(_events(tmp_path, made), "p")
+    assert [r.id for r in found.runs] == [e.id for e in reversed(made) if e.event_type == DREAM]
+    assert found.older is None  # every event was read
 
 
-def test_no_more_than_the_newest_events_are_read_and_no_more_than_a_page_of_runs_listed(tmp_path: Path) -> None:
+def test_a_page_reads_a_bounded_number_of_events_and_says_where_the_older_runs_are(tmp_path: Path) -> None:
     older_run = _event(DREAM, 0)
     adds = [_event("ADD", n) for n in range(1, SCAN_EVENTS + 1)]
-    assert recent_runs(_events(tmp_path, [older_run, *adds]), "p") == []
+    events = _events(tmp_path, [older_run, *adds])
+    first = recent_runs(events, "p")
+    assert first.runs == [] and first.older == SCAN_EVENTS
+    second = recent_runs(events, "p", first.older)
+    assert [r.id for r in second.runs] == [older_run.id] and second.older is None
+
+
+def test_no_more_than_a_page_of_runs_is_listed_and_the_next_page_goes_on_from_it(tmp_path: Path) -> None:
     many = [_event(DREAM, n) for n in range(MAX_RUNS + 5)]
-    runs = recent_runs(_events(tmp_path, many, "many"), "p")
-    assert [r.id for r in runs] == [e.id for e in reversed(many)][:MAX_RUNS]
+    events = _events(tmp_path, many, "many")
+    first = recent_runs(events, "p")
+    newest_first = [e.id for e in reversed(many)]
+    assert [r.id for r in first.runs] == newest_first[:MAX_RUNS] and first.older == MAX_RUNS
+    rest = recent_runs(events, "p", MAX_RUNS)
+    assert [r.id for r in rest.runs] == newest_first[MAX_RUNS:] and rest.older is None
+
+
+@pytest.mark.parametrize("raw", ["-1", "x", "1.5", "1" * 12, "99999999999"])
+def test_a_start_out_of_bounds_is_refused(raw: str) -> None:
+    with pytest.raises(ValidationError, match="from is a whole number"):
+        runs_start({"from": raw})
+
+
+def test_a_start_is_read_from_the_query_string() -> None:
+    assert (runs_start({}), runs_start({"from": "25"}), runs_start({"from": str(MAX_START)})) == (0, 25, MAX_START)
 
 
 def test_a_runs_results_give_each_user_and_each_change() -> None:

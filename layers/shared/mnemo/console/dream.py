@@ -11,7 +11,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from mnemo.api.limits import MAX_NAME, MAX_SHORT
-from mnemo.console.dream_runs import asked_users, change_count, recent_runs, user_results
+from mnemo.console.dream_runs import asked_users, change_count, recent_runs, runs_start, user_results
 from mnemo.console.projects import PROJECT, project_view
 from mnemo.console.visits import Visit, signed_in
 from mnemo.errors import NotFoundError, ValidationError
@@ -25,13 +25,16 @@ RUN_NOT_FOUND = "No such Dream run in this project."
 def _overview(visit: Visit) -> Response:
     view = project_view(visit, "dream")
     config = visit.platform.dream.config(view.org_id, view.details.project.id, visit.session.user)
-    runs = recent_runs(visit.platform.events, view.details.project.id)
+    start = runs_start(visit.request.query_params)
+    found = recent_runs(visit.platform.events, view.details.project.id, start)
     return visit.page(
         "dream.html",
         project=view,
         config=config,
         modes=REFLECTION_MODES,
-        runs=[(run, asked_users(run), change_count(run)) for run in runs],
+        runs=[(run, asked_users(run), change_count(run)) for run in found.runs],
+        start=start,
+        older=found.older,
     )
 
 

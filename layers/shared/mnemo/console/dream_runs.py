@@ -2,8 +2,9 @@
 results per user with each change it made (a memory synthesized, merged, superseded or reworded), read from the
 run's event (mnemo.services.platform.dream.runs says their shape).
 
-The events are kept newest first without an index by type, so the page reads the newest `SCAN_EVENTS` events, in
-pages, and keeps the Dream runs among them; an older run is still on the Events page and at its own address."""
+The events are kept newest first without an index by type, so a page of runs reads at most `SCAN_EVENTS` events,
+in pages, from where the previous one stopped, and keeps the Dream runs among them; it says where the next (older)
+page starts, so every run is reached, page by page, at a bounded cost each."""
 
 from __future__ import annotations
 
@@ -12,22 +13,44 @@ from dataclasses import dataclass
 from typing import Any
 
 from mnemo.domain.tenancy import PlatformEvent
+from mnemo.errors import ValidationError
 from mnemo.services.platform.tenancy.events import DREAM, EventService
 
-SCAN_EVENTS = 500  # the newest events read for past runs
+SCAN_EVENTS = 500  # events read for one page of past runs
 SCAN_PAGE = 100
-MAX_RUNS = 25  # runs listed
+MAX_RUNS = 25  # runs listed on a page
+MAX_START = 10_000_000  # the furthest event a page of runs may start from
 
 
-def recent_runs(events: EventService, project_id: str) -> list[PlatformEvent]:
-    """The Dream runs among the project's newest SCAN_EVENTS events, newest first (at most MAX_RUNS)."""
+@dataclass(frozen=True, slots=True)
+class RunsPage:
+    runs: list[PlatformEvent]  # newest first
+    older: int | None  # where the next page starts (an offset among the events), or None: no event is older
+
+
+def recent_runs(events: EventService, project_id: str, start: int = 0) -> RunsPage:
+    """The Dream runs among the SCAN_EVENTS events from `start` on (newest first), at most MAX_RUNS of them."""
     runs: list[PlatformEvent] = []
-    for offset in range(0, SCAN_EVENTS, SCAN_PAGE):
+    offset = start
+    while offset < start + SCAN_EVENTS:
         page = events.page(project_id, offset, SCAN_PAGE).events
-        runs += [event for event in page if event.event_type == DREAM]
-        if len(page) < SCAN_PAGE or len(runs) >= MAX_RUNS:
-            break
-    return runs[:MAX_RUNS]
+        for n, event in enumerate(page):
+            if event.event_type == DREAM:
+                runs.append(event)
+                if len(runs) == MAX_RUNS:
+                    return RunsPage(runs, offset + n + 1)
+        offset += len(page)
+        if len(page) < SCAN_PAGE:
+            return RunsPage(runs, None)
+    return RunsPage(runs, offset)
+
+
+def runs_start(params: Mapping[str, str]) -> int:
+    """Where a page of runs starts, from the query string (`from`); ValidationError (400) out of bounds."""
+    raw = params.get("from", "0")
+    if not raw.isdigit() or int(raw) > MAX_START:
+        raise ValidationError(f"from is a whole number from 0 to {MAX_START}.")
+    return int(raw)
 
 
 @dataclass(frozen=True, slots=True)
