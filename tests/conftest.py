@@ -26,6 +26,8 @@ from mnemo.composition.container import Container, build_container
 from mnemo.ports.embedder import Embedder
 from mnemo.settings import Settings
 
+pytest_plugins = ["tests.support.file_times"]
+
 
 @pytest.fixture(scope="session")
 def embedder() -> LocalMiniLMEmbedder:
