@@ -9,6 +9,7 @@ into node_modules here once per lock; its axe.min.js is evaluated in each page c
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -44,6 +45,7 @@ CHROMIUM = Path(os.environ.get("MNEMO_CHROMIUM", "/usr/bin/chromium"))
 HERE = Path(__file__).resolve().parent
 AXE = HERE / "node_modules" / "axe-core" / "axe.min.js"
 AXE_STAMP = HERE / "node_modules" / ".mnemo-installed"
+AXE_LOCK = HERE / ".axe-install.lock"  # beside node_modules, which `npm ci` removes
 PASSWORD = "correct horse battery staple"
 XSS = '<script>window.__xss=1</script><img src=x onerror="window.__xss=1">'
 WAIT_MS = seconds(10) * 1000  # the bound of every action and expectation: a busy machine is only slower
@@ -222,25 +224,29 @@ def _lock_digest() -> str:
 
 @pytest.fixture(scope="session")
 def axe_source() -> str:
-    """axe.min.js, installed from the lock (`npm ci`) when missing or the lock changed."""
+    """axe.min.js, installed from the lock (`npm ci`) when missing or the lock changed. Under a lock file, since
+    each xdist worker asks: `npm ci` empties node_modules first, so a second install beside a finished one would
+    take the file away from the worker about to read it."""
     npm = shutil.which("npm")
     if npm is None:
         pytest.fail("npm is not on PATH: the console's accessibility check installs axe-core with it.", pytrace=False)
     wanted = _lock_digest()
-    if not AXE.exists() or not AXE_STAMP.exists() or AXE_STAMP.read_text() != wanted:
-        installed = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund"],
-            cwd=HERE,
-            env={**os.environ, "npm_config_cache": str(HERE / ".npm-cache")},
-            capture_output=True,
-            text=True,
-            timeout=seconds(240),
-            check=False,
-        )
-        if installed.returncode != 0:
-            pytest.fail(f"npm ci failed in {HERE}:\n{installed.stdout}\n{installed.stderr}", pytrace=False)
-        AXE_STAMP.write_text(wanted)
-    return AXE.read_text()
+    with AXE_LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not AXE.exists() or not AXE_STAMP.exists() or AXE_STAMP.read_text() != wanted:
+            installed = subprocess.run(
+                [npm, "ci", "--no-audit", "--no-fund"],
+                cwd=HERE,
+                env={**os.environ, "npm_config_cache": str(HERE / ".npm-cache")},
+                capture_output=True,
+                text=True,
+                timeout=seconds(240),
+                check=False,
+            )
+            if installed.returncode != 0:
+                pytest.fail(f"npm ci failed in {HERE}:\n{installed.stdout}\n{installed.stderr}", pytrace=False)
+            AXE_STAMP.write_text(wanted)
+        return AXE.read_text()
 
 
 SERIOUS = """async () => {
