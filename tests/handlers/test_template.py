@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +235,22 @@ def test_the_layer_installs_no_local_model_runtime_and_builds_for_lambdas_platfo
     assert layer["Properties"]["CompatibleRuntimes"] == [TEMPLATE["Globals"]["Function"]["Runtime"]]
     makefile = (ROOT / "layers" / "shared" / "Makefile").read_text()
     assert "--platform manylinux2014_x86_64" in makefile and "--python-version 3.11" in makefile
+
+
+# The package's runtime dependencies that Lambda does without: the local server (uvicorn and its speed-ups), the
+# local embedding model's runtime (Bedrock embeds on AWS) and the local store's approximate index (OpenSearch).
+LOCAL_ONLY = {"uvicorn", "uvloop", "httptools", "tokenizers", "onnxruntime", "onnx", "faiss-cpu"}
+
+
+def test_the_layer_installs_every_runtime_dependency_a_function_may_import() -> None:
+    """A dependency missing from the layer fails only in Lambda (the tests run in the package's own environment):
+    the console's function once started without Jinja2."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    needed = {re.split(r"[<>=\[; ]", spec, maxsplit=1)[0].lower() for spec in project["dependencies"]}
+    lines = (ROOT / "layers" / "shared" / "requirements.txt").read_text().lower().splitlines()
+    layer = {re.split(r"[<>=\[; ]", line.strip(), maxsplit=1)[0] for line in lines if line.strip()[:1].isalnum()}
+    assert needed - LOCAL_ONLY - layer == set()
+    assert needed >= LOCAL_ONLY  # each exception is still a dependency, or it leaves this list
 
 
 def test_webhook_events_reach_the_delivery_function_through_its_queue_with_a_dead_letter_queue() -> None:

@@ -1,0 +1,130 @@
+"""Lambda cold start, before and after: the HTTP functions of a baseline commit and of the working tree, probed
+alternately on the same machine, with the same third-party layer, as bench/cold_start.py probes them (`python -S`,
+import + warm() against moto on loopback, tracing on).
+
+Why: this machine is shared, and its speed moves by half between runs of the same code, CPU seconds included
+(the host's, not the load's). Absolute figures taken on different days do not compare; alternating the two
+trees, round after round, does. The ratio after/before, applied to the baseline's figure recorded on a quiet day
+(bench/results/lambda.json at that commit), says what the working tree would have measured that day.
+
+    PYTHONPATH=. .venv/bin/python -m bench.cold_start_ab [--baseline 09fde10] [--rounds 5]
+
+Each tree's `mnemo` is its layers/shared source (compiled on a first, discarded run); the third-party packages
+are the working tree's layer (`make sam-build`, or the layer bench/cold_start.py builds). Writes
+bench/results/lambda-ab.json."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.cold_start import _PROBE, FUNCTIONS, HEAVY, ROOT, aws_on_loopback, deployed_code, function_env
+
+HTTP_FUNCTIONS = ("admin", "auth", "configure", "mcp", "memories", "platform")  # those of the baseline's day
+OUT = ROOT / "bench" / "results" / "lambda-ab.json"
+WORKTREES = ROOT / "bench" / ".work" / "ab"
+
+
+def baseline_tree(commit: str) -> Path:
+    """A detached worktree of the commit, made once."""
+    tree = WORKTREES / commit
+    if not (tree / "layers").is_dir():
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-f", str(tree), commit], check=True)
+    return tree
+
+
+def recorded(commit: str) -> dict[str, float]:
+    """The ready seconds bench/results/lambda.json held at the commit."""
+    text = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{commit}:bench/results/lambda.json"],
+        check=False,
+        capture_output=True,
+        text=True,
+    ).stdout
+    functions = json.loads(text)["figures"]["functions"] if text else {}
+    return {name: figures["ready_seconds_median"] for name, figures in functions.items()}
+
+
+def probe(tree: Path, name: str, third_party: Path, aws_env: dict[str, str]) -> dict[str, Any]:
+    code = tree / "functions" / name
+    env = {
+        **os.environ,
+        **function_env(name, aws_env),
+        "PYTHONPATH": os.pathsep.join([str(code), str(tree / "layers" / "shared"), str(third_party)]),
+        "LAMBDA_TASK_ROOT": str(code),
+        "AWS_LAMBDA_FUNCTION_NAME": f"mnemo-{name}",
+        "POWERTOOLS_TRACE_DISABLED": "false",
+        "AWS_XRAY_CONTEXT_MISSING": "IGNORE_ERROR",
+    }
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", _PROBE, str(code / "app.py"), ",".join(HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=code,
+    )
+    found: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return found
+
+
+def run(baseline: str, rounds: int) -> dict[str, Any]:
+    before_tree = baseline_tree(baseline)
+    _code, third_party, source = deployed_code(FUNCTIONS / "memories" / "app.py")
+    reference = recorded(baseline)
+    server, aws_env = aws_on_loopback()
+    load = os.getloadavg()
+    functions: dict[str, Any] = {}
+    try:
+        for name in HTTP_FUNCTIONS:
+            for tree in (before_tree, ROOT):  # compiles each tree's modules: not timed
+                probe(tree, name, third_party, aws_env)
+            before, after = [], []
+            for _ in range(rounds):
+                before.append(probe(before_tree, name, third_party, aws_env)["seconds"])
+                after.append(probe(ROOT, name, third_party, aws_env)["seconds"])
+            ratio = statistics.median(after) / statistics.median(before)
+            functions[name] = {
+                "before_ready_s": round(statistics.median(before), 3),
+                "after_ready_s": round(statistics.median(after), 3),
+                "after_over_before": round(ratio, 3),
+                "baseline_recorded_ready_s": reference.get(name),
+                "after_on_the_baseline_day_s": round(ratio * reference[name], 3) if name in reference else None,
+            }
+            print(name, functions[name], flush=True)
+    finally:
+        server.stop()
+    return {
+        "what": (
+            f"bench/cold_start.py's probe for each HTTP function, the package at {baseline} (before) and the "
+            f"working tree (after) alternated, {rounds} rounds, medians; third-party packages from {source}"
+        ),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], check=True, capture_output=True, text=True
+        ).stdout.strip(),
+        "load_average": {"start": [round(x, 1) for x in load], "end": [round(x, 1) for x in os.getloadavg()]},
+        "functions": functions,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.cold_start_ab", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", default="09fde10", help="the commit whose recorded figures are the reference")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    results = run(args.baseline, args.rounds)
+    OUT.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"wrote {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
