@@ -2,7 +2,7 @@
 
 - install: the runtime and the model into the cache (idempotent), nothing started;
 - serve: install, then run the server in the foreground (what `make llm-local` does); LLM_PORT (8766),
-  LLM_CONTEXT (tokens per slot, 8192) and LLM_SLOTS (4) set it up;
+  LLM_CONTEXT (tokens per slot, 16384) and LLM_SLOTS (4) set it up;
 - status: whether it is installed (exit 0) or what is missing (exit 1);
 - check: start it in the background (or use the one running), run the end-to-end check of `check.py`, stop it.
 """

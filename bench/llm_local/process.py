@@ -54,12 +54,12 @@ class LocalLLM:
         niceness: int = 10,
     ) -> None:
         """`port`, `context_size` (tokens per slot) and `slots` default to LLM_PORT, LLM_CONTEXT and LLM_SLOTS,
-        else 8766, 8192 and 4."""
+        else 8766, 16384 and 4 (mem0's extraction prompt and a conversation pass 8,192)."""
         self.layout = layout or CacheLayout.from_environment()
         self.pins = pins
         self.port = port if port is not None else from_environment("LLM_PORT", DEFAULT_PORT)
         self.threads = threads
-        self.context_size = context_size if context_size is not None else from_environment("LLM_CONTEXT", 8192)
+        self.context_size = context_size if context_size is not None else from_environment("LLM_CONTEXT", 16384)
         self.slots = slots if slots is not None else from_environment("LLM_SLOTS", 4)
         self.niceness = niceness
         self._process: subprocess.Popen[bytes] | None = None

@@ -15,7 +15,7 @@
 // `node --test`, no model needed); node-llama-cpp is imported from LLM_RUNTIME_DIR (the cache `make llm-local`
 // installs it to).
 //
-// Settings (environment): LLM_PORT (8766), LLM_THREADS (1), LLM_CONTEXT (tokens per slot, 8192, at least 4096),
+// Settings (environment): LLM_PORT (8766), LLM_THREADS (1), LLM_CONTEXT (tokens per slot, 16384, at least 4096),
 // LLM_SLOTS (4), LLM_MODEL_ID (the name replies carry; the file's name without .gguf).
 
 import http from "node:http";
@@ -56,7 +56,7 @@ function readSettings(env) {
         runtimeDir,
         port: intSetting(env, "LLM_PORT", 8766, 1, 65535),
         threads: intSetting(env, "LLM_THREADS", 1, 1, 256),
-        contextSize: intSetting(env, "LLM_CONTEXT", 8192, 4096, 131072),
+        contextSize: intSetting(env, "LLM_CONTEXT", 16384, 4096, 131072),
         slots: intSetting(env, "LLM_SLOTS", 4, 1, 16),
         modelId: env.LLM_MODEL_ID || path.basename(modelPath).replace(/\.gguf$/i, ""),
     };

@@ -37,15 +37,15 @@ def test_the_settings_come_from_the_environment_else_the_defaults(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("LLM_PORT", "9123")
-    monkeypatch.setenv("LLM_CONTEXT", "16384")
+    monkeypatch.setenv("LLM_CONTEXT", "12288")
     monkeypatch.setenv("LLM_SLOTS", "2")
     llm = LocalLLM(CacheLayout(tmp_path), PINS)
-    assert (llm.base_url, llm.context_size, llm.slots) == ("http://127.0.0.1:9123/v1", 16384, 2)
+    assert (llm.base_url, llm.context_size, llm.slots) == ("http://127.0.0.1:9123/v1", 12288, 2)
 
     for name in ("LLM_PORT", "LLM_CONTEXT", "LLM_SLOTS"):
         monkeypatch.delenv(name)
     llm = LocalLLM(CacheLayout(tmp_path), PINS)
-    assert (llm.base_url, llm.context_size, llm.slots) == ("http://127.0.0.1:8766/v1", 8192, 4)
+    assert (llm.base_url, llm.context_size, llm.slots) == ("http://127.0.0.1:8766/v1", 16384, 4)
 
     monkeypatch.setenv("LLM_PORT", "eighty")
     with pytest.raises(ServerError, match="LLM_PORT must be an integer"):
