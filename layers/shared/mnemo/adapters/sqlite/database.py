@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from mnemo.errors import NotFoundError
+
 try:
     import fcntl
 except ImportError:  # Windows: one process writes a file there
@@ -30,6 +32,7 @@ PRIVATE_DIRECTORY = 0o700
 PRIVATE_FILE = 0o600
 BUSY_TIMEOUT_MS = 30_000
 CHECKPOINT_WAIT_MS = 2_000  # how long a checkpoint waits for readers of older snapshots before leaving the WAL
+DROPPED = "The store was closed: its project was deleted."
 _log = logging.getLogger(__name__)
 
 
@@ -45,6 +48,7 @@ class Database:
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._depth = 0
+        self._dropped = False
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
@@ -67,6 +71,8 @@ class Database:
         images still hold what was deleted). Waits (the busy timeout) for readers of older snapshots to finish;
         False when one still held the WAL (it is truncated at the next checkpoint)."""
         with self._write_lock:
+            if self._dropped:
+                raise NotFoundError(DROPPED)
             if self._depth:
                 raise RuntimeError("checkpoint() inside a write transaction")
             self._writer.execute(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
@@ -93,6 +99,8 @@ class Database:
     def write(self) -> Iterator[sqlite3.Connection]:
         """A transaction on the writer connection; nested calls join the outer transaction."""
         with self._write_lock:
+            if self._dropped:
+                raise NotFoundError(DROPPED)
             if self._depth:
                 self._depth += 1
                 try:
@@ -122,6 +130,8 @@ class Database:
         """This thread's reader connection (the writer's, inside a write on this thread)."""
         if self._depth and self._write_lock._is_owned():  # type: ignore[attr-defined]
             return self._writer
+        if self._dropped:
+            raise NotFoundError(DROPPED)
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._connect()
@@ -145,6 +155,22 @@ class Database:
         with self._write_lock:
             self._truncate_wal()
             self._writer.close()
+        if self._turns is not None:
+            os.close(self._turns)
+            self._turns = None
+
+    def close_in_use(self) -> None:
+        """Close a file other threads may be reading (its project is being deleted): the writer is closed behind
+        the write lock, and every later read or write is a NotFoundError; the readers of other threads are
+        interrupted, not closed (closing a connection another thread is using crashes the process), and close
+        when their threads drop them."""
+        with self._write_lock:
+            self._dropped = True
+            self._writer.close()
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.interrupt()
+            self._readers.clear()
         if self._turns is not None:
             os.close(self._turns)
             self._turns = None

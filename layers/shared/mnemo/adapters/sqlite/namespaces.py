@@ -90,7 +90,7 @@ class SqliteMemoryNamespaces:
         with self._lock:
             opened = self._open.pop(namespace, None)
             if opened is not None:
-                opened[0].close()
+                opened[0].close_in_use()  # a request may still be reading it
             for suffix in ("", "-wal", "-shm"):
                 _overwritten_and_removed(Path(f"{path}{suffix}"))
             snapshot = Path(f"{path}.index")  # storage.snapshot_path: a snapshot left by a run before this one
