@@ -149,6 +149,30 @@ def function_env(name: str, stack_env: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def probe_once(name: str, code: Path, paths: list[Path], aws_env: dict[str, str]) -> dict[str, Any]:
+    """One cold start of function `name` (as functions/ names it) from its code folder `code`, in a fresh
+    `python -S` with `paths` as its PYTHONPATH and the environment the template gives it: what _PROBE prints."""
+    env = {
+        **os.environ,
+        **function_env(name, aws_env),
+        "PYTHONPATH": os.pathsep.join(str(path) for path in paths),
+        "LAMBDA_TASK_ROOT": str(code),  # Powertools' tracer is on inside Lambda only
+        "AWS_LAMBDA_FUNCTION_NAME": f"mnemo-{name}",
+        "POWERTOOLS_TRACE_DISABLED": "false",
+        "AWS_XRAY_CONTEXT_MISSING": "IGNORE_ERROR",
+    }
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", _PROBE, str(code / "app.py"), ",".join(HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=code,
+    )
+    found: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return found
+
+
 def run(repeats: int = 3) -> dict[str, Any]:
     apps = sorted(FUNCTIONS.glob("*/app.py"))
     results: dict[str, Any] = {"functions": {}, "limit_mb": LAMBDA_LIMIT_MB}
@@ -160,26 +184,9 @@ def run(repeats: int = 3) -> dict[str, Any]:
     try:
         for app in apps:
             code, layer, source = deployed_code(app)
-            env = {
-                **os.environ,
-                **function_env(app.parent.name, aws_env),
-                "PYTHONPATH": os.pathsep.join([str(code), str(layer)]),
-                "LAMBDA_TASK_ROOT": str(code),  # Powertools' tracer is on inside Lambda only
-                "AWS_LAMBDA_FUNCTION_NAME": f"mnemo-{app.parent.name}",
-                "POWERTOOLS_TRACE_DISABLED": "false",
-                "AWS_XRAY_CONTEXT_MISSING": "IGNORE_ERROR",
-            }
             timings, imports, cpu, import_cpu, heavy, origin = [], [], [], [], set(), ""
             for _ in range(repeats):
-                out = subprocess.run(
-                    [sys.executable, "-S", "-c", _PROBE, str(code / "app.py"), ",".join(HEAVY)],
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                    env=env,
-                    cwd=code,
-                )
-                probe = json.loads(out.stdout.strip().splitlines()[-1])
+                probe = probe_once(app.parent.name, code, [code, layer], aws_env)
                 timings.append(probe["seconds"])
                 imports.append(probe["import_seconds"])
                 cpu.append(probe["cpu_seconds"])

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.cold_start import _PROBE, FUNCTIONS, HEAVY, ROOT, aws_on_loopback, deployed_code, function_env
+from bench.cold_start import FUNCTIONS, ROOT, aws_on_loopback, deployed_code, probe_once
 
 HTTP_FUNCTIONS = ("admin", "auth", "configure", "mcp", "memories", "platform")  # those of the baseline's day
 OUT = ROOT / "bench" / "results" / "lambda-ab.json"
@@ -54,25 +54,11 @@ def recorded(commit: str) -> dict[str, float]:
 
 def probe(tree: Path, name: str, third_party: Path, aws_env: dict[str, str]) -> dict[str, Any]:
     code = tree / "functions" / name
-    env = {
-        **os.environ,
-        **function_env(name, aws_env),
-        "PYTHONPATH": os.pathsep.join([str(code), str(tree / "layers" / "shared"), str(third_party)]),
-        "LAMBDA_TASK_ROOT": str(code),
-        "AWS_LAMBDA_FUNCTION_NAME": f"mnemo-{name}",
-        "POWERTOOLS_TRACE_DISABLED": "false",
-        "AWS_XRAY_CONTEXT_MISSING": "IGNORE_ERROR",
-    }
-    out = subprocess.run(
-        [sys.executable, "-S", "-c", _PROBE, str(code / "app.py"), ",".join(HEAVY)],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-        cwd=code,
-    )
-    found: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
-    return found
+    return probe_once(name, code, [code, tree / "layers" / "shared", third_party], aws_env)
+
+
+def median(probes: list[dict[str, Any]], figure: str) -> float:
+    return float(statistics.median(p[figure] for p in probes))
 
 
 def run(baseline: str, rounds: int) -> dict[str, Any]:
@@ -88,13 +74,14 @@ def run(baseline: str, rounds: int) -> dict[str, Any]:
                 probe(tree, name, third_party, aws_env)
             before, after = [], []
             for _ in range(rounds):
-                before.append(probe(before_tree, name, third_party, aws_env)["seconds"])
-                after.append(probe(ROOT, name, third_party, aws_env)["seconds"])
-            ratio = statistics.median(after) / statistics.median(before)
+                before.append(probe(before_tree, name, third_party, aws_env))
+                after.append(probe(ROOT, name, third_party, aws_env))
+            ratio = median(after, "seconds") / median(before, "seconds")
             functions[name] = {
-                "before_ready_s": round(statistics.median(before), 3),
-                "after_ready_s": round(statistics.median(after), 3),
+                "before_ready_s": round(median(before, "seconds"), 3),
+                "after_ready_s": round(median(after, "seconds"), 3),
                 "after_over_before": round(ratio, 3),
+                "cpu_after_over_before": round(median(after, "cpu_seconds") / median(before, "cpu_seconds"), 3),
                 "baseline_recorded_ready_s": reference.get(name),
                 "after_on_the_baseline_day_s": round(ratio * reference[name], 3) if name in reference else None,
             }

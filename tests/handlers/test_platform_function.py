@@ -26,6 +26,7 @@ from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.embedders.local_minilm import LocalMiniLMEmbedder
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
+from mnemo.api.lazy_routers import lazy_routers
 from mnemo.composition.container import Container, build_container
 from mnemo.composition.platform import open_tenancy_store
 from mnemo.domain import filters as f
@@ -118,6 +119,9 @@ def test_given_a_project_key_when_pinged_then_the_key_names_its_org_and_project(
     assert pong.body["user_email"] == "alice@acme.example"
     refused = deployed.call("ping", project_key="m0-" + "x" * 43)
     assert refused.status == 401
+    # And the function has imported the router of /v1/ping/ only: the others wait for a request they could answer
+    app = deployed.platform_function.entry.function.app
+    assert lazy_routers(app).loaded() == ["mnemo.api.platform.project_data:router"]
 
 
 def test_given_infer_false_when_adding_then_the_memory_is_stored_in_the_projects_namespace(deployed: Deployed) -> None:

@@ -235,6 +235,8 @@ def test_the_layer_installs_no_local_model_runtime_and_builds_for_lambdas_platfo
     assert layer["Properties"]["CompatibleRuntimes"] == [TEMPLATE["Globals"]["Function"]["Runtime"]]
     makefile = (ROOT / "layers" / "shared" / "Makefile").read_text()
     assert "--platform manylinux2014_x86_64" in makefile and "--python-version 3.11" in makefile
+    # and without the local server, which the MCP SDK brings and no function imports (test_cold_start.py)
+    assert 'rm -rf "$(TARGET)"/uvicorn "$(TARGET)"/uvicorn-*.dist-info "$(TARGET)"/click' in makefile
 
 
 # The package's runtime dependencies that Lambda does without: the local server (uvicorn and its speed-ups), the

@@ -20,17 +20,19 @@ from mnemo.api.cors import AllowedOriginsCors
 from mnemo.api.dependencies import SERVICES_STATE
 from mnemo.api.errors import install_error_handlers
 from mnemo.api.inline_work import InlineWorkMiddleware, runs_in_process
+from mnemo.api.lazy_routers import LazyRouters, LoadRoutersMiddleware
 from mnemo.api.mcp_server.app_state import DEFAULT_USER_ID, DEFAULT_USER_STATE
 from mnemo.api.request_id import RequestIdMiddleware
 from mnemo.api.request_log_middleware import RequestLogMiddleware
-from mnemo.api.route_groups import ROUTE_GROUPS
+from mnemo.api.route_groups import GROUP_ROUTERS, ROUTE_GROUPS
 
 if TYPE_CHECKING:
     from mnemo.services.platform.served import ServedServices
 
-__all__ = ["ROUTE_GROUPS", "create_app", "whole_api_description"]
+__all__ = ["ROUTE_GROUPS", "api_routes", "create_app", "whole_api_description"]
 
 TITLE = "mnemo"
+EXPLORER = "mnemo.api.explorer:router"
 DESCRIPTION = "Long-term memory for AI agents: the self-hosted REST API."
 
 
@@ -41,11 +43,14 @@ def create_app(
     cors_origins: Sequence[str] = (),
     mcp_default_user_id: str = DEFAULT_USER_ID,
     inline_work: bool = False,
+    lazy_routers: bool = False,
 ) -> FastAPI:
     """The app of the given route groups (every group when None). `mcp_default_user_id`: whose memories the MCP
     tools touch when a call names no entity. `inline_work`: the memory read routes run in the event loop while every
     provider runs in this process (mnemo.api.inline_work). `cors_origins`: the browser origins allowed to
-    call it (`scheme://host[:port]`, as settings.cors_allowed_origins gives them); none turns CORS off."""
+    call it (`scheme://host[:port]`, as settings.cors_allowed_origins gives them); none turns CORS off.
+    `lazy_routers`: each router is imported on the first request it could answer (api/lazy_routers.py), as a
+    Lambda function wants; else all of them now."""
     chosen = list(ROUTE_GROUPS) if groups is None else list(groups)
     unknown = [g for g in chosen if g not in ROUTE_GROUPS]
     if unknown:
@@ -63,18 +68,20 @@ def create_app(
     if inline_work:
         providers = services.configuration.providers
         app.add_middleware(InlineWorkMiddleware, decide=lambda: runs_in_process(providers.get()))
+    references = [ref for group in chosen for ref in GROUP_ROUTERS[group] if ref != EXPLORER]
+    routers = LazyRouters(app, references)
+    if lazy_routers:
+        app.add_middleware(LoadRoutersMiddleware, routers=routers)
     app.add_middleware(BodyGuardMiddleware)  # innermost: its 413 and 400 are logged, carry CORS and a request id
     app.add_middleware(RequestLogMiddleware, log=services.request_log)
     if cors_origins:  # inside the request id (a preflight's answer has one too), outside the request log
         app.add_middleware(AllowedOriginsCors, origins=cors_origins)
     app.add_middleware(RequestIdMiddleware)
     install_error_handlers(app)
-    routers = [router for group in chosen for router in ROUTE_GROUPS[group]]
-    if not any(router is explorer.router for router in routers):
-        routers.append(explorer.router)  # every app has the explorer (the admin group's on AWS)
-    for router in routers:
-        app.include_router(router)
-    if len(chosen) < len(ROUTE_GROUPS):
+    app.include_router(explorer.router)  # every app has the explorer (the admin group's on AWS)
+    if not lazy_routers:
+        routers.load_all()
+    if len(chosen) < len(ROUTE_GROUPS) or lazy_routers:
         app.openapi = whole_api_description  # type: ignore[method-assign]
     else:
         app.openapi = functools.partial(described, app)  # type: ignore[method-assign]
@@ -90,21 +97,21 @@ def described(app: FastAPI) -> dict[str, Any]:
     """FastAPI's description of the app, without the 422 FastAPI lists for every route with parameters or a body
     where the route never answers one (api/routing.py `FieldErrorsRoute`: a 400 keyed by field name instead)."""
     spec = FastAPI.openapi(app)
-    for route in _api_routes(app.routes):
+    for route in api_routes(app.routes):
         if getattr(route, "field_errors", False):
             for method in route.methods or ():
                 spec["paths"][route.path_format][method.lower()]["responses"].pop("422", None)
     return spec
 
 
-def _api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
+def api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
     """The routes of an app, those of its included routers too (FastAPI keeps an included router whole; every
     router here is included without a prefix of its own, so a route's path is the app's)."""
     for route in routes:
         if isinstance(route, APIRoute):
             yield route
         elif hasattr(route, "original_router"):
-            yield from _api_routes(route.original_router.routes)
+            yield from api_routes(route.original_router.routes)
 
 
 _description: dict[str, Any] = {}

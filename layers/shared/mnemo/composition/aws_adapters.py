@@ -13,6 +13,7 @@ from mnemo.adapters.aws.queue import SqsQueue
 from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
 from mnemo.adapters.opensearch.memory_index import OpenSearchMemoryIndex
 from mnemo.adapters.opensearch.transport import AwsSigV4, HttpTransport
+from mnemo.composition.lazy_client import LazyClient
 from mnemo.composition.lazy_transport import ClosableTransport, LazyTransport
 from mnemo.errors import ConfigurationError
 from mnemo.language.en import english
@@ -34,7 +35,8 @@ class AwsAdapters:
 
 
 def build_aws_adapters(settings: Settings, session: Any | None = None) -> AwsAdapters:
-    """Clients for the configured region and credentials (the default AWS chain, or `session`)."""
+    """Clients for the configured region and credentials (the default AWS chain, or `session`); the queues' and
+    the topic's are made on their first call (lazy_client.py)."""
     import boto3
     from botocore.config import Config
 
@@ -61,14 +63,15 @@ def build_aws_adapters(settings: Settings, session: Any | None = None) -> AwsAda
         )
 
     index = index_named(settings.opensearch_index)
-    queue = SqsQueue(session.client("sqs", config=config), settings.queue_url) if settings.queue_url else None
+
+    def client(service: str) -> LazyClient:
+        return LazyClient(lambda: session.client(service, config=config))
+
+    sqs = client("sqs")  # one for both queues
+    queue = SqsQueue(sqs, settings.queue_url) if settings.queue_url else None
     store = DynamoMemoryStore(session.client("dynamodb", config=config), settings.dynamodb_table)
-    publisher = SnsPublisher(session.client("sns", config=config), settings.topic_arn) if settings.topic_arn else None
-    profile_queue = (
-        SqsQueue(session.client("sqs", config=config), settings.profile_queue_url)
-        if settings.profile_queue_url
-        else None
-    )
+    publisher = SnsPublisher(client("sns"), settings.topic_arn) if settings.topic_arn else None
+    profile_queue = SqsQueue(sqs, settings.profile_queue_url) if settings.profile_queue_url else None
     return AwsAdapters(
         store=store,
         index=index,

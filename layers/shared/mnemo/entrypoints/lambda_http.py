@@ -14,6 +14,7 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from fastapi import FastAPI
 from mangum import Mangum
 
 from mnemo.api.app import create_app
@@ -58,10 +59,12 @@ class HttpFunction:
         self.container = container or LazyContainer()
         self.follow_configuration = follow_configuration
         self._asgi: Mangum | None = None
+        self.app: FastAPI | None = None  # the app inside, once built
 
     def ready(self) -> Mangum:
         """The ASGI adapter, building the container and the app if this is the first call: the container's
-        platform features too when the groups' routes use them (else never: mnemo.services.lazy)."""
+        platform features too when the groups' routes use them (else never: mnemo.services.lazy). The app imports
+        each router on the first request it could answer (mnemo.api.lazy_routers)."""
         if self._asgi is None:
             container = self.container.get()
             settings = container.settings
@@ -70,10 +73,12 @@ class HttpFunction:
                 self.groups,
                 cors_origins=settings.cors_allowed_origins,
                 mcp_default_user_id=settings.mcp_default_user_id,
+                lazy_routers=True,
             )
             if uses_platform(self.groups):
                 container.features.get()  # built now, as the app's routes will use it, not at the first call
             self._asgi = Mangum(app, lifespan="off")
+            self.app = app
         elif self.follow_configuration:
             self.container.get().configuration.refresh()
         return self._asgi
@@ -81,7 +86,7 @@ class HttpFunction:
     def reset(self, build: Callable[[], Container] | None = None) -> None:
         """Forget the app and the container (built by `build` from now on): the next call starts as a new
         execution environment."""
-        self._asgi = None
+        self._asgi = self.app = None
         self.container.reset(build)
 
     def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -1,19 +1,3 @@
-"""The platform surface: `/v1/`, `/v2/`, `/v3/` and `/api/v1/orgs/` routes,
-authenticated by `Authorization: Token <project key>`. `PLATFORM_ROUTERS` is what the app includes."""
-
-from __future__ import annotations
-
-from fastapi import APIRouter
-
-from mnemo.api.platform import dream, imports, memories, organizations, profiles, project_data, usage, webhooks
-
-PLATFORM_ROUTERS: tuple[APIRouter, ...] = (
-    project_data.router,
-    memories.router,
-    imports.router,
-    organizations.router,
-    usage.router,
-    dream.router,
-    webhooks.router,
-    profiles.router,
-)
+"""The platform surface: `/v1/`, `/v2/`, `/v3/` and `/api/v1/orgs/` routes, authenticated by `Authorization: Token
+<project key>`. Each module's router is one part of the `platform` route group (api/route_groups.py): importing
+this package imports none of them, so an app can load the one a request needs."""
