@@ -35,8 +35,9 @@ def test_given_a_lazy_client_when_first_called_then_it_is_made_once_and_answers_
 
 def test_a_lazy_client_has_no_private_attributes_of_its_client() -> None:
     client: Any = LazyClient(Client)
-    with pytest.raises(AttributeError):
-        client.__deepcopy__
+    with pytest.raises(AttributeError, match="_private"):
+        _ = client._private
+    assert not hasattr(client, "__deepcopy__")  # copy.deepcopy then copies the wrapper, not a client it makes
     assert not client.made
 
 
