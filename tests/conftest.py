@@ -6,11 +6,16 @@ import os
 
 # One BLAS thread: on two cores, NumPy's own worker threads only fight the request threads for the same cores.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-# The ONNX model the local embedder builds on first use goes to a directory of the test run, not the user's cache.
+# The ONNX model the local embedder builds on first use goes to a directory of the test run, not the user's cache:
+# made by the process that starts the run (the workers and the servers the tests start inherit it), and removed
+# when that process ends (some 140 MB a run).
 if "MNEMO_MODEL_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
     import tempfile
 
     os.environ["MNEMO_MODEL_CACHE_DIR"] = tempfile.mkdtemp(prefix="mnemo-test-models-")
+    atexit.register(shutil.rmtree, os.environ["MNEMO_MODEL_CACHE_DIR"], ignore_errors=True)
 
 from collections.abc import Iterator
 from pathlib import Path
