@@ -107,6 +107,18 @@ def test_category_vectors_are_embedded_once_per_category_set(embedder: Embedder)
     assert len(counting.calls) == first + 3  # a new set: its phrasings, then the memory
 
 
+def test_categorizers_of_one_embedder_share_the_category_vectors(embedder: Embedder) -> None:
+    counting = CountingEmbedder(embedder)
+    EmbeddingCategorizer(counting, words=ENGLISH).categorize(["Plays tennis"], DEFAULT_CATEGORIES)
+    first = len(counting.calls)
+    got = EmbeddingCategorizer(counting, words=ENGLISH).categorize(["Plays tennis"], DEFAULT_CATEGORIES)
+    assert counting.calls[first:] == [1]  # another categorizer (another project's): only the memory
+    assert got == [("sports",)]
+    other = CountingEmbedder(embedder)
+    EmbeddingCategorizer(other, words=ENGLISH).categorize(["Plays tennis"], DEFAULT_CATEGORIES)
+    assert other.calls == counting.calls[:first]  # another embedder embeds the set itself: the memory, the set
+
+
 def test_nothing_to_categorize_or_no_categories(embedder: Embedder) -> None:
     categorizer = EmbeddingCategorizer(embedder, words=ENGLISH)
     assert categorizer.categorize([], DEFAULT_CATEGORIES) == []

@@ -4,7 +4,9 @@ Every category is embedded in several phrasings: its name (underscores as spaces
 together and, for the default categories (the language pack's: mnemo.language `CategoryWords`), a handful of
 prototype memories the pack writes for them. A memory's score for a category is the mean cosine similarity of the
 category's 2 closest phrasings (`PHRASINGS_AVERAGED`; the single best one is a noisier match). The phrasings'
-vectors are embedded once per category set and cached (keyed by the tuple of categories).
+vectors are embedded once per embedder and category set: a categorizer keeps them by its tuple of categories, and
+every categorizer of the same embedder object shares them by the phrasings' texts (`SharedPhrasings`), since the
+platform makes a categorizer per project and each would otherwise embed the same ~200 phrasings again.
 
 The decision (`Rule`): the best-scoring category when its score reaches `threshold`; a further category only when
 it also reaches the threshold and is within `margin` of the best, up to `max_categories`; by default `margin` = 0
@@ -17,6 +19,8 @@ threshold and the rule were chosen, and what they reach, is measured by `python 
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,6 +38,41 @@ MISC = "misc"
 PHRASINGS_AVERAGED = 2
 # Category sets whose vectors are kept (a service sees the default set and each project's custom one).
 MAX_CACHED_SETS = 64
+
+
+class SharedPhrasings:
+    """The phrasings' vectors of each embedder object, by the tuple of phrasings, for every categorizer of the
+    process: what a text's vector is depends only on the embedder, so two categorizers of one embedder need embed
+    a category set once. Weakly keyed, so an embedder that is dropped takes its vectors with it; an embedder that
+    cannot be weakly referenced shares nothing (each categorizer keeps its own)."""
+
+    def __init__(self) -> None:
+        self._by_embedder: weakref.WeakKeyDictionary[Embedder, dict[tuple[str, ...], Scores]] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
+
+    def vectors(self, embedder: Embedder, phrasings: tuple[str, ...]) -> Scores:
+        """The embedder's vectors of `phrasings` (one row each), embedded on the first call for them."""
+        try:
+            with self._lock:
+                known = self._by_embedder.setdefault(embedder, {})
+        except TypeError:  # not weakly referenceable, or not hashable
+            return embedder.embed(list(phrasings))
+        with self._lock:
+            cached = known.get(phrasings)
+        if cached is None:
+            # Outside the lock (two first callers may both embed); a copy of its own, read only, for every categorizer.
+            cached = np.array(embedder.embed(list(phrasings)))
+            cached.setflags(write=False)
+            with self._lock:
+                if len(known) >= MAX_CACHED_SETS:
+                    del known[next(iter(known))]  # the oldest set
+                known[phrasings] = cached
+        return cached
+
+
+SHARED_PHRASINGS = SharedPhrasings()
 
 
 @dataclass(frozen=True)
@@ -130,7 +169,7 @@ class EmbeddingCategorizer:
             for index, cols in enumerate(owned):
                 columns[index, : len(cols)] = cols
             counts = np.asarray([min(len(cols), PHRASINGS_AVERAGED) for cols in owned], dtype=np.float32)
-            cached = (self._embedder.embed(texts), columns, counts)
+            cached = (SHARED_PHRASINGS.vectors(self._embedder, tuple(texts)), columns, counts)
             if len(self._cache) >= MAX_CACHED_SETS:
                 del self._cache[next(iter(self._cache))]  # the oldest set
             self._cache[key] = cached
