@@ -110,8 +110,9 @@ PLATFORM_ONLY = (
 PLATFORM_SHELL = ("mnemo.services.platform.served",)  # the type of what every app serves: no feature in it
 
 # Loaded on first use, by no function on its way to ready: the English pack's rule modules (its patterns compile on
-# the first text read), PyJWT (on the first token), jsonschema (on the first schema checked).
-DEFERRED = ("mnemo.language.en.", "jwt", "jsonschema")
+# the first text read), PyJWT (on the first token), jsonschema (on the first schema checked), the webhook sender and
+# httpx's connection pool (on the first webhook checked or sent; the index's HTTP client on its first request).
+DEFERRED = ("mnemo.language.en.", "jwt", "jsonschema", "mnemo.adapters.webhooks.http_sender", "httpcore")
 DEFERRED_SHELL = ("mnemo.language.en.pack", "mnemo.language.en.words")  # the pack's version: no rule in them
 # The profiles' reading of memories (its values, and the words of a property with the patterns they are read with):
 # built with the platform's features, where the routes use them.
@@ -121,10 +122,8 @@ PLATFORM_RULES = (
     "mnemo.language.en.patterns",
     "mnemo.language.en.life_slots",
 )
-# What only the platform's features use: a self-hosted function loads none of these either. The platform's records
-# (mnemo.domain: tenancy, webhooks, profiles), and the index's HTTP client (made on the first index request: the
-# platform's webhook sender makes its own at start).
-SELF_HOSTED_DEFERRED = ("mnemo.domain.tenancy", "mnemo.domain.webhooks", "mnemo.domain.profiles", "httpcore")
+# What only the platform's features use: a self-hosted function loads none of these either (the platform's records).
+SELF_HOSTED_DEFERRED = ("mnemo.domain.tenancy", "mnemo.domain.webhooks", "mnemo.domain.profiles")
 
 
 def http_functions() -> list[str]:

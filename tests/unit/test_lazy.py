@@ -61,3 +61,19 @@ def test_a_ready_value_is_built_and_is_the_value_given() -> None:
     lazy = Lazy.ready(value)
 
     assert lazy.built is True and lazy.get() is value
+
+
+def test_reset_hands_back_a_built_value_once_and_the_next_get_builds_again() -> None:
+    built: list[object] = []
+
+    def build() -> object:
+        built.append(object())
+        return built[-1]
+
+    never, used = Lazy(build), Lazy(build)
+    first = used.get()
+
+    assert never.reset() is None and built == [first]  # never built: nothing to hand back, nothing built now
+    assert used.reset() is first and used.built is False
+    assert used.reset() is None  # reset twice: the second has nothing
+    assert used.get() is not first and len(built) == 2

@@ -43,8 +43,8 @@ from mnemo.settings import Settings
 if TYPE_CHECKING:
     from mnemo.adapters.aws.publisher import SnsPublisher
     from mnemo.adapters.dynamodb.webhook_store import DynamoWebhookStore
-    from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
     from mnemo.composition.aws_adapters import AwsAdapters
+    from mnemo.composition.lazy_sender import LazyWebhookSender
 
 
 def aws_platform(
@@ -118,7 +118,7 @@ class AwsWebhooks:
     time: mnemo.adapters.aws.publisher.topic_event)."""
 
     store: DynamoWebhookStore
-    sender: HttpWebhookSender
+    sender: LazyWebhookSender
     dispatcher: WebhookDispatcher
     publish: Callable[[Sequence[OutboundEvent]], None]
 

@@ -6,28 +6,23 @@ that queues work or changes memories; a read, a sign-in or a tenancy change neve
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
+
+from mnemo.services.lazy import Lazy
 
 
 class LazyClient:
     """Stands for the client `make` returns, made on the first attribute asked of it (a method call)."""
 
     def __init__(self, make: Callable[[], Any]) -> None:
-        self._make = make
-        self._client: Any = None
-        self._lock = threading.Lock()
+        self._client = Lazy(make)
 
     @property
     def made(self) -> bool:
-        return self._client is not None
+        return self._client.built
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):  # not the client's: copy and pickle ask for these before __init__ has run
             raise AttributeError(name)
-        if self._client is None:
-            with self._lock:
-                if self._client is None:
-                    self._client = self._make()
-        return getattr(self._client, name)
+        return getattr(self._client.get(), name)

@@ -8,11 +8,11 @@ transport that makes its client when first asked keeps that cost out of their st
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from mnemo.adapters.opensearch.transport import Response, Transport
+from mnemo.services.lazy import Lazy
 
 
 class ClosableTransport(Transport, Protocol):
@@ -23,13 +23,11 @@ class LazyTransport:
     """A Transport that builds the real one (`build`) on its first request and hands every request to it."""
 
     def __init__(self, build: Callable[[], ClosableTransport]) -> None:
-        self._build = build
-        self._built: ClosableTransport | None = None
-        self._lock = threading.Lock()
+        self._transport = Lazy(build)
 
     @property
     def built(self) -> bool:
-        return self._built is not None
+        return self._transport.built
 
     def request(
         self,
@@ -40,20 +38,10 @@ class LazyTransport:
         params: Mapping[str, str] | None = None,
         content_type: str = "application/json",
     ) -> Response:
-        return self._transport().request(method, path, body, params=params, content_type=content_type)
+        return self._transport.get().request(method, path, body, params=params, content_type=content_type)
 
     def close(self) -> None:
         """Close the real transport if one was built (nothing to close otherwise)."""
-        with self._lock:
-            built, self._built = self._built, None
+        built = self._transport.reset()
         if built is not None:
             built.close()
-
-    def _transport(self) -> ClosableTransport:
-        built = self._built
-        if built is not None:
-            return built
-        with self._lock:
-            if self._built is None:
-                self._built = self._build()
-            return self._built

@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnemo.adapters.crypto.argon2_passwords import Argon2PasswordHasher
-from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
+from mnemo.composition.lazy_sender import LazyWebhookSender
 from mnemo.composition.shared import decay_settings, ranking_weights, reranker
 from mnemo.language.en import english
 from mnemo.language.en.profile_values import EnglishProfileValues
@@ -50,6 +50,9 @@ from mnemo.services.platform.usage.report import UsageService, stored_memories
 from mnemo.services.platform.webhooks.service import WebhookService
 from mnemo.services.providers import ActiveProviders
 from mnemo.settings import Settings
+
+if TYPE_CHECKING:
+    from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
 
 NO_WEBHOOKS = Unavailable("Webhooks are not available on this backend.")
 NO_PROFILES = Unavailable("Profiles are not available on this backend.")
@@ -233,12 +236,19 @@ def active_profile_generator(providers: ActiveProviders) -> Callable[[], Profile
     return generator
 
 
-def webhook_sender(settings: Settings) -> HttpWebhookSender:
-    return HttpWebhookSender(
-        allow_private=settings.webhook_allow_private_urls,
-        connect_timeout=settings.webhook_connect_timeout,
-        timeout=settings.webhook_timeout,
-    )
+def webhook_sender(settings: Settings) -> LazyWebhookSender:
+    """The HTTP sender, made (and its module imported) on its first use."""
+
+    def make() -> HttpWebhookSender:
+        from mnemo.adapters.webhooks.http_sender import HttpWebhookSender
+
+        return HttpWebhookSender(
+            allow_private=settings.webhook_allow_private_urls,
+            connect_timeout=settings.webhook_connect_timeout,
+            timeout=settings.webhook_timeout,
+        )
+
+    return LazyWebhookSender(make)
 
 
 @contextmanager

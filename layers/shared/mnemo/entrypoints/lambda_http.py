@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.logging import correlation_paths
@@ -59,7 +59,11 @@ class HttpFunction:
         self.container = container or LazyContainer()
         self.follow_configuration = follow_configuration
         self._asgi: Mangum | None = None
-        self.app: FastAPI | None = None  # the app inside, once built
+
+    @property
+    def app(self) -> FastAPI | None:
+        """The app inside, once built."""
+        return None if self._asgi is None else cast(FastAPI, self._asgi.app)
 
     def ready(self) -> Mangum:
         """The ASGI adapter, building the container and the app if this is the first call: the container's
@@ -78,7 +82,6 @@ class HttpFunction:
             if uses_platform(self.groups):
                 container.features.get()  # built now, as the app's routes will use it, not at the first call
             self._asgi = Mangum(app, lifespan="off")
-            self.app = app
         elif self.follow_configuration:
             self.container.get().configuration.refresh()
         return self._asgi
@@ -86,7 +89,7 @@ class HttpFunction:
     def reset(self, build: Callable[[], Container] | None = None) -> None:
         """Forget the app and the container (built by `build` from now on): the next call starts as a new
         execution environment."""
-        self._asgi = self.app = None
+        self._asgi = None
         self.container.reset(build)
 
     def __call__(self, event: dict[str, Any], context: Any) -> dict[str, Any]:

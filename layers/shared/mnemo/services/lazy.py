@@ -37,3 +37,11 @@ class Lazy(Generic[T]):
                     self._value = self._build()
                     self._built = True
         return cast(T, self._value)  # set before _built
+
+    def reset(self) -> T | None:
+        """Forget the value (the next `get` builds it again) and return it if it was built: what a part that
+        closes what it built calls, so that closing twice, or closing what was never built, does nothing."""
+        with self._lock:
+            value, built = self._value, self._built
+            self._value, self._built = None, False
+        return value if built else None

@@ -9,6 +9,7 @@ Porto"). The patterns are data (data/profile_values.toml), checked as they load:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,7 +37,8 @@ def _compiled(pattern: str, where: str, *, flags: int = 0, needs_value: bool = F
     return compiled
 
 
-def _load() -> dict[str, _Kind]:
+@functools.cache  # on first use: a function that never reads a profile never compiles these
+def _kinds() -> Mapping[str, _Kind]:
     doc = read_toml("profile_values.toml")
     shapes, kinds = doc.get("shapes"), doc.get("kinds")
     if not isinstance(shapes, dict) or not isinstance(kinds, dict) or not kinds:
@@ -64,7 +66,6 @@ def _load() -> dict[str, _Kind]:
     return loaded
 
 
-_KINDS: Mapping[str, _Kind] = _load()
 _SPLIT = re.compile(r"[\W_]+|(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -77,11 +78,11 @@ class EnglishProfileValues(EnglishProfileWords):
         when it is none of those."""
         words = " ".join(w.lower() for w in _SPLIT.split(name) if w)
         asked = f"{words}: {without_the_user(description)}"
-        return next((kind for kind, k in _KINDS.items() if k.asked_by.search(asked)), None)
+        return next((kind for kind, k in _kinds().items() if k.asked_by.search(asked)), None)
 
     def stated_value(self, kind: str, text: str) -> str | None:
         """The value of `kind` the statement states of the user, or None (an unknown kind: None)."""
-        known = _KINDS.get(kind)
+        known = _kinds().get(kind)
         if known is None:
             return None
         for pattern in known.values:
