@@ -164,6 +164,16 @@ def test_enqueued_deliveries_are_numbered_in_order_pending_and_due_at_once(store
     assert [d.sequence for d in later] == [4, 5]
 
 
+def test_a_delivery_made_due_later_is_not_due_before_then(store: WebhookStore) -> None:
+    hook = added(store)
+    later = T0 + timedelta(minutes=15)
+    (held,) = store.enqueue(hook, [event(1)], T0, due=later)
+    assert held.created_at == T0 and held.next_attempt_at == later
+    assert store.get_delivery(hook.id, held.id) == held
+    assert store.due(later - timedelta(seconds=1), 10) == [] and store.next_due_at() == later
+    assert store.due(later, 10) == [held]
+
+
 def test_each_webhook_has_its_own_sequence(store: WebhookStore) -> None:
     one, two = added(store), added(store)
     shared = event(0)

@@ -15,7 +15,8 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from mnemo.api.app import ROUTE_GROUPS, create_app
+from mnemo.api.app import create_app
+from mnemo.api.route_groups import GROUP_ROUTERS, load_routers
 from mnemo.composition.container import Container, LazyContainer
 from mnemo.entrypoints import cli
 from mnemo.entrypoints.lambda_http import HttpFunction
@@ -50,7 +51,7 @@ def preflight(client: TestClient, path: str, origin: str, method: str = "POST", 
 def every_route() -> list[tuple[str, str]]:
     """(method, path) of every route of every group (both surfaces), with a sample value in each path parameter."""
     routes: list[tuple[str, str]] = []
-    for routers in ROUTE_GROUPS.values():
+    for routers in map(load_routers, GROUP_ROUTERS.values()):
         for route in (r for router in routers for r in router.routes):
             assert isinstance(route, APIRoute)
             path = re.sub(r"\{[^}]+\}", "x1", route.path)

@@ -16,7 +16,7 @@ from fastapi.routing import APIRoute
 
 from mnemo.adapters.dynamodb.schema import table_definition
 from mnemo.adapters.dynamodb.tables import TTL_ATTRIBUTE, key_table
-from mnemo.api.app import ROUTE_GROUPS
+from mnemo.api.route_groups import GROUP_ROUTERS, load_routers
 from tests.support import moto_aws
 from tests.support.lambda_aws import EVENTS, FUNCTIONS, ROOT
 
@@ -47,7 +47,7 @@ FUNCTION_GROUPS = {
     for name, r in RESOURCES.items()
     if r["Type"] == "AWS::Serverless::Function"
 }
-HTTP_GROUPS = {name: group for name, group in FUNCTION_GROUPS.items() if group in ROUTE_GROUPS}
+HTTP_GROUPS = {name: group for name, group in FUNCTION_GROUPS.items() if group in GROUP_ROUTERS}
 EXPLORER = {("GET", "/"), ("GET", "/docs"), ("GET", "/openapi.json")}  # every app has them; the admin's is routed
 
 
@@ -115,7 +115,7 @@ def _matches(api_route: tuple[str, str], method: str, path: str) -> bool:
 def _group_routes(group: str) -> list[tuple[str, str]]:
     """The (method, path) of each route of the group, with a sample value in each path parameter."""
     routes: list[tuple[str, str]] = []
-    for router in ROUTE_GROUPS[group]:
+    for router in load_routers(GROUP_ROUTERS[group]):
         for route in router.routes:
             assert isinstance(route, APIRoute)
             path = re.sub(r"\{[a-z_]+\}", "x1", route.path_format)

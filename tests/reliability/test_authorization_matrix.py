@@ -18,7 +18,7 @@ import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
-from mnemo.api.app import ROUTE_GROUPS
+from mnemo.api.route_groups import GROUP_ROUTERS, load_routers
 from mnemo.composition.container import Container
 from tests.conftest import CachedModelRegistry
 from tests.reliability.openapi_routes import Operation, load_yaml, operations, request_for
@@ -94,7 +94,7 @@ def test_every_app_route_is_in_the_api_description(app: Served) -> None:
     described = {(op.method, op.path) for op in app.operations}
     routed = {
         (method, route.path_format)
-        for routers in ROUTE_GROUPS.values()
+        for routers in map(load_routers, GROUP_ROUTERS.values())
         for router in routers
         for route in router.routes
         if isinstance(route, APIRoute)

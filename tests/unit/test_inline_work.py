@@ -124,11 +124,11 @@ def test_the_setting_turns_it_on_for_a_process_on_one_cpu_by_default(
 
 
 def test_the_read_routes_of_both_surfaces_are_marked_and_no_others() -> None:
-    from mnemo.api.app import ROUTE_GROUPS
+    from mnemo.api.route_groups import GROUP_ROUTERS, load_routers
 
     marked = sorted(
         f"{method} {route.path}"
-        for routers in ROUTE_GROUPS.values()
+        for routers in map(load_routers, GROUP_ROUTERS.values())
         for router in routers
         for route in router.routes
         if isinstance(route, APIRoute) and inline_work.marked(route.endpoint)

@@ -1,5 +1,5 @@
-"""The route groups (mnemo.api.route_groups): a group's routers are imported on its first lookup only; a lazy app's
-routers (mnemo.api.lazy_routers) on the first request whose path they could answer."""
+"""The route groups (mnemo.api.route_groups): each group's routers named, not imported; a lazy app's routers
+(mnemo.api.lazy_routers) imported on the first request whose path they could answer."""
 
 from __future__ import annotations
 
@@ -8,37 +8,17 @@ import subprocess
 import sys
 
 import pytest
-from fastapi import APIRouter, FastAPI
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from mnemo.api.app import api_routes
 from mnemo.api.lazy_routers import LazyRouters, LoadRoutersMiddleware
-from mnemo.api.route_groups import GROUP_ROUTERS, ROUTE_GROUPS, ROUTER_PATHS, RouteGroups, load_router, uses_platform
+from mnemo.api.route_groups import GROUP_ROUTERS, ROUTER_PATHS, load_router, uses_platform
 from tests.support.lambda_aws import ROOT
 
 
-def test_given_groups_when_only_named_or_tested_then_none_is_loaded() -> None:
-    groups = RouteGroups({"health": ("mnemo.api.health:router",), "platform": GROUP_ROUTERS["platform"]})
-
-    assert list(groups) == ["health", "platform"] and len(groups) == 2
-    assert "health" in groups and "nothing" not in groups
-
-    assert groups.loaded() == []
-
-
-def test_when_a_group_is_looked_up_then_its_routers_are_loaded_as_a_tuple() -> None:
-    groups = RouteGroups({"health": ("mnemo.api.health:router",), "platform": GROUP_ROUTERS["platform"]})
-
-    health = groups["health"]
-    platform = groups["platform"]
-
-    assert len(health) == 1 and isinstance(health[0], APIRouter)
-    assert len(platform) > 1 and all(isinstance(r, APIRouter) for r in platform)
-    assert groups["health"] is health and groups.loaded() == ["health", "platform"]
-
-
 def test_the_app_groups_are_those_the_functions_serve() -> None:
-    assert list(ROUTE_GROUPS) == list(GROUP_ROUTERS) == ["memories", "configure", "auth", "admin", "platform", "mcp"]
+    assert list(GROUP_ROUTERS) == ["memories", "configure", "auth", "admin", "platform", "mcp"]
     assert uses_platform(["platform"]) and uses_platform(["mcp", "memories"])
     assert not uses_platform(["memories", "configure", "auth", "admin"])
 

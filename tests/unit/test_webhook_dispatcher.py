@@ -4,11 +4,12 @@ delivery, the retry schedule with its jitter, the order of one webhook's deliver
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from standardwebhooks import Webhook as StandardWebhook
@@ -16,10 +17,12 @@ from standardwebhooks import Webhook as StandardWebhook
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.domain.memory import new_id
-from mnemo.domain.webhooks import Delivery, DeliveryState, OutboundEvent, Webhook, new_secret
+from mnemo.domain.tenancy import Role
+from mnemo.domain.webhooks import DeliveryState, OutboundEvent, Webhook, new_secret
 from mnemo.ports.webhook_sender import SendResult
 from mnemo.services.platform.webhooks.dispatcher import WebhookDispatcher
 from mnemo.services.platform.webhooks.relay import WebhookRelay, fan_out
+from mnemo.services.platform.webhooks.service import TEST_HELD, WebhookService
 from mnemo.settings import Settings
 
 SCHEDULE = (5.0, 300.0, 1800.0)
@@ -180,31 +183,48 @@ def test_the_relay_fans_out_to_subscribed_webhooks_of_the_events_project(world: 
     assert world.store.deliveries_of(elsewhere.id, None, 10, 0) == []
 
 
-def test_a_delivery_attempted_by_two_callers_is_sent_once(world: World) -> None:
-    # Given a test event's delivery, read as due by the worker while its request sends it at once
-    fan_out(world.store, [world.event()], world.clock())
-    (copy,) = world.store.due(world.clock(), 10)
-    release = threading.Event()
+def test_a_test_event_is_sent_once_by_its_request_and_never_found_due_by_the_worker_meanwhile(world: World) -> None:
+    # Given a webhook test sent by its request, and the worker running while that request's attempt is on its way
+    service = WebhookService(world.store, world.sender, world.dispatcher.attempt, clock=world.clock)
+    owner: Any = SimpleNamespace(project_id=world.hook.project_id, role=Role.OWNER)
     first_send = world.sender.send
+    found_by_the_worker: list[int] = []
 
-    def slow_send(url: str, body: bytes, headers: Mapping[str, str]) -> SendResult:
-        release.wait(5)
+    def send_while_the_worker_runs(url: str, body: bytes, headers: Mapping[str, str]) -> SendResult:
+        if not found_by_the_worker:  # once: the worker's own send, if it made one, does not run it again
+            found_by_the_worker.append(-1)
+            found_by_the_worker[0] = world.dispatcher.run_due()
         return first_send(url, body, headers)
 
-    world.sender.send = slow_send  # type: ignore[method-assign]
-    answers: list[Delivery] = []
-    first = threading.Thread(target=lambda: answers.append(world.dispatcher.attempt(copy)))
-    first.start()
-    second = threading.Thread(target=lambda: answers.append(world.dispatcher.attempt(copy)))
-    second.start()
+    world.sender.send = send_while_the_worker_runs  # type: ignore[method-assign]
 
-    # When both attempt it, the second while the first is sending
-    release.set()
-    first.join(5)
-    second.join(5)
+    # When the test is sent
+    sent = service.send_test(owner, world.hook.id)
 
-    # Then the receiver gets it once, and both callers see it delivered
-    assert len(world.sender.sent) == 1
-    assert [d.state for d in answers] == [DeliveryState.DELIVERED, DeliveryState.DELIVERED]
-    # And a copy read before that attempt sends nothing either
-    assert world.dispatcher.attempt(copy).state is DeliveryState.DELIVERED and len(world.sender.sent) == 1
+    # Then the worker found nothing due meanwhile, and the receiver got the event once, delivered
+    assert found_by_the_worker == [0]
+    assert len(world.sender.sent) == 1 and sent.state is DeliveryState.DELIVERED
+    # And later the worker finds nothing due either
+    world.clock.advance(24 * 3600)
+    assert world.dispatcher.run_due() == 0 and len(world.sender.sent) == 1
+
+
+def test_a_test_event_whose_request_died_is_sent_by_the_worker_later(world: World) -> None:
+    # Given a webhook test whose request dies while sending it (before its attempt is recorded)
+    service = WebhookService(world.store, world.sender, world.dispatcher.attempt, clock=world.clock)
+    owner: Any = SimpleNamespace(project_id=world.hook.project_id, role=Role.OWNER)
+    first_send = world.sender.send
+
+    def dying(url: str, body: bytes, headers: Mapping[str, str]) -> SendResult:
+        raise SystemExit("the request's process ends")
+
+    world.sender.send = dying  # type: ignore[method-assign]
+    with pytest.raises(SystemExit):
+        service.send_test(owner, world.hook.id)
+    world.sender.send = first_send  # type: ignore[method-assign]
+
+    # Then the worker sends it once it is due, not before, and once
+    assert world.dispatcher.run_due() == 0
+    world.clock.advance(TEST_HELD.total_seconds())
+    assert world.dispatcher.run_due() == 1 and world.dispatcher.run_due() == 0
+    assert len(world.sender.sent) == 1 and b"webhook_test" in world.sender.sent[0][1]

@@ -24,12 +24,12 @@ from mnemo.api.lazy_routers import LazyRouters, LoadRoutersMiddleware
 from mnemo.api.mcp_server.app_state import DEFAULT_USER_ID, DEFAULT_USER_STATE
 from mnemo.api.request_id import RequestIdMiddleware
 from mnemo.api.request_log_middleware import RequestLogMiddleware
-from mnemo.api.route_groups import GROUP_ROUTERS, ROUTE_GROUPS
+from mnemo.api.route_groups import GROUP_ROUTERS, load_routers
 
 if TYPE_CHECKING:
     from mnemo.services.platform.served import ServedServices
 
-__all__ = ["ROUTE_GROUPS", "api_routes", "create_app", "whole_api_description"]
+__all__ = ["GROUP_ROUTERS", "api_routes", "create_app", "whole_api_description"]
 
 TITLE = "mnemo"
 EXPLORER = "mnemo.api.explorer:router"
@@ -51,10 +51,10 @@ def create_app(
     call it (`scheme://host[:port]`, as settings.cors_allowed_origins gives them); none turns CORS off.
     `lazy_routers`: each router is imported on the first request it could answer (api/lazy_routers.py), as a
     Lambda function wants; else all of them now."""
-    chosen = list(ROUTE_GROUPS) if groups is None else list(groups)
-    unknown = [g for g in chosen if g not in ROUTE_GROUPS]
+    chosen = list(GROUP_ROUTERS) if groups is None else list(groups)
+    unknown = [g for g in chosen if g not in GROUP_ROUTERS]
     if unknown:
-        raise ValueError(f"Unknown route groups: {', '.join(unknown)}. Known: {', '.join(ROUTE_GROUPS)}.")
+        raise ValueError(f"Unknown route groups: {', '.join(unknown)}. Known: {', '.join(GROUP_ROUTERS)}.")
     app = FastAPI(
         title=TITLE,
         version=mnemo.__version__,
@@ -81,7 +81,7 @@ def create_app(
     app.include_router(explorer.router)  # every app has the explorer (the admin group's on AWS)
     if not lazy_routers:
         routers.load_all()
-    if len(chosen) < len(ROUTE_GROUPS) or lazy_routers:
+    if len(chosen) < len(GROUP_ROUTERS) or lazy_routers:
         app.openapi = whole_api_description  # type: ignore[method-assign]
     else:
         app.openapi = functools.partial(described, app)  # type: ignore[method-assign]
@@ -121,8 +121,8 @@ def whole_api_description() -> dict[str, Any]:
     """The OpenAPI description of every route group, for the explorer of an app that serves only some."""
     if not _description:
         whole = FastAPI(title=TITLE, version=mnemo.__version__, description=DESCRIPTION)
-        for routers in ROUTE_GROUPS.values():
-            for router in routers:
+        for references in GROUP_ROUTERS.values():
+            for router in load_routers(references):
                 whole.include_router(router)
         _description.update(described(whole))
     return _description

@@ -1,7 +1,7 @@
 """The route groups, each served by one Lambda function (template.yaml routes their paths to it), and the routers
-of each. A group's routers are imported when the group is first asked for, never before: a function imports the
+of each, named as `module:attribute` references and imported only when an app includes them: a function imports the
 routers it serves (and through them their services, bodies and answer models), not the other groups'. The explorer's
-description of the whole API asks for every group, on its first call.
+description of the whole API imports every group's, on its first call.
 
 `ROUTER_PATHS` says where each router's paths begin, without importing it: an app that loads its routers on demand
 (api/lazy_routers.py) imports one when a request's path could be one of its routes."""
@@ -9,7 +9,7 @@ description of the whole API asks for every group, on its first call.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
 
 from fastapi import APIRouter
 
@@ -88,32 +88,3 @@ def load_router(reference: str) -> APIRouter:
 def load_routers(references: tuple[str, ...]) -> tuple[APIRouter, ...]:
     """The routers named by `module:attribute` references, importing their modules now."""
     return tuple(load_router(reference) for reference in references)
-
-
-class RouteGroups(Mapping[str, tuple[APIRouter, ...]]):
-    """Each group's routers by name, as a read-only mapping that imports a group's routers on its first lookup."""
-
-    def __init__(self, references: Mapping[str, tuple[str, ...]]) -> None:
-        self._references = dict(references)
-        self._loaded: dict[str, tuple[APIRouter, ...]] = {}
-
-    def __getitem__(self, group: str) -> tuple[APIRouter, ...]:
-        if group not in self._loaded:
-            self._loaded[group] = load_routers(self._references[group])
-        return self._loaded[group]
-
-    def __contains__(self, group: object) -> bool:
-        return group in self._references  # without importing the group (Mapping's would look it up)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._references)
-
-    def __len__(self) -> int:
-        return len(self._references)
-
-    def loaded(self) -> list[str]:
-        """The groups whose routers have been imported so far."""
-        return list(self._loaded)
-
-
-ROUTE_GROUPS = RouteGroups(GROUP_ROUTERS)

@@ -34,11 +34,13 @@ class WebhookStore(Protocol):
 
     # ---- deliveries -------------------------------------------------------------------------------------
 
-    def enqueue(self, webhook: Webhook, events: Sequence[OutboundEvent], at: datetime) -> list[Delivery]:
-        """One PENDING delivery of each event to the webhook, due at `at`, each with the webhook's next sequence
-        number (1, 2, ... in the order given; atomically, whoever else enqueues). An event already delivered to
-        it, or on its way (the same `delivery_id`), is skipped: returns only the deliveries made. Nothing is made
-        for a webhook no longer stored (deleted since the caller read it)."""
+    def enqueue(
+        self, webhook: Webhook, events: Sequence[OutboundEvent], at: datetime, *, due: datetime | None = None
+    ) -> list[Delivery]:
+        """One PENDING delivery of each event to the webhook, made at `at` and due then (or at `due`), each with
+        the webhook's next sequence number (1, 2, ... in the order given; atomically, whoever else enqueues). An
+        event already delivered to it, or on its way (the same `delivery_id`), is skipped: returns only the
+        deliveries made. Nothing is made for a webhook no longer stored (deleted since the caller read it)."""
         ...
 
     def due(self, at: datetime, limit: int) -> list[Delivery]:

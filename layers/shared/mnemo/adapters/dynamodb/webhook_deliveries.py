@@ -35,21 +35,23 @@ TRANSACTION_BYTES = 3_500_000  # a TransactWriteItems holds 4 MB at most
 
 
 class WebhookDeliveries(WebhookQueue):
-    def enqueue(self, webhook: Webhook, events: Sequence[OutboundEvent], at: datetime) -> list[Delivery]:
+    def enqueue(
+        self, webhook: Webhook, events: Sequence[OutboundEvent], at: datetime, *, due: datetime | None = None
+    ) -> list[Delivery]:
         wanted: dict[str, OutboundEvent] = {}
         for event in events:
             wanted.setdefault(delivery_id(webhook.id, event.id), event)
         todo = list(wanted.items())
         made: list[Delivery] = []
         while todo:
-            part = self._retrying(lambda: self._enqueue_part(webhook, todo, at))
+            part = self._retrying(lambda: self._enqueue_part(webhook, todo, at, due or at))
             if part is None:
                 return made  # the webhook is gone
             made.extend(part)
         return made
 
     def _enqueue_part(
-        self, webhook: Webhook, todo: list[tuple[str, OutboundEvent]], at: datetime
+        self, webhook: Webhook, todo: list[tuple[str, OutboundEvent]], at: datetime, due: datetime
     ) -> list[Delivery] | None:
         """One transaction: the next deliveries that fit it, numbered after the queue's last sequence, then taken
         off `todo` (as are the deliveries that exist already). None: the webhook is no longer stored."""
@@ -60,12 +62,12 @@ class WebhookDeliveries(WebhookQueue):
         keys = [delivery_id_key(webhook.id, made_id) for made_id, _ in candidates]
         existing = {text(i, "sk")[2:] for i in self._ops.batch_get(keys)}
         todo[:] = [(made_id, e) for made_id, e in todo if made_id not in existing]
-        part = _fitting(webhook, queue, todo[: len(candidates) - len(existing)], at)
+        part = _fitting(webhook, queue, todo[: len(candidates) - len(existing)], at, due)
         if not part:
             return []
         after = replace(queue, seq=queue.seq + len(part)).moved(None, DeliveryState.PENDING, len(part))
         if queue.head is None:
-            after = after.headed(part[0].sequence, at)
+            after = after.headed(part[0].sequence, due)
         actions = self._queue_writes(queue, after)
         for delivery in part:
             claim = {**delivery_id_key(webhook.id, delivery.id), **attributes(sequence=delivery.sequence)}
@@ -232,13 +234,15 @@ class WebhookDeliveries(WebhookQueue):
         }
 
 
-def _fitting(webhook: Webhook, queue: Queue, events: list[tuple[str, OutboundEvent]], at: datetime) -> list[Delivery]:
+def _fitting(
+    webhook: Webhook, queue: Queue, events: list[tuple[str, OutboundEvent]], at: datetime, due: datetime
+) -> list[Delivery]:
     """The deliveries of the first events that fit one transaction (two actions each beside the queue's three, and
     TRANSACTION_BYTES), numbered after the queue's last sequence."""
     part: list[Delivery] = []
     size = 0
     for made_id, event in events:
-        delivery = Delivery(made_id, webhook.id, webhook.project_id, queue.seq + len(part) + 1, event, at, at)
+        delivery = Delivery(made_id, webhook.id, webhook.project_id, queue.seq + len(part) + 1, event, at, due)
         weight = item_size(delivery_item(delivery)) + 512
         if part and (3 + 2 * (len(part) + 1) > MAX_TRANSACTION or size + weight > TRANSACTION_BYTES):
             break

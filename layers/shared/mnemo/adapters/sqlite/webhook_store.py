@@ -98,7 +98,9 @@ class SqliteWebhookStore:
 
     # ---- deliveries ----
 
-    def enqueue(self, webhook: Webhook, events: Sequence[OutboundEvent], at: datetime) -> list[Delivery]:
+    def enqueue(
+        self, webhook: Webhook, events: Sequence[OutboundEvent], at: datetime, *, due: datetime | None = None
+    ) -> list[Delivery]:
         """The deliveries made (none when the webhook is no longer stored: it was deleted meanwhile)."""
         made: list[Delivery] = []
         with self._db.write() as conn:
@@ -118,7 +120,7 @@ class SqliteWebhookStore:
                 if conn.execute("SELECT 1 FROM webhook_deliveries WHERE id = ?", (made_id,)).fetchone() is not None:
                     continue
                 sequence += 1
-                delivery = Delivery(made_id, webhook.id, webhook.project_id, sequence, event, at, at)
+                delivery = Delivery(made_id, webhook.id, webhook.project_id, sequence, event, at, due or at)
                 conn.execute(
                     f"INSERT INTO webhook_deliveries ({_DELIVERY}) VALUES ({', '.join('?' * 10)})",
                     _delivery_row(delivery),

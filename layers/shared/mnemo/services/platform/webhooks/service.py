@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from mnemo.domain.memory import new_id, now
@@ -36,6 +36,10 @@ OWNERS_ONLY = "Only a project OWNER can manage its webhooks; your role is READER
 DELIVERY_NOT_FOUND = "Delivery not found"
 REQUIRED = "This field is required."
 MAX_NAME = 255
+# A test event's delivery is due to the webhook worker only this long after its request made it: its request sends it
+# at once, and the worker must not find it due while that attempt is on its way (it would be sent twice). Should the
+# request die before recording its attempt, the worker sends the test event then.
+TEST_HELD = timedelta(minutes=15)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,13 +165,14 @@ class WebhookService:
 
     def send_test(self, caller: PlatformCaller, webhook_id: str) -> Delivery:
         """A `webhook_test` event sent at once, whatever the webhook subscribes to (it takes the webhook's next
-        sequence number; it does not wait for earlier deliveries). Returns it after its first attempt."""
+        sequence number; it does not wait for earlier deliveries). Returns it after its first attempt. Its delivery
+        is made due later (TEST_HELD): only this request attempts it first."""
         self._manages(caller)  # the key's role first, as every OWNER action of the platform
         webhook = self._webhook_of(caller, webhook_id)
         at = self._clock()
         payload = {"event_details": {"event": "TEST", "message": f"A test of the webhook {webhook.name!r}."}}
         event = OutboundEvent(new_id(), TEST_EVENT, webhook.project_id, payload, at)
-        made = self._store.enqueue(webhook, [event], at)
+        made = self._store.enqueue(webhook, [event], at, due=at + TEST_HELD)
         if not made:  # deleted meanwhile
             raise NotFoundError(NOT_FOUND).keyed("error")
         return self._send_now(made[0])
