@@ -34,6 +34,7 @@ class InProcessQueue:
         self._window = dedup_window
         self._clock = clock
         self._ready = threading.Condition()
+        self._woken = False  # the next `receive` returns at once (`wake`)
 
     def send(self, message: Mapping[str, Any], *, group: str | None = None, dedup_id: str | None = None) -> str:
         body = json.loads(json_text(message))  # a copy, and the same JSON check as SQS
@@ -52,12 +53,20 @@ class InProcessQueue:
     def receive(self, max_messages: int = 10, wait_seconds: float = 0.0) -> list[QueuedMessage]:
         """Take up to `max_messages`, oldest first, waiting up to `wait_seconds` for the first one."""
         with self._ready:
-            if not self._messages and wait_seconds > 0:
-                self._ready.wait_for(lambda: bool(self._messages), timeout=wait_seconds)
+            if not self._messages and wait_seconds > 0 and not self._woken:
+                self._ready.wait_for(lambda: bool(self._messages) or self._woken, timeout=wait_seconds)
+            self._woken = False
             taken: list[QueuedMessage] = []
             while self._messages and len(taken) < max_messages:
                 taken.append(self._messages.popleft())
             return taken
+
+    def wake(self) -> None:
+        """Have the `receive` waiting now, or else the next one, return at once with what there is (a worker that
+        stops: whether it is already waiting or about to)."""
+        with self._ready:
+            self._woken = True
+            self._ready.notify_all()
 
     def __len__(self) -> int:
         with self._ready:

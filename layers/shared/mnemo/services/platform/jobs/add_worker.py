@@ -26,6 +26,8 @@ class LocalQueue(Protocol):
 
     def receive(self, max_messages: int = 10, wait_seconds: float = 0.0) -> Sequence[_Received]: ...
 
+    def wake(self) -> None: ...
+
     def __len__(self) -> int: ...
 
 
@@ -70,6 +72,9 @@ class AddWorker(Worker):
         """The leader queues again every event a stop left unfinished."""
         for event in self._events.unfinished_events() if leader else ():
             self.enqueue(event.project_id, event.id)
+
+    def interrupt(self) -> None:
+        self._queue.wake()  # a stop does not wait for the queue's poll to end
 
     def run(self, stopping: threading.Event) -> None:
         while not stopping.is_set():
