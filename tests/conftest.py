@@ -30,8 +30,11 @@ from mnemo.api.app import create_app
 from mnemo.composition.container import Container, build_container
 from mnemo.ports.embedder import Embedder
 from mnemo.settings import Settings
+from tests.support import moto_aws
 
 pytest_plugins = ["tests.support.file_times"]
+
+moto_aws.order_items_by_value()
 
 
 @pytest.fixture(scope="session")

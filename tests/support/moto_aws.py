@@ -1,10 +1,12 @@
 """moto helpers: boto3 clients made once per test session (making one is the slow part) and used inside each
-test's own `mock_aws()`, which starts empty; and a wrapper for moto's backends, which are not thread-safe."""
+test's own `mock_aws()`, which starts empty; a wrapper for moto's backends, which are not thread-safe; and
+`order_items_by_value`, which makes moto's DynamoDB table order cheap to compute (installed by tests/conftest.py)."""
 
 from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import boto3
@@ -46,3 +48,33 @@ class OneCallAtATime:
                 return method(*args, **kwargs)
 
         return call
+
+
+def _by_value(table: Any) -> list[Any]:
+    """moto's `Table.all_items` (every item, in key order), ordering by the keys' cast values."""
+    items: list[Any] = []
+    for hash_set in table.items.values():
+        if table.range_key_attr:
+            items.extend(hash_set.values())
+        else:
+            items.append(hash_set)
+    return sorted(
+        items,
+        key=lambda x: (x.hash_key.cast_value, x.range_key.cast_value) if x.range_key else x.hash_key.cast_value,
+    )
+
+
+def order_items_by_value() -> Callable[[Any], list[Any]]:
+    """Make moto's `Table.all_items` sort by the keys' values; returns moto's own, to compare with.
+
+    Every query and scan of a moto table goes through `all_items`, which sorts the whole table comparing DynamoType
+    objects, and each comparison casts both values again (a Decimal made for every number): on the table a test
+    module's served platform fills, that sort was most of an AWS test's time. A DynamoType orders and compares by
+    its cast value, and a key attribute has one type in the whole table, so sorting by the cast values gives the
+    same order (tests/unit/test_moto_item_order.py checks it against moto's own); only the casts are done once."""
+    from moto.dynamodb.models.table import Table
+
+    original: Callable[[Any], list[Any]] = getattr(Table, "_all_items_of_moto", Table.all_items)
+    Table._all_items_of_moto = original  # type: ignore[attr-defined]
+    Table.all_items = _by_value  # type: ignore[method-assign,assignment]
+    return original
