@@ -31,10 +31,12 @@ from mnemo.composition.container import Container, build_container
 from mnemo.ports.embedder import Embedder
 from mnemo.settings import Settings
 from tests.support import moto_aws
+from tests.support.http_clients import share_the_default_tls_context
 
 pytest_plugins = ["tests.support.file_times"]
 
 moto_aws.order_items_by_value()
+share_the_default_tls_context()
 
 
 @pytest.fixture(scope="session")
