@@ -36,6 +36,7 @@ from tests.support.http_clients import share_the_default_tls_context
 pytest_plugins = ["tests.support.file_times"]
 
 moto_aws.order_items_by_value()
+moto_aws.one_table_copy_per_transaction()
 share_the_default_tls_context()
 
 

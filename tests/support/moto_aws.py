@@ -1,12 +1,15 @@
 """moto helpers: boto3 clients made once per test session (making one is the slow part) and used inside each
-test's own `mock_aws()`, which starts empty; a wrapper for moto's backends, which are not thread-safe; and
-`order_items_by_value`, which makes moto's DynamoDB table order cheap to compute (installed by tests/conftest.py)."""
+test's own `mock_aws()`, which starts empty; a wrapper for moto's backends, which are not thread-safe; and two
+speed-ups of moto's DynamoDB that change nothing it answers (installed by tests/conftest.py): `order_items_by_value`
+makes a table's order cheap to compute, `one_table_copy_per_transaction` copies a table once per transaction."""
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import boto3
@@ -77,4 +80,58 @@ def order_items_by_value() -> Callable[[Any], list[Any]]:
     original: Callable[[Any], list[Any]] = getattr(Table, "_all_items_of_moto", Table.all_items)
     Table._all_items_of_moto = original  # type: ignore[attr-defined]
     Table.all_items = _by_value  # type: ignore[method-assign,assignment]
+    return original
+
+
+class _OneTableCopyPerTransaction:
+    """What moto's DynamoDB backend module sees as `copy`: the copy module, except that during a transaction (a
+    thread's `copies` set) a table deep-copied again gets the copy already made."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+    def deepcopy(self, value: Any, memo: dict[int, Any] | None = None) -> Any:
+        copies: dict[int, tuple[Any, Any]] | None = getattr(self._local, "copies", None)
+        if copies is None or memo is not None or type(value).__name__ != "Table":
+            return copy.deepcopy(value, memo)
+        if id(value) not in copies:
+            copies[id(value)] = (value, copy.deepcopy(value))  # the table kept too: its id stays its own
+        return copies[id(value)][1]
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        self._local.copies = {}
+        try:
+            yield
+        finally:
+            self._local.copies = None
+
+
+_ONE_COPY = _OneTableCopyPerTransaction()
+
+
+def one_table_copy_per_transaction() -> Callable[..., None]:
+    """Make moto's `transact_write_items` copy each table once; returns moto's own, to compare with.
+
+    Before a transaction moto deep-copies the table of each of its items, to put back if the transaction is
+    cancelled: a table the transaction writes three items of is copied three times, every copy made before the
+    first write and only the last kept. The tables here are one per kind (the platform's whole tenancy is one
+    table), so most transactions copied the same whole table several times. Now the first copy is handed out again
+    for the others: the same snapshot, taken once (tests/unit/test_moto_item_order.py checks a cancelled
+    transaction still puts everything back)."""
+    from moto.dynamodb import models
+
+    backend = models.DynamoDBBackend
+    original: Callable[..., None] = getattr(backend, "_transact_write_items_of_moto", backend.transact_write_items)
+
+    def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
+        with _ONE_COPY.transaction():
+            original(self, transact_items)
+
+    backend._transact_write_items_of_moto = original  # type: ignore[attr-defined]
+    backend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+    models.copy = _ONE_COPY  # type: ignore[attr-defined,assignment]
     return original

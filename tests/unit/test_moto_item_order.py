@@ -1,12 +1,16 @@
-"""The order tests/support/moto_aws.py gives moto's tables (`order_items_by_value`, installed for the whole run) is
-moto's own: every query and scan sees the items as moto would hand them, only sorted faster."""
+"""The speed-ups of moto's DynamoDB that tests/support/moto_aws.py installs for the whole run change nothing moto
+answers: a table's order (`order_items_by_value`) is moto's own, so every query and scan sees the items as moto
+would hand them; a transaction (`one_table_copy_per_transaction`) copies each table once, and a cancelled one still
+puts everything back."""
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
 import pytest
+from botocore.exceptions import ClientError
 from moto import mock_aws
 from moto.core.models import DEFAULT_ACCOUNT_ID
 from moto.dynamodb.models import dynamodb_backends
@@ -49,3 +53,64 @@ def test_the_faster_order_is_motos_own(hash_type: str, range_type: str | None) -
         assert [id(item) for item in moto_table.all_items()] == [id(item) for item in expected]
         scanned = client.scan(TableName="order")["Items"]
         assert scanned == [item.to_json()["Attributes"] for item in expected]
+
+
+def transaction(item: int, *, fail: bool = False) -> list[dict[str, Any]]:
+    """Three writes to one table: puts of two new items and an update of `item` (made to fail on purpose)."""
+    condition = "attribute_not_exists(pk)" if fail else "attribute_exists(pk)"
+    return [
+        {"Put": {"TableName": "tx", "Item": {"pk": {"S": f"new-{item}-a"}, "sk": {"S": "1"}}}},
+        {"Put": {"TableName": "tx", "Item": {"pk": {"S": f"new-{item}-b"}, "sk": {"S": "1"}}}},
+        {
+            "Update": {
+                "TableName": "tx",
+                "Key": {"pk": {"S": f"item-{item}"}, "sk": {"S": "1"}},
+                "UpdateExpression": "SET n = :n",
+                "ConditionExpression": condition,
+                "ExpressionAttributeValues": {":n": {"N": "1"}},
+            }
+        },
+    ]
+
+
+class CountingCopies:
+    """The copy module, counting the deep copies of whole tables."""
+
+    def __init__(self) -> None:
+        self.tables = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+    def deepcopy(self, value: Any, memo: dict[int, Any] | None = None) -> Any:
+        self.tables += isinstance(value, Table)
+        return copy.deepcopy(value, memo)
+
+
+def test_a_transaction_copies_its_table_once_and_a_cancelled_one_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counting = CountingCopies()
+    monkeypatch.setattr(moto_aws, "copy", counting)
+    with mock_aws():
+        client = moto_aws.client("dynamodb")
+        table(client, "tx", "S", "S")
+        for item in range(5):
+            client.put_item(TableName="tx", Item={"pk": {"S": f"item-{item}"}, "sk": {"S": "1"}})
+        motos_own = moto_aws.one_table_copy_per_transaction()
+
+        client.transact_write_items(TransactItems=transaction(0))
+        assert counting.tables == 1  # moto's own copies the table for each of the three writes
+        before = client.scan(TableName="tx")["Items"]
+        assert len(before) == 7
+
+        with pytest.raises(ClientError, match="TransactionCanceled") as ours:
+            client.transact_write_items(TransactItems=transaction(1, fail=True))
+        assert client.scan(TableName="tx")["Items"] == before
+        assert counting.tables == 2
+
+        backend = dynamodb_backends[DEFAULT_ACCOUNT_ID][moto_aws.REGION]
+        with pytest.raises(Exception, match="Transaction cancelled") as motos:
+            motos_own(backend, transaction(1, fail=True))
+        assert client.scan(TableName="tx")["Items"] == before
+        assert str(ours.value.response["Error"]["Message"]) == str(motos.value.message)  # type: ignore[attr-defined]
