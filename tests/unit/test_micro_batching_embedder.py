@@ -123,13 +123,24 @@ def test_no_thread_is_left_behind() -> None:
 
 
 def test_async_code_calls_it_through_a_thread() -> None:
-    inner = Recording()
-    embedder = MicroBatchingEmbedder(inner, max_wait=LONG, max_texts=4)
+    # A call under way (held) gives the async callers company, and their three texts fill the batch: its leader
+    # stops waiting at once, whatever order the threads run in.
+    inner = Recording(hold=True)
+    embedder = MicroBatchingEmbedder(inner, max_wait=LONG, max_texts=3)
 
     async def main() -> list[Vectors]:
-        return await asyncio.gather(*(asyncio.to_thread(embedder.embed, [t]) for t in ("a", "b", "c")))
+        callers = asyncio.gather(*(asyncio.to_thread(embedder.embed, [t]) for t in ("a", "b", "c")))
+        assert await asyncio.to_thread(inner.entered.acquire, timeout=LONG)  # the full batch's call
+        inner.release.set()
+        return await callers
 
-    for text, got in zip("abc", asyncio.run(main()), strict=True):
+    with ThreadPoolExecutor(1) as pool:
+        busy = pool.submit(embedder.embed, ["busy"])
+        assert inner.entered.acquire(timeout=LONG)
+        results = asyncio.run(main())
+        busy.result(timeout=LONG)
+    assert len(inner.calls) == 2 and sorted(inner.calls[1]) == ["a", "b", "c"]
+    for text, got in zip("abc", results, strict=True):
         np.testing.assert_array_equal(got, vector_of(text)[None, :])
 
 
