@@ -63,7 +63,15 @@ typecheck: $(DEV_STAMP)
 # 20 slowest tests (--durations in pyproject.toml), to keep the suite's time in view.
 TEST_WORKERS ?= auto
 unit: $(DEV_STAMP) $(CHROMIUM)
+	$(COMPILE_FOR_TESTS)
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
+
+# The package (and the tests' helpers the probes import) compiled to bytecode before the tests: every process a test
+# starts (a served `mnemo serve`, a Lambda probe, a restart after kill -9) imports some 300 modules, which it compiles
+# from source again each time where none is cached (a fresh clone; PYTHONDONTWRITEBYTECODE). compileall writes the
+# .pyc files whatever PYTHONDONTWRITEBYTECODE says, and skips those already up to date. `make test` compiles before
+# `unit` and `sam` run side by side, so the layer's build never copies a half-written file.
+COMPILE_FOR_TESTS := $(BIN)/python -m compileall -q layers/shared/mnemo tests/support
 
 # Write tests/fixtures/openapi.json again from the served /openapi.json (after an intended change of the API).
 openapi-snapshot: $(DEV_STAMP)
@@ -73,6 +81,7 @@ openapi-snapshot: $(DEV_STAMP)
 # one at a time on about one core, while pytest's workers take the rest and end unevenly, so side by side the whole
 # takes less time than one after the other. Each target's output is printed whole when it ends (--output-sync).
 test: $(DEV_STAMP)
+	$(COMPILE_FOR_TESTS)
 	$(MAKE) --no-print-directory -j 2 --output-sync=target unit static
 
 static: lint typecheck sam docs-check
