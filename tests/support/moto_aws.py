@@ -124,6 +124,8 @@ def one_table_copy_per_transaction() -> Callable[..., None]:
     transaction still puts everything back)."""
     from moto.dynamodb import models
 
+    if getattr(models, "copy", None) not in (copy, _ONE_COPY):  # what is replaced below: say so if moto moved it
+        raise RuntimeError("moto.dynamodb.models no longer copies tables through its `copy` module: see moto_aws.py")
     backend = models.DynamoDBBackend
     original: Callable[..., None] = getattr(backend, "_transact_write_items_of_moto", backend.transact_write_items)
 
