@@ -40,6 +40,14 @@ moto_aws.one_table_copy_per_transaction()
 share_the_default_tls_context()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """With xdist workers to come, the process that starts them builds the ONNX model files into the run's cache
+    (above) first: each worker (and each server a test starts) then loads them, where each built its own (some 6 s
+    of quantizing a worker). In a run without workers the first test to need the model builds it, as before."""
+    if not hasattr(config, "workerinput") and config.getoption("numprocesses", None):
+        LocalMiniLMEmbedder()
+
+
 @pytest.fixture(scope="session")
 def embedder() -> LocalMiniLMEmbedder:
     """all-MiniLM-L6-v2, the real default model, loaded once per test session."""
