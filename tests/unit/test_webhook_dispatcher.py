@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 from standardwebhooks import Webhook as StandardWebhook
 
 from mnemo.adapters.sqlite.database import Database
@@ -228,3 +229,10 @@ def test_a_test_event_whose_request_died_is_sent_by_the_worker_later(world: Worl
     world.clock.advance(TEST_HELD.total_seconds())
     assert world.dispatcher.run_due() == 1 and world.dispatcher.run_due() == 0
     assert len(world.sender.sent) == 1 and b"webhook_test" in world.sender.sent[0][1]
+
+
+def test_no_attempt_may_outlast_a_test_events_hold() -> None:
+    # The longest attempt a deployment may set ends before the worker may find a test event due (send_test's hold)
+    with pytest.raises(ValidationError, match="webhook_timeout"):
+        Settings(webhook_timeout=301)
+    assert timedelta(seconds=Settings(webhook_timeout=300).webhook_timeout) < TEST_HELD

@@ -23,8 +23,13 @@ class PlatformSettings(BaseSettings):
     webhook_allow_private_urls: bool = Field(
         default=False, description="Let webhooks point at loopback and private addresses: local development only."
     )
-    webhook_connect_timeout: float = Field(default=3.0, gt=0, description="Seconds to connect to a receiver.")
-    webhook_timeout: float = Field(default=10.0, gt=0, description="Seconds for a whole delivery attempt.")
+    webhook_connect_timeout: float = Field(default=3.0, gt=0, le=300, description="Seconds to connect to a receiver.")
+    webhook_timeout: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,  # an attempt ends well before a test event's delivery falls due to the worker (its TEST_HELD)
+        description="Seconds for a whole delivery attempt.",
+    )
     webhook_queue_url: str | None = Field(
         default=None,
         description="AWS: the SQS queue of webhook deliveries (the delivery function's own), where a failed "
