@@ -4,6 +4,7 @@ delivery, the retry schedule with its jitter, the order of one webhook's deliver
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -19,7 +20,7 @@ from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.webhook_store import SqliteWebhookStore
 from mnemo.domain.memory import new_id
 from mnemo.domain.tenancy import Role
-from mnemo.domain.webhooks import DeliveryState, OutboundEvent, Webhook, new_secret
+from mnemo.domain.webhooks import Delivery, DeliveryState, OutboundEvent, Webhook, new_secret
 from mnemo.ports.webhook_sender import SendResult
 from mnemo.services.platform.webhooks.dispatcher import WebhookDispatcher
 from mnemo.services.platform.webhooks.relay import WebhookRelay, fan_out
@@ -182,6 +183,36 @@ def test_the_relay_fans_out_to_subscribed_webhooks_of_the_events_project(world: 
     assert [d.event.type for d in world.store.deliveries_of(world.hook.id, None, 10, 0)] == ["memory_add"]
     assert [d.event.type for d in world.store.deliveries_of(other.id, None, 10, 0)] == ["memory_delete"]
     assert world.store.deliveries_of(elsewhere.id, None, 10, 0) == []
+
+
+def test_a_delivery_attempted_by_two_callers_is_sent_once(world: World) -> None:
+    # Given a test event's delivery, read as due by the worker while its request sends it at once
+    fan_out(world.store, [world.event()], world.clock())
+    (copy,) = world.store.due(world.clock(), 10)
+    release = threading.Event()
+    first_send = world.sender.send
+
+    def slow_send(url: str, body: bytes, headers: Mapping[str, str]) -> SendResult:
+        release.wait(5)
+        return first_send(url, body, headers)
+
+    world.sender.send = slow_send  # type: ignore[method-assign]
+    answers: list[Delivery] = []
+    first = threading.Thread(target=lambda: answers.append(world.dispatcher.attempt(copy)))
+    first.start()
+    second = threading.Thread(target=lambda: answers.append(world.dispatcher.attempt(copy)))
+    second.start()
+
+    # When both attempt it, the second while the first is sending
+    release.set()
+    first.join(5)
+    second.join(5)
+
+    # Then the receiver gets it once, and both callers see it delivered
+    assert len(world.sender.sent) == 1
+    assert [d.state for d in answers] == [DeliveryState.DELIVERED, DeliveryState.DELIVERED]
+    # And a copy read before that attempt sends nothing either
+    assert world.dispatcher.attempt(copy).state is DeliveryState.DELIVERED and len(world.sender.sent) == 1
 
 
 def test_a_test_event_is_sent_once_by_its_request_and_never_found_due_by_the_worker_meanwhile(world: World) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timedelta
@@ -45,6 +46,8 @@ class WebhookDispatcher:
         self._jitter = jitter
         self._pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="mnemo-webhook-send")
         self._parallel = parallel
+        self._attempting = threading.Condition()
+        self._in_flight: set[str] = set()
 
     @property
     def max_attempts(self) -> int:
@@ -64,9 +67,24 @@ class WebhookDispatcher:
         return self._store.next_due_at()
 
     def attempt(self, delivery: Delivery) -> Delivery:
-        """One attempt of the delivery, recorded in the store; returns it as it now is. The caller has just read
-        it due (the worker, the delivery function) or made it for its own attempt (a test event, made due later
-        than that attempt: WebhookService.send_test)."""
+        """One attempt of the delivery, recorded in the store; returns it as it now is. One attempt of a delivery
+        at a time in this process: a test event is sent at once by its request while the worker may find it due,
+        and the one that comes second finds it attempted already and sends nothing."""
+        with self._attempting:
+            while delivery.id in self._in_flight:
+                self._attempting.wait()
+            self._in_flight.add(delivery.id)
+        try:
+            stored = self._store.get_delivery(delivery.webhook_id, delivery.id)
+            if stored is not None and (stored.is_final or len(stored.attempts) != len(delivery.attempts)):
+                return stored  # attempted since this copy was read
+            return self._attempt(delivery)
+        finally:
+            with self._attempting:
+                self._in_flight.discard(delivery.id)
+                self._attempting.notify_all()
+
+    def _attempt(self, delivery: Delivery) -> Delivery:
         webhook = self._store.get_webhook(delivery.webhook_id)
         at = self._clock()
         if webhook is None or not webhook.is_active:
