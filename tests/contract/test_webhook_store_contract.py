@@ -489,6 +489,30 @@ def test_a_delivery_saved_after_an_erasure_keeps_the_scrubbed_event(store: Webho
     assert [(a.status_code, a.response) for a in saved.attempts] == [(200, None)]
 
 
+def test_an_event_read_before_an_erasure_and_enqueued_after_it_is_kept_without_its_text(
+    store: WebhookStore,
+) -> None:
+    """The relay (or the topic) held the event while a delete erased its memory: the delivery made after keeps the
+    memory's id, not its text; another memory's event, and another project's, keep theirs."""
+    hook, elsewhere = added(store), added(store, project_id="proj_b")
+    doomed, kept = new_id(), new_id()
+    held = [memory_event(doomed, "I moved to Lisbon."), memory_event(kept, "I like tea.")]
+    store.erase_from_deliveries("proj_a", Erasure(frozenset({doomed}), ("I moved to Lisbon.",)))
+
+    made = store.enqueue(hook, held, T0)
+    (other,) = store.enqueue(elsewhere, [memory_event(doomed, "I moved to Lisbon.")], T0)
+
+    details = [d.event.payload["event_details"] for d in made]
+    assert details == [
+        {"id": doomed, "data": {"memory": ""}, "event": "ADD"},
+        {"id": kept, "data": {"memory": "I like tea."}, "event": "ADD"},
+    ]
+    read = {d.id: d.event.payload["event_details"] for d in store.deliveries_of(hook.id, None, 10, 0)}
+    assert read == {d.id: e for d, e in zip(made, details, strict=True)}
+    stored_other = store.get_delivery(elsewhere.id, other.id)
+    assert stored_other is not None and stored_other.event.payload["event_details"]["data"]["memory"] != ""
+
+
 def test_an_untouched_delivery_keeps_what_the_receiver_answered(store: WebhookStore) -> None:
     hook = added(store)
     (delivery,) = store.enqueue(hook, [memory_event(new_id(), "I like tea.")], T0)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from mnemo.domain.memory import HistoryEntry, MemoryRecord, SourceMessage
@@ -28,6 +29,10 @@ _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 # Texts shorter than this are not scrubbed out of longer strings (a memory "ok" must not cut every "ok" out of an
 # event's messages); a string equal to one of them still goes whole.
 MIN_QUOTED_TEXT = 4
+
+# How long the webhook store remembers an erased memory's id (mnemo.ports.webhook_store): longer than an event can
+# wait to become a delivery (SQS keeps a message 14 days at most).
+ERASED_KEPT = timedelta(days=15)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +184,22 @@ def scrubbed_outbound(event: OutboundEvent, erasure: Erasure) -> OutboundEvent |
         return None
     payload = scrubbed(dict(event.payload), erasure)
     return None if payload == event.payload else replace(event, payload=payload)
+
+
+def named_ids(event: OutboundEvent) -> frozenset[str]:
+    """The memory ids a webhook event names (every string of its payload that is a UUID)."""
+    return frozenset(s for s in _strings(event.payload) if _UUID.fullmatch(s))
+
+
+def erased_late(event: OutboundEvent, erased_ids: Iterable[str]) -> OutboundEvent | None:
+    """A webhook event read before its memory was erased and made into a delivery after (the relay held it, or the
+    topic carried it), without the texts it holds of the erased memories: a change event's memory text. Only the
+    ids are remembered of an erasure, so the texts are the event's own. None: it names no erased memory."""
+    details = event.payload.get("event_details")
+    if not isinstance(details, Mapping) or details.get("id") not in set(erased_ids):
+        return None
+    erasure = Erasure(frozenset({str(details["id"])}), _longest_first(_strings(details.get("data"))))
+    return scrubbed_outbound(event, erasure)
 
 
 def scrubbed_profile(profile: Profile, erasure: Erasure) -> Profile | None:

@@ -40,7 +40,9 @@ class WebhookStore(Protocol):
         """One PENDING delivery of each event to the webhook, made at `at` and due then (or at `due`), each with
         the webhook's next sequence number (1, 2, ... in the order given; atomically, whoever else enqueues). An
         event already delivered to it, or on its way (the same `delivery_id`), is skipped: returns only the
-        deliveries made. Nothing is made for a webhook no longer stored (deleted since the caller read it)."""
+        deliveries made. Nothing is made for a webhook no longer stored (deleted since the caller read it). An event
+        naming a memory `erase_from_deliveries` has erased in the project (read before the delete, made a delivery
+        after) is kept without its text (`domain.erasure.erased_late`), whichever of the two comes first."""
         ...
 
     def due(self, at: datetime, limit: int) -> list[Delivery]:
@@ -75,5 +77,7 @@ class WebhookStore(Protocol):
         """Every delivery of the project's webhooks (in any state: pending, delivered, dead, cancelled) whose event
         names an erased memory, rewritten without the memory's texts (`domain.erasure.scrubbed_outbound`); how
         many. A delivery saved after an attempt keeps the scrubbed event (`save_delivery` never writes the event
-        back). One pass over the project's deliveries."""
+        back). One pass over the project's deliveries. The erased ids are remembered for `domain.erasure.ERASED_KEPT` (longer than
+        an event can wait in the relay or on the topic), so that a later `enqueue` of an event naming one of them
+        keeps it without its text."""
         ...

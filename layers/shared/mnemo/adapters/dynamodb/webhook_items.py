@@ -57,6 +57,15 @@ def delivery_id_key(webhook_id: str, made_id: str) -> Item:
     return key(deliveries_pk(webhook_id), f"I#{made_id}")
 
 
+def erased_pk(project_id: str) -> str:
+    return f"T#WHERASED#{project_id}"
+
+
+def erased_key(project_id: str, memory_id: str) -> Item:
+    """What remembers that a delete erased this memory of the project (domain.erasure.ERASED_KEPT, then expires)."""
+    return key(erased_pk(project_id), f"M#{memory_id}")
+
+
 def due_pk(shard: int) -> str:
     return f"T#WHDUE#{shard}"
 

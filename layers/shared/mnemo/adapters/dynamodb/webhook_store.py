@@ -23,15 +23,21 @@ enqueue or a save that comes after finds no queue and writes nothing), then its 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from mnemo.adapters.dynamodb.attributes import Item, attributes, placeholders, text
-from mnemo.adapters.dynamodb.codec import json_attribute, json_value, key, key_of, ordered_sk
+from mnemo.adapters.dynamodb.codec import expiry, json_attribute, json_value, key, key_of, ordered_sk
+from mnemo.adapters.dynamodb.tables import TTL_ATTRIBUTE
 from mnemo.adapters.dynamodb.webhook_deliveries import WebhookDeliveries
 from mnemo.adapters.dynamodb.webhook_items import (
     ERASED_AT,
     deliveries_pk,
+    delivery_key,
     due_key,
+    erased_key,
+    erased_pk,
     new_queue_item,
     project_webhooks_pk,
     queue_key,
@@ -39,9 +45,9 @@ from mnemo.adapters.dynamodb.webhook_items import (
     webhook_key,
     webhook_of,
 )
-from mnemo.domain.erasure import Erasure, scrubbed_outbound
+from mnemo.domain.erasure import ERASED_KEPT, Erasure, erased_late, named_ids, scrubbed_outbound
 from mnemo.domain.memory import now
-from mnemo.domain.webhooks import Attempt, OutboundEvent, Webhook, without_answers
+from mnemo.domain.webhooks import Attempt, Delivery, OutboundEvent, Webhook, without_answers
 from mnemo.errors import ConflictError
 
 ERASE_TRIES = 5  # rewrites of one delivery that a dispatcher's concurrent saves may each make fail
@@ -111,6 +117,7 @@ class DynamoWebhookStore(WebhookDeliveries):
         for pointer in pointers:
             self.delete_webhook(text(pointer, "webhook_id"))
         self._ops.delete_many(pointers)  # any left by a webhook deleted halfway
+        self._ops.delete_as_found(self._ops.partition_keys(erased_pk(project_id), consistent=False))
 
     def _delete_deliveries(self, webhook_id: str) -> None:
         self._ops.delete_as_found(self._ops.partition_keys(deliveries_pk(webhook_id), consistent=False))
@@ -120,17 +127,48 @@ class DynamoWebhookStore(WebhookDeliveries):
         attempts without the receiver's answers, which may echo what was erased (an UpdateItem that touches nothing
         else, stamped `erased_at`, on condition that the delivery still exists and its attempts are those read;
         a delivery saved meanwhile is read again). A Query of each webhook's deliveries: one pass over what the
-        project keeps."""
+        project keeps. The erased ids are written first: an `enqueue` that stores a delivery after the pass has read
+        its webhook's deliveries finds them when it looks after its write."""
+        expires = {TTL_ATTRIBUTE: expiry(now() + ERASED_KEPT)}
+        self._ops.batch_write(
+            [
+                {"PutRequest": {"Item": {**erased_key(project_id, m), **attributes(memory_id=m), **expires}}}
+                for m in sorted(erasure.ids)
+            ]
+        )
         changed = 0
         for webhook in self.webhooks_of_project(project_id):
             for item in self._ops.partition(deliveries_pk(webhook.id), "D#"):
-                if self._erase_from(item, erasure):
+                if self._erase_from(item, lambda e: scrubbed_outbound(e, erasure)):
                     changed += 1
         return changed
 
-    def _erase_from(self, item: Item, erasure: Erasure) -> bool:
+    def enqueue(
+        self, webhook: Webhook, events: Sequence[OutboundEvent], at: datetime, *, due: datetime | None = None
+    ) -> list[Delivery]:
+        """The deliveries stored, then the erased ids they name read (strongly consistent) and those deliveries
+        rewritten without their text: a delete writes its ids before its pass over the deliveries, so either its
+        pass finds the delivery or this finds its ids."""
+        made = super().enqueue(webhook, events, at, due=due)
+        named = set().union(*(named_ids(d.event) for d in made)) if made else set()
+        if not named:
+            return made
+        found = self._ops.batch_get([erased_key(webhook.project_id, m) for m in named], ["memory_id"])
+        erased = frozenset(text(i, "memory_id") for i in found)
+        if not erased:
+            return made
+        kept: list[Delivery] = []
+        for delivery in made:
+            clean = erased_late(delivery.event, erased)
+            item = None if clean is None else self._ops.get(delivery_key(webhook.id, delivery.sequence))
+            if clean is not None and item is not None:
+                self._erase_from(item, lambda e: erased_late(e, erased))
+            kept.append(delivery if clean is None else replace(delivery, event=clean))
+        return kept
+
+    def _erase_from(self, item: Item, scrub: Callable[[OutboundEvent], OutboundEvent | None]) -> bool:
         for _ in range(ERASE_TRIES):
-            clean = scrubbed_outbound(OutboundEvent.from_json(json_value(item, "event")), erasure)
+            clean = scrub(OutboundEvent.from_json(json_value(item, "event")))
             if clean is None:
                 return False
             if self._rewrite(item, clean):

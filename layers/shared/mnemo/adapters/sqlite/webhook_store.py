@@ -8,13 +8,15 @@ delivery worker asks for the head of each active webhook's queue (`due`), which 
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from mnemo.adapters.sqlite.database import Database
-from mnemo.domain.erasure import Erasure, scrubbed_outbound
+from mnemo.domain.erasure import ERASED_KEPT, Erasure, erased_late, named_ids, scrubbed_outbound
+from mnemo.domain.memory import now
 from mnemo.domain.timefmt import from_iso, iso
 from mnemo.domain.webhooks import (
     Attempt,
@@ -41,6 +43,10 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
     UNIQUE (webhook_id, sequence)
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_queue ON webhook_deliveries(webhook_id, state, sequence);
+CREATE TABLE IF NOT EXISTS webhook_erased_memories (
+    project_id TEXT NOT NULL, memory_id TEXT NOT NULL, erased_at TEXT NOT NULL, PRIMARY KEY (project_id, memory_id)
+);
+CREATE INDEX IF NOT EXISTS webhook_erased_memories_age ON webhook_erased_memories(erased_at);
 """
 
 _WEBHOOK = (
@@ -53,6 +59,7 @@ _PENDING = DeliveryState.PENDING.value
 # pending delivery without a next attempt is due from its creation.
 _HEAD = "SELECT h.id FROM webhook_deliveries h WHERE h.webhook_id = w.id AND h.state = ? ORDER BY h.sequence LIMIT 1"
 _DUE_AT = "COALESCE(d.next_attempt_at, d.created_at)"
+_IDS_PER_QUERY = 500  # erased ids looked up per query (SQLite allows 32,766 parameters)
 
 
 class SqliteWebhookStore:
@@ -95,6 +102,7 @@ class SqliteWebhookStore:
                 (project_id,),
             )
             conn.execute("DELETE FROM webhooks WHERE project_id = ?", (project_id,))
+            conn.execute("DELETE FROM webhook_erased_memories WHERE project_id = ?", (project_id,))
 
     # ---- deliveries ----
 
@@ -111,6 +119,7 @@ class SqliteWebhookStore:
                     "SELECT COALESCE(MAX(sequence), 0) FROM webhook_deliveries WHERE webhook_id = ?", (webhook.id,)
                 ).fetchone()[0]
             )
+            erased = _erased_among(conn, webhook.project_id, events)
             seen: set[str] = set()
             for event in events:
                 made_id = delivery_id(webhook.id, event.id)
@@ -120,7 +129,8 @@ class SqliteWebhookStore:
                 if conn.execute("SELECT 1 FROM webhook_deliveries WHERE id = ?", (made_id,)).fetchone() is not None:
                     continue
                 sequence += 1
-                delivery = Delivery(made_id, webhook.id, webhook.project_id, sequence, event, at, due or at)
+                kept = (erased_late(event, erased) if erased else None) or event
+                delivery = Delivery(made_id, webhook.id, webhook.project_id, sequence, kept, at, due or at)
                 conn.execute(
                     f"INSERT INTO webhook_deliveries ({_DELIVERY}) VALUES ({', '.join('?' * 10)})",
                     _delivery_row(delivery),
@@ -181,6 +191,7 @@ class SqliteWebhookStore:
         answers (they may echo what was erased). Read and rewritten in one write, so no attempt saved meanwhile is
         overwritten."""
         with self._db.write() as conn:
+            _remember_erased(conn, project_id, erasure)
             rows = conn.execute(
                 "SELECT d.id, d.event, d.attempts FROM webhook_deliveries d WHERE d.webhook_id IN "
                 "(SELECT id FROM webhooks WHERE project_id = ?)",
@@ -317,3 +328,28 @@ def _delivery(row: Sequence[Any]) -> Delivery:
         created_at=from_iso(row[8]),
         finished_at=_from_opt(row[9]),
     )
+
+
+def _remember_erased(conn: sqlite3.Connection, project_id: str, erasure: Erasure) -> None:
+    """The erased ids, for `enqueue`; those remembered longer than ERASED_KEPT are forgotten."""
+    at = now()
+    conn.execute("DELETE FROM webhook_erased_memories WHERE erased_at < ?", (iso(at - ERASED_KEPT),))
+    conn.executemany(
+        "INSERT OR REPLACE INTO webhook_erased_memories (project_id, memory_id, erased_at) VALUES (?, ?, ?)",
+        [(project_id, memory_id, iso(at)) for memory_id in sorted(erasure.ids)],
+    )
+
+
+def _erased_among(conn: sqlite3.Connection, project_id: str, events: Sequence[OutboundEvent]) -> frozenset[str]:
+    """The memory ids these events name that a delete has erased in the project."""
+    named = sorted(set().union(*(named_ids(e) for e in events))) if events else []
+    found: set[str] = set()
+    for start in range(0, len(named), _IDS_PER_QUERY):
+        part = named[start : start + _IDS_PER_QUERY]
+        rows = conn.execute(
+            "SELECT memory_id FROM webhook_erased_memories WHERE project_id = ? AND memory_id IN "
+            f"({', '.join('?' * len(part))})",
+            (project_id, *part),
+        )
+        found.update(r[0] for r in rows)
+    return frozenset(found)

@@ -68,8 +68,9 @@ class WebhookDispatcher:
 
     def attempt(self, delivery: Delivery) -> Delivery:
         """One attempt of the delivery, recorded in the store; returns it as it now is. One attempt of a delivery
-        at a time in this process: a test event is sent at once by its request while the worker may find it due,
-        and the one that comes second finds it attempted already and sends nothing."""
+        at a time in this process: the sweep of due deliveries and a retry message (on AWS, the delivery function
+        runs both) can reach the same head at once, and the one that comes second finds it attempted already and
+        sends nothing."""
         with self._attempting:
             while delivery.id in self._in_flight:
                 self._attempting.wait()
