@@ -24,8 +24,9 @@ path (their success is the e2e tests'). The other destructive routes are fuzzed 
 destroy the fixtures: POST /reset deletes memories, never accounts or keys; DELETE /users/{id} and DELETE
 /api-keys/{id} get generated ids, never the fixtures' own. Each file's last test checks that.
 
-`make test` runs the examples and fuzzing phases: MNEMO_FUZZ_EXAMPLES examples per route and caller (20), with a
-fixed seed (MNEMO_FUZZ_SEED), derandomized. `make fuzz` adds the coverage phase (MNEMO_FUZZ_COVERAGE=1: every
+`make test` runs the examples and fuzzing phases: MNEMO_FUZZ_EXAMPLES examples per route (20), each sent as both
+of the surface's callers (generated once: generating is most of the run), with a fixed seed (MNEMO_FUZZ_SEED),
+derandomized. `make fuzz` adds the coverage phase (MNEMO_FUZZ_COVERAGE=1: every
 boundary and every way to break each field, thousands of requests for a route with a body) and 300 examples.
 """
 
@@ -192,12 +193,22 @@ SELF_HOSTED = API.include(path_regex=SELF_HOSTED_PATHS)
 PLATFORM = API.include(path_regex=PLATFORM_PATHS)
 
 
-def fuzz(case: schemathesis.Case[Any], served: Served, caller: Caller) -> None:
-    pinned = caller.parameters if (case.method, case.path) not in caller.spared else {}
-    for name, value in pinned.items():
-        if name in case.path_parameters:
-            case.path_parameters[name] = value
-    case.call_and_validate(headers=caller.headers)
+def fuzz(case: schemathesis.Case[Any], served: Served, names: tuple[str, ...]) -> None:
+    """The example sent as each of these callers in turn: generated once, checked for each (a failure names the
+    caller). Each sends it with its own tenancy pinned into the path, from the ids as they were generated."""
+    generated = None if case.path_parameters is None else dict(case.path_parameters)
+    for name in names:
+        caller = served.callers[name]
+        case.path_parameters = None if generated is None else dict(generated)
+        pinned = caller.parameters if (case.method, case.path) not in caller.spared else {}
+        for parameter, value in pinned.items():
+            if case.path_parameters is not None and parameter in case.path_parameters:
+                case.path_parameters[parameter] = value
+        try:
+            case.call_and_validate(headers=caller.headers)
+        except BaseException as failed:
+            failed.add_note(f"sent as the {name}")
+            raise
 
 
 ALIVE = {"admin": "/auth/me", "member": "/memories?user_id=fuzz", "owner": "/v1/ping/", "reader": "/v1/ping/"}

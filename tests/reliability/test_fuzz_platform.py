@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 import schemathesis
 
 from tests.reliability.fuzzing import PLATFORM, Served, callers_outlived, fuzz, served
 
 __all__ = ["served"]  # the module's fixture: one served app for the file
 
+CALLERS = ("owner", "reader")
 
-@pytest.mark.parametrize("caller", ["owner", "reader"])
+
 @PLATFORM.parametrize()
-def test_fuzz_platform(case: schemathesis.Case[Any], served: Served, caller: str) -> None:
-    fuzz(case, served, served.callers[caller])
+def test_fuzz_platform(case: schemathesis.Case[Any], served: Served) -> None:
+    fuzz(case, served, CALLERS)
 
 
 def test_the_callers_outlived_the_fuzzing(served: Served) -> None:
-    callers_outlived(served, ("owner", "reader"))
+    callers_outlived(served, CALLERS)

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 import schemathesis
 
 from tests.reliability.fuzzing import SELF_HOSTED, Served, callers_outlived, fuzz, served
 
 __all__ = ["served"]  # the module's fixture: one served app for the file
 
+CALLERS = ("admin", "member")
 
-@pytest.mark.parametrize("caller", ["admin", "member"])
+
 @SELF_HOSTED.parametrize()
-def test_fuzz_self_hosted(case: schemathesis.Case[Any], served: Served, caller: str) -> None:
-    fuzz(case, served, served.callers[caller])
+def test_fuzz_self_hosted(case: schemathesis.Case[Any], served: Served) -> None:
+    fuzz(case, served, CALLERS)
 
 
 def test_the_callers_outlived_the_fuzzing(served: Served) -> None:
-    callers_outlived(served, ("admin", "member"))
+    callers_outlived(served, CALLERS)
