@@ -17,15 +17,20 @@ from mnemo.services.memory.add.merging import Merging
 from mnemo.services.memory.add.outdating import Outdating
 from mnemo.services.memory.add.pending import PendingAdd
 from mnemo.services.memory.erase import Erasing
+from mnemo.services.memory.parts import MemoryParts
 from tests.unit.memory.fakes import ALICE, BOB, Namespace, ScriptedLLM
 
 SAID = [Message("system", "Be brief."), Message("user", "I moved to Porto. I drink green tea now.")]
 
 
+def inferred_add(parts: MemoryParts) -> InferredAdd:
+    filing = Filing(parts, Categorizing(parts), Merging(parts), Inserting(parts))
+    return InferredAdd(parts, filing, Applying(parts, Erasing(parts)), Outdating(parts))
+
+
 def add(ns: Namespace, llm: ScriptedLLM, *category_set: tuple[str, str]) -> list[AddResult]:
     parts = ns.parts
-    filing = Filing(parts, Categorizing(parts), Merging(parts), Inserting(parts))
-    inferred = InferredAdd(parts, filing, Applying(parts, Erasing(parts)), Outdating(parts))
+    inferred = inferred_add(parts)
     return inferred.add(PendingAdd(AddCommand(SAID, ALICE), (), category_set), llm)
 
 
@@ -119,13 +124,19 @@ def test_a_new_fact_that_repeats_an_active_memory_is_answered_as_that_memory(ns:
 def test_a_relative_date_the_llm_kept_is_written_as_the_date_it_means(ns: Namespace) -> None:
     llm = ScriptedLLM(facts("Moved to Porto last month"), {"memory": []})
     command = AddCommand(SAID, ALICE, timestamp=datetime(2026, 11, 29, tzinfo=UTC))
-    inferred = InferredAdd(
-        ns.parts,
-        Filing(ns.parts, Categorizing(ns.parts), Merging(ns.parts), Inserting(ns.parts)),
-        Applying(ns.parts, Erasing(ns.parts)),
-        Outdating(ns.parts),
-    )
+    inferred = inferred_add(ns.parts)
 
     (result,) = inferred.add(PendingAdd(command, (), ()), llm)
 
     assert result.record.text == "Moved to Porto in October 2026"
+
+
+def test_the_llm_is_told_the_date_the_conversation_was_held(ns: Namespace) -> None:
+    """An add of an old conversation (its `timestamp`) asks the LLM with that day as today: "in March" said then
+    means that year's March, not the March after the day the add is made."""
+    llm = ScriptedLLM(facts("Moves to Porto in March"), {"memory": []})
+    command = AddCommand(SAID, ALICE, timestamp=datetime(2025, 1, 10, 9, tzinfo=UTC))
+
+    inferred_add(ns.parts).add(PendingAdd(command, (), ()), llm)
+
+    assert str(llm.asked[0][-1]["content"]).startswith("Today's date is 2025-01-10.\n")

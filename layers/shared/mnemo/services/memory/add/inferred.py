@@ -73,7 +73,7 @@ class InferredAdd:
             _numbered(command),
             instructions=extraction_instructions(command, self._parts.policy, self._parts.providers),
             multilingual=command.multilingual,
-            today=now().date(),
+            today=said_at.date(),
             categories=add.category_set,
         )
         language = self._parts.language
