@@ -513,6 +513,17 @@ def test_an_event_read_before_an_erasure_and_enqueued_after_it_is_kept_without_i
     assert stored_other is not None and stored_other.event.payload["event_details"]["data"]["memory"] != ""
 
 
+def test_a_deleted_projects_erased_ids_are_forgotten_with_it(store: WebhookStore) -> None:
+    doomed = new_id()
+    added(store)
+    store.erase_from_deliveries("proj_a", Erasure(frozenset({doomed}), ("I moved to Lisbon.",)))
+
+    store.delete_project_webhooks("proj_a")
+
+    (delivery,) = store.enqueue(added(store), [memory_event(doomed, "I moved to Lisbon.")], T0)
+    assert delivery.event.payload["event_details"]["data"]["memory"] == "I moved to Lisbon."
+
+
 def test_an_untouched_delivery_keeps_what_the_receiver_answered(store: WebhookStore) -> None:
     hook = added(store)
     (delivery,) = store.enqueue(hook, [memory_event(new_id(), "I like tea.")], T0)

@@ -29,7 +29,7 @@ class WebhookStore(Protocol):
         ...
 
     def delete_project_webhooks(self, project_id: str) -> None:
-        """Every webhook of a project being deleted, with their deliveries."""
+        """Every webhook of a project being deleted, with their deliveries and the erased ids it remembers."""
         ...
 
     # ---- deliveries -------------------------------------------------------------------------------------
