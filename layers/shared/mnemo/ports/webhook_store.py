@@ -77,7 +77,7 @@ class WebhookStore(Protocol):
         """Every delivery of the project's webhooks (in any state: pending, delivered, dead, cancelled) whose event
         names an erased memory, rewritten without the memory's texts (`domain.erasure.scrubbed_outbound`); how
         many. A delivery saved after an attempt keeps the scrubbed event (`save_delivery` never writes the event
-        back). One pass over the project's deliveries. The erased ids are remembered for `domain.erasure.ERASED_KEPT` (longer than
-        an event can wait in the relay or on the topic), so that a later `enqueue` of an event naming one of them
-        keeps it without its text."""
+        back). One pass over the project's deliveries. The erased ids are remembered for
+        `domain.erasure.ERASED_KEPT` (longer than an event can wait in the relay or on the topic), so that a later
+        `enqueue` of an event naming one of them keeps it without its text."""
         ...
