@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
@@ -186,19 +187,21 @@ def scrubbed_outbound(event: OutboundEvent, erasure: Erasure) -> OutboundEvent |
     return None if payload == event.payload else replace(event, payload=payload)
 
 
-def named_ids(event: OutboundEvent) -> frozenset[str]:
-    """The memory ids a webhook event names (every string of its payload that is a UUID)."""
-    return frozenset(s for s in _strings(event.payload) if _UUID.fullmatch(s))
-
-
-def erased_late(event: OutboundEvent, erased_ids: Iterable[str]) -> OutboundEvent | None:
-    """A webhook event read before its memory was erased and made into a delivery after (the relay held it, or the
-    topic carried it), without the texts it holds of the erased memories: a change event's memory text. Only the
-    ids are remembered of an erasure, so the texts are the event's own. None: it names no erased memory."""
+def changed_memory(event: OutboundEvent) -> str | None:
+    """The memory whose text a change event carries (its `event_details.id`); None for any other event."""
     details = event.payload.get("event_details")
-    if not isinstance(details, Mapping) or details.get("id") not in set(erased_ids):
+    memory_id = details.get("id") if isinstance(details, Mapping) else None
+    return memory_id if isinstance(memory_id, str) else None
+
+
+def erased_late(event: OutboundEvent, erased_ids: AbstractSet[str]) -> OutboundEvent | None:
+    """A webhook event read before its memory was erased and made into a delivery after (the relay held it, or the
+    topic carried it), without the memory's text. Only the ids are remembered of an erasure, so the texts cut are
+    the event's own (its `event_details.data`). None: it is no change event of an erased memory."""
+    memory_id = changed_memory(event)
+    if memory_id is None or memory_id not in erased_ids:
         return None
-    erasure = Erasure(frozenset({str(details["id"])}), _longest_first(_strings(details.get("data"))))
+    erasure = Erasure(frozenset({memory_id}), _longest_first(_strings(event.payload["event_details"].get("data"))))
     return scrubbed_outbound(event, erasure)
 
 

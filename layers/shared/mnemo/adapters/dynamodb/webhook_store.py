@@ -45,7 +45,7 @@ from mnemo.adapters.dynamodb.webhook_items import (
     webhook_key,
     webhook_of,
 )
-from mnemo.domain.erasure import ERASED_KEPT, Erasure, erased_late, named_ids, scrubbed_outbound
+from mnemo.domain.erasure import ERASED_KEPT, Erasure, changed_memory, erased_late, scrubbed_outbound
 from mnemo.domain.memory import now
 from mnemo.domain.webhooks import Attempt, Delivery, OutboundEvent, Webhook, without_answers
 from mnemo.errors import ConflictError
@@ -150,20 +150,21 @@ class DynamoWebhookStore(WebhookDeliveries):
         rewritten without their text: a delete writes its ids before its pass over the deliveries, so either its
         pass finds the delivery or this finds its ids."""
         made = super().enqueue(webhook, events, at, due=due)
-        named = set().union(*(named_ids(d.event) for d in made)) if made else set()
+        named = {m for d in made if (m := changed_memory(d.event)) is not None}
         if not named:
             return made
         found = self._ops.batch_get([erased_key(webhook.project_id, m) for m in named], ["memory_id"])
         erased = frozenset(text(i, "memory_id") for i in found)
-        if not erased:
-            return made
         kept: list[Delivery] = []
         for delivery in made:
             clean = erased_late(delivery.event, erased)
-            item = None if clean is None else self._ops.get(delivery_key(webhook.id, delivery.sequence))
-            if clean is not None and item is not None:
+            if clean is None:
+                kept.append(delivery)
+                continue
+            item = self._ops.get(delivery_key(webhook.id, delivery.sequence))
+            if item is not None:
                 self._erase_from(item, lambda e: erased_late(e, erased))
-            kept.append(delivery if clean is None else replace(delivery, event=clean))
+            kept.append(replace(delivery, event=clean))
         return kept
 
     def _erase_from(self, item: Item, scrub: Callable[[OutboundEvent], OutboundEvent | None]) -> bool:

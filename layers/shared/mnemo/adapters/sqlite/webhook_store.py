@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from mnemo.adapters.sqlite.database import Database
-from mnemo.domain.erasure import ERASED_KEPT, Erasure, erased_late, named_ids, scrubbed_outbound
+from mnemo.domain.erasure import ERASED_KEPT, Erasure, changed_memory, erased_late, scrubbed_outbound
 from mnemo.domain.memory import now
 from mnemo.domain.timefmt import from_iso, iso
 from mnemo.domain.webhooks import (
@@ -341,8 +341,8 @@ def _remember_erased(conn: sqlite3.Connection, project_id: str, erasure: Erasure
 
 
 def _erased_among(conn: sqlite3.Connection, project_id: str, events: Sequence[OutboundEvent]) -> frozenset[str]:
-    """The memory ids these events name that a delete has erased in the project."""
-    named = sorted(set().union(*(named_ids(e) for e in events))) if events else []
+    """The memories these events change that a delete has erased in the project."""
+    named = sorted({m for e in events if (m := changed_memory(e)) is not None})
     found: set[str] = set()
     for start in range(0, len(named), _IDS_PER_QUERY):
         part = named[start : start + _IDS_PER_QUERY]
