@@ -43,17 +43,16 @@ def build_aws(
     serves_http: bool = True,
     namespace_index: Callable[[str], MemoryIndex] | None = None,
 ) -> Container:
-    import boto3
-
     from mnemo.adapters.dynamodb.api_key_store import DynamoApiKeyStore
     from mnemo.adapters.dynamodb.refresh_token_store import DynamoRefreshTokenStore
     from mnemo.adapters.dynamodb.request_log_store import DynamoRequestLogStore
     from mnemo.adapters.dynamodb.user_store import DynamoUserStore
     from mnemo.composition.aws_adapters import build_aws_adapters
+    from mnemo.composition.aws_session import aws_session
     from mnemo.composition.secret_box import aws_secret_box
     from mnemo.composition.secrets import with_secrets
 
-    session = session or boto3.Session(region_name=settings.aws_region)
+    session = session or aws_session(settings.aws_region)
     settings = with_secrets(settings, session.client("ssm"))
     aws = build_aws_adapters(settings, session)
     dynamodb = session.client("dynamodb")

@@ -37,10 +37,11 @@ class AwsAdapters:
 def build_aws_adapters(settings: Settings, session: Any | None = None) -> AwsAdapters:
     """Clients for the configured region and credentials (the default AWS chain, or `session`); the queues' and
     the topic's are made on their first call (lazy_client.py)."""
-    import boto3
     from botocore.config import Config
 
-    session = session or boto3.Session(region_name=settings.aws_region)
+    from mnemo.composition.aws_session import aws_session
+
+    session = session or aws_session(settings.aws_region)
     region = settings.aws_region or session.region_name
     if not region:
         raise ConfigurationError("The AWS backend needs a region: set MNEMO_AWS_REGION (or AWS_REGION).")

@@ -58,20 +58,20 @@ def build_aws_webhook_delivery(
     """The webhook store and sender, the outboxes of both tables drained to the SNS topic, and the delivery queue
     for retries (MNEMO_WEBHOOK_QUEUE_URL; without it the schedule alone retries). With the profile queue
     (MNEMO_PROFILE_QUEUE_URL), every memory change received claims a debounced generation of its user's profile."""
-    import boto3
     from botocore.config import Config
 
     from mnemo.adapters.aws.publisher import SnsPublisher
     from mnemo.adapters.aws.queue import SqsQueue
     from mnemo.adapters.dynamodb.outbox import memories_outbox
     from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
+    from mnemo.composition.aws_session import aws_session
     from mnemo.errors import ConfigurationError
     from mnemo.services.platform.webhooks.queue_delivery import WebhookDelivery
 
     settings = settings or Settings()
     if not settings.topic_arn:
         raise ConfigurationError("The webhook delivery function needs MNEMO_TOPIC_ARN (the events topic).")
-    session = session or boto3.Session(region_name=settings.aws_region)
+    session = session or aws_session(settings.aws_region)
     config = Config(
         region_name=settings.aws_region or session.region_name, retries={"mode": "standard", "max_attempts": 5}
     )
@@ -115,18 +115,17 @@ def build_aws_dream_scheduler(settings: Settings | None = None, *, session: Any 
     table), each project's entity counts (the memories table's aggregates, never a scan), and the ingest queue the
     runs go to (MNEMO_QUEUE_URL: the ingest worker runs them). No provider is built: whether an LLM is configured is
     read from the configuration in effect (MNEMO_LLM_PROVIDER, or what POST /configure stored)."""
-    import boto3
-
     from mnemo.adapters.aws.queue import SqsQueue
     from mnemo.adapters.dynamodb.memory_store import DynamoMemoryStore
     from mnemo.adapters.dynamodb.reflection_store import DynamoReflectionStore
     from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
+    from mnemo.composition.aws_session import aws_session
     from mnemo.errors import ConfigurationError
 
     settings = settings or Settings()
     if not settings.queue_url:
         raise ConfigurationError("The Dream scheduler needs MNEMO_QUEUE_URL (the ingest queue its runs go to).")
-    session = session or boto3.Session(region_name=settings.aws_region)
+    session = session or aws_session(settings.aws_region)
     dynamodb = session.client("dynamodb")
     tenancy = DynamoTenancyStore(dynamodb, settings.accounts_table)
     enqueue = queue_enqueuer(SqsQueue(session.client("sqs"), settings.queue_url))

@@ -259,12 +259,11 @@ def open_platform_records(
     write): the SQLite file of the data dir, or the accounts table on the AWS backend (`session`: a boto3 session,
     default the SDK's credential chain)."""
     if settings.backend == "aws":
-        import boto3
-
         from mnemo.adapters.dynamodb.console_account_store import DynamoConsoleAccountStore
         from mnemo.adapters.dynamodb.tenancy_store import DynamoTenancyStore
+        from mnemo.composition.aws_session import aws_session
 
-        session = session or boto3.Session(region_name=settings.aws_region)
+        session = session or aws_session(settings.aws_region)
         client = session.client("dynamodb")
         yield (
             DynamoTenancyStore(client, settings.accounts_table),

@@ -50,12 +50,11 @@ def open_namespace_backends(settings: Settings) -> NamespaceBackends:
 
 
 def _aws_namespaces(settings: Settings, stack: ExitStack) -> MemoryNamespaces:
-    import boto3
-
     from mnemo.adapters.aws.namespaces import AwsMemoryNamespaces
     from mnemo.composition.aws_adapters import build_aws_adapters
+    from mnemo.composition.aws_session import aws_session
 
-    session = boto3.Session(region_name=settings.aws_region)
+    session = aws_session(settings.aws_region)
     aws = build_aws_adapters(settings, session)
     stack.callback(aws.close)
     if aws.namespace_index is None:  # pragma: no cover - build_aws_adapters always gives it

@@ -317,9 +317,8 @@ def _platform_resume(args: argparse.Namespace, session: Any | None = None) -> in
     """Queues again, on the stack's ingest queue, every add event left unfinished (see requeue_unfinished)."""
     from datetime import timedelta
 
-    import boto3
-
     from mnemo.adapters.aws.queue import SqsQueue
+    from mnemo.composition.aws_session import aws_session
     from mnemo.composition.platform import open_tenancy_store
     from mnemo.services.platform.jobs.queue_messages import queue_enqueuer
     from mnemo.services.platform.jobs.requeue import requeue_unfinished
@@ -332,7 +331,7 @@ def _platform_resume(args: argparse.Namespace, session: Any | None = None) -> in
             file=sys.stderr,
         )
         return 2
-    session = session or boto3.Session(region_name=settings.aws_region)
+    session = session or aws_session(settings.aws_region)
     enqueue = queue_enqueuer(SqsQueue(session.client("sqs"), settings.queue_url))
     with open_tenancy_store(settings, session) as store:
         queued = requeue_unfinished(store, enqueue, timedelta(minutes=args.older_than_minutes))
@@ -344,15 +343,14 @@ def _platform_resume(args: argparse.Namespace, session: Any | None = None) -> in
 
 def _platform_upgrade(_args: argparse.Namespace, session: Any | None = None) -> int:
     """Runs mnemo.adapters.dynamodb.upgrade on the stack's memories and accounts tables."""
-    import boto3
-
     from mnemo.adapters.dynamodb.upgrade import upgrade_platform_items
+    from mnemo.composition.aws_session import aws_session
 
     settings = Settings()
     if settings.backend != "aws":
         print("mnemo platform upgrade: needs MNEMO_BACKEND=aws (the local store upgrades itself).", file=sys.stderr)
         return 2
-    session = session or boto3.Session(region_name=settings.aws_region)
+    session = session or aws_session(settings.aws_region)
     report = upgrade_platform_items(session.client("dynamodb"), settings.dynamodb_table, settings.accounts_table)
     print(
         f"{report.indexed} project item(s) indexed by namespace, {report.app_counts} app count(s) set, "
