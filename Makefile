@@ -58,10 +58,12 @@ lint: $(DEV_STAMP)
 typecheck: $(DEV_STAMP)
 	$(BIN)/mypy
 
-# The suite on a worker per core (pytest-xdist; TEST_WORKERS=0: in this process). A file's tests stay on one worker
-# (--dist loadfile), so a module's fixtures (a served platform, its moto backend) are built once. Every run prints its
-# 20 slowest tests (--durations in pyproject.toml), to keep the suite's time in view.
-TEST_WORKERS ?= auto
+# The suite on a worker per core and one more (pytest-xdist; TEST_WORKERS=0: in this process). A worker often waits on
+# what it started (a served `mnemo serve` starting, a browser, a poll of a queue): with one worker per core a core idles
+# then, and the one more keeps both busy (docs/benchmarks/log.md, "The test suite on three workers"). A file's tests
+# stay on one worker (--dist loadfile), so a module's fixtures (a served platform, its moto backend) are built once.
+# Every run prints its 20 slowest tests (--durations in pyproject.toml), to keep the suite's time in view.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 unit: $(DEV_STAMP) $(CHROMIUM)
 	$(COMPILE_FOR_TESTS)
 	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
