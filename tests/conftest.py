@@ -37,6 +37,7 @@ pytest_plugins = ["tests.support.file_times"]
 
 moto_aws.order_items_by_value()
 moto_aws.one_table_copy_per_transaction()
+moto_aws.look_up_actions_once()
 share_the_default_tls_context()
 
 

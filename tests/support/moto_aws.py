@@ -1,7 +1,8 @@
 """moto helpers: boto3 clients made once per test session (making one is the slow part) and used inside each
 test's own `mock_aws()`, which starts empty; a wrapper for moto's backends, which are not thread-safe; and two
-speed-ups of moto's DynamoDB that change nothing it answers (installed by tests/conftest.py): `order_items_by_value`
-makes a table's order cheap to compute, `one_table_copy_per_transaction` copies a table once per transaction."""
+speed-ups of moto that change nothing it answers (installed by tests/conftest.py): `order_items_by_value` makes a
+DynamoDB table's order cheap to compute, `one_table_copy_per_transaction` copies a table once per transaction, and
+`look_up_actions_once` finds a service's actions once, not on every call."""
 
 from __future__ import annotations
 
@@ -65,6 +66,19 @@ def _by_value(table: Any) -> list[Any]:
         items,
         key=lambda x: (x.hash_key.cast_value, x.range_key.cast_value) if x.range_key else x.hash_key.cast_value,
     )
+
+
+def look_up_actions_once() -> None:
+    """Make moto find the methods of a response class once per class, not once per call it answers.
+
+    For every call, moto lists the functions of the service's response class (`inspect.getmembers`) to check the
+    action is one of them: in a profile of the suite that was as much CPU as DynamoDB's own item copying. The classes
+    do not change while the tests run, so the list is kept per class; callers only read it."""
+    from moto.core import responses
+
+    listed = responses.method_names_from_class  # type: ignore[attr-defined]
+    if not hasattr(listed, "cache_info"):
+        responses.method_names_from_class = functools.cache(listed)  # type: ignore[attr-defined]
 
 
 def order_items_by_value() -> Callable[[Any], list[Any]]:

@@ -1,7 +1,7 @@
-"""The speed-ups of moto's DynamoDB that tests/support/moto_aws.py installs for the whole run change nothing moto
+"""The speed-ups of moto that tests/support/moto_aws.py installs for the whole run change nothing moto
 answers: a table's order (`order_items_by_value`) is moto's own, so every query and scan sees the items as moto
 would hand them; a transaction (`one_table_copy_per_transaction`) copies each table once, and a cancelled one still
-puts everything back."""
+puts everything back; the actions of a service (`look_up_actions_once`) are the ones moto would find."""
 
 from __future__ import annotations
 
@@ -114,3 +114,22 @@ def test_a_transaction_copies_its_table_once_and_a_cancelled_one_changes_nothing
             motos_own(backend, transaction(1, fail=True))
         assert client.scan(TableName="tx")["Items"] == before
         assert str(ours.value.response["Error"]["Message"]) == str(motos.value.message)  # type: ignore[attr-defined]
+
+
+def test_a_response_class_lists_the_actions_moto_finds_by_inspecting_it_and_calls_are_answered_as_before() -> None:
+    import inspect
+
+    from moto.core import responses
+    from moto.sqs.responses import SQSResponse
+
+    moto_aws.look_up_actions_once()  # as tests/conftest.py does: a second call changes nothing
+    listed = responses.method_names_from_class  # type: ignore[attr-defined]
+    assert listed(SQSResponse) == [name for name, _ in inspect.getmembers(SQSResponse, inspect.isfunction)]
+    assert listed(SQSResponse) is listed(SQSResponse)
+    with mock_aws():
+        sqs = moto_aws.client("sqs")
+        url = sqs.create_queue(QueueName="actions")["QueueUrl"]
+        sqs.send_message(QueueUrl=url, MessageBody="hello")
+        assert [m["Body"] for m in sqs.receive_message(QueueUrl=url)["Messages"]] == ["hello"]
+        with pytest.raises(ClientError):
+            sqs.get_queue_url(QueueName="no-such-queue")
