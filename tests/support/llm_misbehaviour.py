@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.support.openai_server import OpenAIServer
+from tests.support.waits import seconds
 
 # The misbehaviours, each with the fallback reason the add must report.
 MISBEHAVIOURS = {
@@ -19,7 +20,9 @@ MISBEHAVIOURS = {
     "timeout": "llm_timeout",
 }
 
-FAST_FAILING_LLM = {"timeout": 0.2, "max_retries": 0}  # config keys: a stalled call times out at once, not retried
+# Config keys: a stalled call times out soon and is not retried. The bound is the tests' own (scaled for a busy
+# machine): a loopback answer must come within it, or a cut-off answer would be reported as a timeout.
+FAST_FAILING_LLM = {"timeout": seconds(0.5), "max_retries": 0}
 
 
 def cut_off(text: str) -> bytes:
@@ -51,7 +54,7 @@ def script(server: OpenAIServer, kind: str, release: threading.Event) -> None:
 
 def stall(release: threading.Event) -> Callable[[dict[str, Any]], str]:
     def answer(_body: dict[str, Any]) -> str:
-        release.wait(5)
+        release.wait(seconds(30))  # set once the add has answered: longer than any timeout above
         return '{"facts": []}'
 
     return answer
