@@ -1,7 +1,7 @@
 """The boto3 session every AWS composition starts from, its SDK data read once per process.
 
 A boto3 session brings its own botocore data loader, which parses the SDK's JSON files again: the endpoint rules of
-every partition and the model of each service a client is made for (a few hundred milliseconds of CPU a session). A
+every partition and the model of each service a client is made for, most of the CPU a new session and client cost. A
 process builds several sessions (a Lambda's container and its scheduler, a CLI command's stores, a restart of the
 runtime), and those files never change while it runs, so each session made here shares one loader. The rest of a
 session (its credentials, region and event hooks) stays its own. boto3 appends its own data directory to the loader's
