@@ -168,6 +168,56 @@ def test_a_change_during_a_generation_keeps_the_claim(store: ProfileStore) -> No
     assert (stored.queued_at, stored.changed_at, stored.read_at) == (T0 + 3 * S, T0 + 2 * S, T0 + S)
 
 
+def test_saving_the_content_keeps_a_claim_made_since(store: ProfileStore) -> None:
+    big = {"facts": [f"fact {i} " + "x" * 200 for i in range(100)]}  # stored compressed on DynamoDB
+    good = Profile("p1", "user", "alice", ProfileStatus.SUCCEEDED, big, {"facts": ["m1", "m2"]}, None, T0, 2)
+    store.save_profile(good)
+    read = store.get_profile("p1", "user", "alice")
+    assert read == good
+    # A delete's regeneration is claimed between the scrub's read and its write.
+    assert store.claim_generation("p1", "user", "alice", at=T0 + S, reclaim_before=T0, changed_at=T0 + S)
+    assert store.save_content(replace(read, profile={"name": "Alice"}, sources={"name": ["m2"]}))
+    stored = store.get_profile("p1", "user", "alice")
+    assert stored == replace(
+        good,
+        profile={"name": "Alice"},
+        sources={"name": ["m2"]},
+        status=ProfileStatus.PENDING,
+        queued_at=T0 + S,
+        changed_at=T0 + S,
+    )
+
+
+def test_saving_the_content_after_a_generation_or_a_delete_writes_nothing(store: ProfileStore) -> None:
+    read = Profile("p1", "user", "alice", ProfileStatus.SUCCEEDED, {"name": "Alice"}, {"name": ["m1"]}, None, T0, 1)
+    store.save_profile(read)
+    generated = replace(read, profile={"name": "Alice B"}, sources={"name": ["m2"]}, updated_at=T0 + S)
+    store.save_profile(generated)
+    assert not store.save_content(replace(read, profile={}, sources={}))
+    assert store.get_profile("p1", "user", "alice") == generated
+    store.delete_profile("p1", "user", "alice")
+    assert not store.save_content(replace(generated, profile={}, sources={}))
+    assert store.get_profile("p1", "user", "alice") is None
+    never = replace(read, entity_id="bob", updated_at=None)
+    assert not store.save_content(never)
+    assert store.get_profile("p1", "user", "bob") is None
+
+
+def test_a_profile_deleted_during_its_generation_stays_deleted(store: ProfileStore) -> None:
+    store.claim_generation("p1", "user", "alice", at=T0, reclaim_before=T0 - M, changed_at=T0)
+    # The generation reads at T0 + 1 s; the user is erased; it finishes at T0 + 3 s.
+    store.delete_profile("p1", "user", "alice")
+    made = Profile("p1", "user", "alice", ProfileStatus.SUCCEEDED, {"name": "Alice"}, {"name": ["m1"]}, None, T0, 1)
+    assert not store.finish_generation(made, read_at=T0 + S)  # nothing to queue
+    assert store.get_profile("p1", "user", "alice") is None
+    # Also when a change came during the generation (the claim's second, "claimed anew" update).
+    store.claim_generation("p1", "user", "bob", at=T0, reclaim_before=T0 - M, changed_at=T0)
+    store.claim_generation("p1", "user", "bob", at=T0 + 2 * S, reclaim_before=T0 - M, changed_at=T0 + 2 * S)
+    store.delete_profile("p1", "user", "bob")
+    assert not store.finish_generation(replace(made, entity_id="bob"), read_at=T0 + S)
+    assert store.get_profile("p1", "user", "bob") is None
+
+
 def test_pending_profiles_of_every_project(store: ProfileStore) -> None:
     store.claim_generation("p1", "user", "alice", at=T0, reclaim_before=T0)
     store.claim_generation("p2", "user", "bob", at=T0, reclaim_before=T0)

@@ -4,14 +4,17 @@ paths: one erasure per operation, told to `on_erased` with every text of the mem
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
+from mnemo.adapters.sqlite.profile_store import SqliteProfileStore
 from mnemo.domain.erasure import (
     Erasure,
     redacted_sources,
@@ -27,8 +30,10 @@ from mnemo.domain.provenance import sibling_links
 from mnemo.domain.tenancy import EventStatus, PlatformEvent
 from mnemo.language.en import english
 from mnemo.ports.embedder import Vectors
+from mnemo.ports.tenancy_store import EventStore, ProjectRecordStore
 from mnemo.services.commands import AddCommand, Message, UpdateCommand
 from mnemo.services.memory import MemoryService
+from mnemo.services.platform.tenancy.erasure import ProjectErasure
 from mnemo.services.providers import ActiveProviders, ProviderSet
 
 T0 = datetime(2024, 5, 1, tzinfo=UTC)
@@ -103,6 +108,36 @@ def test_a_profile_loses_the_properties_drawn_from_the_memory_and_its_quotes() -
     assert clean is not None
     assert clean.profile == {"drinks": "I like tea. "} and clean.sources == {"drinks": [kept]}
     assert scrubbed_profile(clean, Erasure(frozenset({new_id()}), ("Nothing said.",))) is None
+
+
+class ClaimedWhileScrubbed(SqliteProfileStore):
+    """A profile store where the regeneration a delete queued is claimed right after the scrub read the profile."""
+
+    def get_profile(self, project_id: str, entity_type: str, entity_id: str) -> Profile | None:
+        read = super().get_profile(project_id, entity_type, entity_id)
+        self.claim_generation(project_id, entity_type, entity_id, at=T0, reclaim_before=T0, changed_at=T0)
+        return read
+
+
+class NoRecords:
+    def erase_from_events(self, project_id: str, erasure: Erasure) -> int:
+        return 0
+
+    def erase_from_exports(self, project_id: str, erasure: Erasure) -> int:
+        return 0
+
+
+def test_a_delete_scrubbing_a_profile_keeps_the_regeneration_claimed_meanwhile(tmp_path: Path) -> None:
+    gone, kept = record("I moved to Lisbon."), record("I like tea.")
+    store = ClaimedWhileScrubbed(Database(tmp_path / "p.sqlite3"))
+    good = Profile("p", "user", "alice", ProfileStatus.SUCCEEDED, {"city": "Lisbon", "drink": "tea"}, {}, None, T0)
+    store.save_profile(replace(good, sources={"city": [gone.id], "drink": [kept.id]}))
+    erasure = ProjectErasure(cast(EventStore, NoRecords()), cast(ProjectRecordStore, NoRecords()), profiles=store)
+    erasure.erased("p", Erasure.of([gone]), [gone])
+    stored = store.get_profile("p", "user", "alice")
+    assert stored is not None
+    assert (stored.profile, stored.sources) == ({"drink": "tea"}, {"drink": [kept.id]})
+    assert (stored.status, stored.queued_at, stored.changed_at) == (ProfileStatus.PENDING, T0, T0)  # regenerated
 
 
 def test_sources_holding_an_erased_text_are_redacted_in_place() -> None:

@@ -24,6 +24,13 @@ class ProfileStore(Protocol):
         """Replace the profile whole."""
         ...
 
+    def save_content(self, profile: Profile) -> bool:
+        """Store `profile`'s content (`profile` and `sources`: what an erasure cut out) and keep the rest as stored,
+        so a claim made since the profile was read stays — while its `updated_at` is still the stored one (no
+        generation stored another content since). False, nothing written: the profile is gone, or a generation
+        stored since (the caller reads it again)."""
+        ...
+
     def delete_profile(self, project_id: str, entity_type: str, entity_id: str) -> None: ...
 
     def claim_generation(
@@ -48,7 +55,7 @@ class ProfileStore(Protocol):
         """Store what a generation made (`profile`, whose `changed_at` is ignored: the stored one is kept) with
         `read_at`, when it read the memories, and end the claim. When a change recorded after `read_at` is stored,
         the profile stays `pending`, claimed anew at `profile.updated_at`, and True is returned: the caller queues
-        the next generation."""
+        the next generation. A profile deleted meanwhile (its user erased) is not stored again: False."""
         ...
 
     def pending_profiles(self) -> list[Profile]:

@@ -104,6 +104,23 @@ class DynamoProfileStore(TableStore):
     def save_profile(self, profile: Profile) -> None:
         self._put(profile_item(profile))
 
+    def save_content(self, profile: Profile) -> bool:
+        update = UpdateExpression()
+        content = profile_attributes(profile)
+        for name in ("profile", "profile_z", "sources", "sources_z"):  # JSON, stored one way or the other
+            if name in content:
+                update.set(name, content[name])
+            else:
+                update.remove(name)
+        updated_at = update.name("updated_at")
+        same = (
+            f"attribute_not_exists({updated_at})"
+            if profile.updated_at is None
+            else f"{updated_at} = {update.value(value(profile.updated_at))}"
+        )
+        item_key = profile_key(profile.project_id, profile.entity_type, profile.entity_id)
+        return update.run(self._ops, item_key, f"attribute_exists(pk) AND {same}")
+
     def delete_profile(self, project_id: str, entity_type: str, entity_id: str) -> None:
         self._ops.delete(profile_key(project_id, entity_type, entity_id))
 
@@ -161,22 +178,24 @@ class DynamoProfileStore(TableStore):
         """Two complementary conditional updates, neither of which writes changed_at: the claim ends when no change
         later than `read_at` is stored; else the profile stays pending, claimed anew. A claim that comes between
         the two finds the profile pending (its change is then read by the next generation, which the caller
-        queues on True) or, after the first, not pending and claims itself; none is lost."""
+        queues on True) or, after the first, not pending and claims itself; none is lost. Both require the item:
+        a profile deleted while its generation ran (its user's erasure) stays deleted."""
         item_key = profile_key(profile.project_id, profile.entity_type, profile.entity_id)
         finished = replace(profile, read_at=read_at, queued_at=None)
         claimed_anew = replace(finished, status=ProfileStatus.PENDING, queued_at=profile.updated_at)
         for _ in range(MAX_ROUNDS):
             done = _whole_profile(finished)
             changed = done.name("changed_at")
-            if done.run(
-                self._ops, item_key, f"attribute_not_exists({changed}) OR {changed} <= {done.value(value(read_at))}"
-            ):
+            unchanged = f"attribute_not_exists({changed}) OR {changed} <= {done.value(value(read_at))}"
+            if done.run(self._ops, item_key, f"attribute_exists(pk) AND ({unchanged})"):
                 return False
             again = _whole_profile(claimed_anew)
             changed = again.name("changed_at")
-            if again.run(self._ops, item_key, f"{changed} > {again.value(value(read_at))}"):
+            if again.run(self._ops, item_key, f"attribute_exists(pk) AND {changed} > {again.value(value(read_at))}"):
                 return True
-            # The stored change moved back between the two (a whole save or a delete): try again.
+            if self._ops.get(item_key) is None:
+                return False  # deleted: nothing to store, nothing to queue
+            # The stored change moved back between the two (a whole save): try again.
         raise RuntimeError(f"The generation of a profile could not be stored after {MAX_ROUNDS} rounds.")
 
     def pending_profiles(self) -> list[Profile]:

@@ -99,6 +99,14 @@ class SqliteProfileStore:
         with self._db.write() as conn:
             _write_profile(conn, profile)
 
+    def save_content(self, profile: Profile) -> bool:
+        with self._db.write() as conn:
+            stored = _read_profile(conn, profile.project_id, profile.entity_type, profile.entity_id)
+            if stored is None or stored.updated_at != profile.updated_at:
+                return False
+            _write_profile(conn, replace(stored, profile=profile.profile, sources=profile.sources))
+            return True
+
     def claim_generation(
         self,
         project_id: str,
@@ -129,7 +137,9 @@ class SqliteProfileStore:
     def finish_generation(self, profile: Profile, read_at: datetime) -> bool:
         with self._db.write() as conn:
             stored = _read_profile(conn, profile.project_id, profile.entity_type, profile.entity_id)
-            changed_at = stored.changed_at if stored is not None else None
+            if stored is None:
+                return False  # deleted while the generation ran (its user's erasure): it stays deleted
+            changed_at = stored.changed_at
             finished = replace(profile, changed_at=changed_at, read_at=read_at, queued_at=None)
             again = changed_at is not None and changed_at > read_at
             if again:

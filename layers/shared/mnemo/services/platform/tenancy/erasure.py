@@ -28,6 +28,7 @@ from mnemo.ports.tenancy_store import EventStore, ProjectRecordStore
 from mnemo.ports.webhook_store import WebhookStore
 
 log = logging.getLogger("mnemo.platform.erasure")
+SCRUB_ROUNDS = 10  # reads of a profile a delete scrubs, while generations keep storing new ones
 
 
 class ProjectErasure:
@@ -64,7 +65,11 @@ class ProjectErasure:
         if store is None:
             return
         for user_id in sorted({r.scope.user_id for r in records if r.scope.user_id}):
-            profile = store.get_profile(project_id, "user", user_id)
-            clean = None if profile is None else scrubbed_profile(profile, erasure)
-            if clean is not None:
-                store.save_profile(clean)
+            for _ in range(SCRUB_ROUNDS):
+                profile = store.get_profile(project_id, "user", user_id)
+                clean = None if profile is None else scrubbed_profile(profile, erasure)
+                # Only the content is written: the claim of the regeneration this delete queued may come meanwhile.
+                if clean is None or store.save_content(clean):
+                    break
+            else:
+                log.warning("a profile kept changing while a delete scrubbed it; its regeneration replaces it")
