@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.support.erasure_scan import Sentinel, files_holding
+from tests.support.erasure_scan import Sentinel, files_holding, rows_holding, settled_scan
 
 
 def add(client: TestClient, text: str, *, infer: bool, user: str = "alice") -> list[dict[str, Any]]:
@@ -65,7 +65,8 @@ def test_a_deleted_sentinel_is_in_no_byte_of_the_data_dir(client: TestClient, da
     else:
         assert client.post("/reset").status_code == 200
 
-    assert files_holding(data_dir, sentinel.needle) == []
+    left = settled_scan(lambda: files_holding(data_dir, sentinel.needle))
+    assert left == [], (left, rows_holding(data_dir, sentinel.needle))
     if how == "reset":
         return
     erased = client.get(f"/memories/{ids['updated']}/history")

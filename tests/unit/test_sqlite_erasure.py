@@ -4,6 +4,8 @@ until its segments are merged), nor in the free pages and old page images SQLite
 
 from __future__ import annotations
 
+import sqlite3
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -12,12 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mnemo.adapters.sqlite import database
 from mnemo.adapters.sqlite.database import Database
 from mnemo.adapters.sqlite.memory_index import LocalMemoryIndex, secure_delete_supported
 from mnemo.adapters.sqlite.memory_store import SqliteMemoryStore
 from mnemo.domain.filters import parse
 from mnemo.domain.memory import Event, HistoryEntry, MemoryRecord, Scope, SourceMessage
 from mnemo.language.en import english
+from tests.support.waits import seconds
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, tzinfo=UTC)
 DIMENSION = 8
@@ -138,3 +142,37 @@ def test_a_checkpoint_waits_for_no_write_and_reports_success(db: Database) -> No
     assert db.checkpoint() is True
     with db.write(), pytest.raises(RuntimeError):
         db.checkpoint()
+
+
+def test_a_checkpoint_a_reader_held_off_is_done_once_the_reader_ends(
+    path: Path, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a deleted text whose old page image is in the main file, and another connection mid-read on an older
+    # snapshot (the checkpoint cannot copy the newer image over it)
+    monkeypatch.setattr(database, "CHECKPOINT_WAIT_MS", 50)
+    monkeypatch.setattr(database, "CHECKPOINT_RETRY_EVERY", 0.05)
+    word, needle = sentinel()
+    db.executescript("CREATE TABLE t (v TEXT)")
+    with db.write() as conn:
+        conn.execute("INSERT INTO t VALUES ('kept'), (?)", (word,))
+    assert db.checkpoint()
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN")
+        other.execute("SELECT count(*) FROM t").fetchone()
+        with db.write() as conn:
+            conn.execute("DELETE FROM t WHERE v = ?", (word,))
+        # When the checkpoint finds the reader
+        assert db.checkpoint() is False
+        assert needle in path.read_bytes()
+        time.sleep(seconds(0.5))  # retried meanwhile, held off each time
+        assert needle in path.read_bytes()
+    finally:
+        other.execute("COMMIT")
+        other.close()
+    # Then it is retried in the background and done once the reader has ended
+    deadline = time.monotonic() + seconds(10)
+    while needle in file_bytes(path):
+        assert time.monotonic() < deadline, "the deleted text is still in the file"
+        time.sleep(0.05)
+    assert db.read().execute("SELECT v FROM t").fetchall() == [("kept",)]

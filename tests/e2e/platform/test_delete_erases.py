@@ -21,7 +21,7 @@ import pytest
 
 from tests.e2e.platform.conftest import Server, Tenant, new_tenant, serving, wait_for_event
 from tests.e2e.platform.test_webhooks import container_for, create
-from tests.support.erasure_scan import Sentinel, files_holding, items_holding
+from tests.support.erasure_scan import Sentinel, files_holding, items_holding, rows_holding, settled_scan
 from tests.support.waits import HTTP_TIMEOUT, seconds
 from tests.support.webhook_aws import aws_webhook_backend
 from tests.support.webhook_receiver import Receiver, receiving
@@ -210,7 +210,8 @@ def test_a_deleted_sentinel_is_nowhere_in_the_deployment(deployment: Deployment,
         )
         settled(receiver)
 
-        assert deployment.holding(sentinel.needle) == []
+        left = settled_scan(lambda: deployment.holding(sentinel.needle))
+        assert left == [], (left, rows_holding(deployment.root, sentinel.needle))
         deletes = [r.body for r in receiver.delivered() if r.body.get("event_type") == "memory_delete"]
         assert all(d["event_details"]["data"]["memory"] == "" for d in deletes)  # a delete event names, never quotes
     if how == "with its project":

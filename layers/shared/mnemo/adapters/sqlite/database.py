@@ -17,6 +17,7 @@ import os
 import sqlite3
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +33,8 @@ PRIVATE_DIRECTORY = 0o700
 PRIVATE_FILE = 0o600
 BUSY_TIMEOUT_MS = 30_000
 CHECKPOINT_WAIT_MS = 2_000  # how long a checkpoint waits for readers of older snapshots before leaving the WAL
+CHECKPOINT_RETRY_EVERY = 0.5  # seconds between the tries of a checkpoint a reader held off, in the background ...
+CHECKPOINT_RETRY_FOR = 600.0  # ... for this long (then the next checkpoint, or the close, takes the WAL along)
 DROPPED = "The store was closed: its project was deleted."
 _log = logging.getLogger(__name__)
 
@@ -49,6 +52,9 @@ class Database:
         self._readers_lock = threading.Lock()
         self._depth = 0
         self._dropped = False
+        self._retry: threading.Timer | None = None  # the background retry of a checkpoint a reader held off
+        self._retry_until = 0.0
+        self._retry_lock = threading.Lock()
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30.0)
@@ -67,9 +73,51 @@ class Database:
         return conn
 
     def checkpoint(self) -> bool:
-        """Copy every WAL frame into the main file and truncate the WAL to nothing (after a delete: its older page
-        images still hold what was deleted). Waits (the busy timeout) for readers of older snapshots to finish;
-        False when one still held the WAL (it is truncated at the next checkpoint)."""
+        """Copy every WAL frame into the main file and truncate the WAL to nothing (after a delete: the main file's
+        older page images still hold what was deleted until the WAL's newer ones are copied over them). Waits
+        (CHECKPOINT_WAIT_MS) for readers of older snapshots to finish; False when one still held the WAL: the
+        checkpoint is then tried again in the background every CHECKPOINT_RETRY_EVERY seconds until it succeeds
+        (a reader's snapshot ends with its statement), without holding up the caller or the writers meanwhile."""
+        done = self._checkpoint_once()
+        if not done:
+            self._retry_later()
+        return done
+
+    def _retry_later(self) -> None:
+        with self._retry_lock:
+            self._retry_until = time.monotonic() + CHECKPOINT_RETRY_FOR
+            if self._retry is None:
+                _log.warning("%s: a reader held the WAL; the checkpoint is tried again until it succeeds", self.path)
+                self._schedule_retry()
+
+    def _schedule_retry(self) -> None:
+        self._retry = threading.Timer(CHECKPOINT_RETRY_EVERY, self._retry_checkpoint)
+        self._retry.daemon = True
+        self._retry.start()
+
+    def _retry_checkpoint(self) -> None:
+        try:
+            done = self._checkpoint_once()
+        except (NotFoundError, sqlite3.Error):  # closed or dropped meanwhile: its close saw to the WAL
+            done = True
+        with self._retry_lock:
+            if self._retry is None:  # cancelled by close
+                return
+            self._retry = None
+            if done:
+                _log.info("%s: the checkpoint a reader held off is done", self.path)
+            elif time.monotonic() < self._retry_until:
+                self._schedule_retry()
+            else:
+                _log.warning("%s: readers held the WAL throughout; the next checkpoint takes it along", self.path)
+
+    def _cancel_retry(self) -> None:
+        with self._retry_lock:
+            if self._retry is not None:
+                self._retry.cancel()
+                self._retry = None
+
+    def _checkpoint_once(self) -> bool:
         with self._write_lock:
             if self._dropped:
                 raise NotFoundError(DROPPED)
@@ -80,8 +128,6 @@ class Database:
                 busy, _frames, _done = self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             finally:
                 self._writer.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        if busy:
-            _log.warning("%s: a reader held the WAL; it is truncated at the next checkpoint", self.path)
         return not busy
 
     def _truncate_wal(self) -> None:
@@ -148,6 +194,7 @@ class Database:
         """Close every connection, the WAL first checkpointed into the main file and truncated: what a write
         replaced (a provider key, a deleted memory) does not stay in it after a clean stop. Another process still
         reading the file (mnemo serve --workers N) may keep the WAL; the last one to close truncates it."""
+        self._cancel_retry()
         with self._readers_lock:
             for conn in self._readers:
                 conn.close()
@@ -164,6 +211,7 @@ class Database:
         the write lock, and every later read or write is a NotFoundError; the readers of other threads are
         interrupted, not closed (closing a connection another thread is using crashes the process), and close
         when their threads drop them."""
+        self._cancel_retry()
         with self._write_lock:
             self._dropped = True
             self._writer.close()
