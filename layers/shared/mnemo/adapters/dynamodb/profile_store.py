@@ -71,10 +71,15 @@ _PROFILE_ATTRIBUTES = (
 
 def _whole_profile(profile: Profile) -> UpdateExpression:
     """SET every attribute of the profile but changed_at, REMOVE the others (None, or JSON stored the other way)."""
-    update = UpdateExpression()
     attributes = profile_attributes(profile)
     fitting({**profile_key(profile.project_id, profile.entity_type, profile.entity_id), **attributes})
-    for name in _PROFILE_ATTRIBUTES:
+    return _writing(attributes, _PROFILE_ATTRIBUTES)
+
+
+def _writing(attributes: Item, names: Sequence[str]) -> UpdateExpression:
+    """SET each of `names` that `attributes` has, REMOVE the others."""
+    update = UpdateExpression()
+    for name in names:
         if name in attributes:
             update.set(name, attributes[name])
         else:
@@ -105,13 +110,8 @@ class DynamoProfileStore(TableStore):
         self._put(profile_item(profile))
 
     def save_content(self, profile: Profile) -> bool:
-        update = UpdateExpression()
-        content = profile_attributes(profile)
-        for name in ("profile", "profile_z", "sources", "sources_z"):  # JSON, stored one way or the other
-            if name in content:
-                update.set(name, content[name])
-            else:
-                update.remove(name)
+        # The content's JSON, stored one way or the other.
+        update = _writing(profile_attributes(profile), ("profile", "profile_z", "sources", "sources_z"))
         updated_at = update.name("updated_at")
         same = (
             f"attribute_not_exists({updated_at})"
