@@ -1,5 +1,6 @@
-"""`python -m bench.memory_quality [--surface selfhosted|platform|both|mem0] [--split eval|tune|dev|holdout|blind]
-[--json] [--out PATH] [--no-erasure] [--locomo] [--llm local | --llm-base-url URL [--llm-model NAME]]`: the
+"""`python -m bench.memory_quality [--surface selfhosted|platform|both|mem0]
+[--split eval|tune|dev|holdout|blind|blind2|blind3] [--json] [--out PATH] [--no-erasure] [--locomo]
+[--llm local | --llm-base-url URL [--llm-model NAME]]`: the
 memory-quality evaluation on the embedded default (no LLM), or with an LLM.
 
 Prints a table of every figure beside its target (and, with --json, the whole record), and writes it with the
@@ -33,7 +34,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--surface", choices=[*SURFACES, "both", "mem0"], default="both")
     parser.add_argument(
         "--split",
-        choices=["eval", "tune", "dev", "holdout", "blind", "blind2"],
+        choices=["eval", "tune", "dev", "holdout", "blind", "blind2", "blind3"],
         default="eval",
         help="tune, dev: conversations to fit rules on; holdout: conversations written apart, measured once at the end",
     )

@@ -15,8 +15,9 @@ DEV = load("dev")
 HOLDOUT = load("holdout")
 BLIND = load("blind")
 BLIND2 = load("blind2")
-SPLITS = [EVAL, TUNE, DEV, HOLDOUT, BLIND, BLIND2]
-SPLIT_NAMES = ["eval", "tune", "dev", "holdout", "blind", "blind2"]
+BLIND3 = load("blind3")
+SPLITS = [EVAL, TUNE, DEV, HOLDOUT, BLIND, BLIND2, BLIND3]
+SPLIT_NAMES = ["eval", "tune", "dev", "holdout", "blind", "blind2", "blind3"]
 RAW = read_users()
 USER_KEYS = {"user_id", "name", "split", "conversations", "changes"}
 CONVERSATION_KEYS = {"id", "time", "people", "messages", "gold", "acceptable"}
@@ -36,7 +37,7 @@ def test_the_evaluation_set_is_large_enough() -> None:
 
 
 def test_tune_dev_holdout_and_blind_conversations_are_kept_apart() -> None:
-    assert {u["split"] for u in RAW} == {"eval", "tune", "dev", "holdout", "blind", "blind2"}
+    assert {u["split"] for u in RAW} == {"eval", "tune", "dev", "holdout", "blind", "blind2", "blind3"}
     assert TUNE.conversations and DEV.conversations and HOLDOUT.conversations and BLIND.conversations
     assert BLIND2.conversations
     assert not set(TUNE.users) & set(EVAL.users)
@@ -45,8 +46,9 @@ def test_tune_dev_holdout_and_blind_conversations_are_kept_apart() -> None:
     assert not set(BLIND.users) & (set(EVAL.users) | set(TUNE.users) | set(DEV.users) | set(HOLDOUT.users))
     earlier = set(EVAL.users) | set(TUNE.users) | set(DEV.users) | set(HOLDOUT.users) | set(BLIND.users)
     assert not set(BLIND2.users) & earlier
+    assert BLIND3.conversations and not set(BLIND3.users) & (earlier | set(BLIND2.users))
     assert len(DEV.changes) >= 8 and len(HOLDOUT.changes) >= 10 and len(BLIND.changes) >= 10
-    assert len(BLIND2.changes) >= 10
+    assert len(BLIND2.changes) >= 10 and len(BLIND3.changes) >= 10
 
 
 @pytest.mark.parametrize("user", RAW, ids=[u["user_id"] for u in RAW])
