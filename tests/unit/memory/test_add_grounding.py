@@ -56,3 +56,34 @@ def test_a_name_the_fact_holds_must_be_in_the_messages_it_rests_on() -> None:
 def test_a_fact_sharing_no_content_word_with_its_citation_is_not_supported() -> None:
     assert not grounding.supports(ENGLISH, "Thanks!", "Is polite")
     assert grounding.grounded_sources(ENGLISH, MESSAGES, "Is polite", [3]) == ()
+
+
+def test_the_users_name_rests_on_a_message_introducing_its_speaker_by_it() -> None:
+    # A weak model files the people a user speaks of as the user's name ("Is called Leila").
+    said = [
+        Message("user", "hi!! rosa here. my sister Leila turns 9 on sunday"),
+        Message("assistant", "Happy early birthday to Leila, Rosa!"),
+    ]
+    (source,) = grounding.grounded_sources(ENGLISH, said, "Is called Rosa", [0])
+    assert (source.index, source.role) == (0, "user")
+    assert grounding.grounded_sources(ENGLISH, said, "Is called Leila", [0]) == ()
+    assert grounding.grounded_sources(ENGLISH, said, "The user's name is Leila", []) == ()
+    assert grounding.grounded_sources(ENGLISH, said, "Her sister Leila turns 9", [0])  # Leila's own fact stays
+
+
+def test_an_agents_note_of_the_users_name_introduces_it() -> None:
+    note = [Message("user", "Goes by Kali. Prefers window seats.")]
+    assert ENGLISH.claimed_name("Goes by Kali") == "Kali"
+    assert grounding.grounded_sources(ENGLISH, note, "Goes by Kali", [0])
+    assert ENGLISH.claimed_name("Works as a nurse") is None
+
+
+def test_a_fact_citing_an_assistant_message_that_does_not_say_it_is_looked_for_in_the_users() -> None:
+    # A small model's message numbers are often off by one: the user said it, the cited reply did not.
+    said = [
+        Message("user", "my brother jonas is visiting. and i'm a physio so nothing where i stand all day lol"),
+        Message("assistant", "A concert would impress a sound engineer, and a ferry ride is seated."),
+    ]
+    (source,) = grounding.grounded_sources(ENGLISH, said, "Works as a physio", [1])
+    assert (source.index, source.role) == (0, "user")
+    assert grounding.grounded_sources(ENGLISH, said, "Works as a sound engineer", [1]) == ()

@@ -99,6 +99,14 @@ class GroundingWords(Protocol):
         """Whether a reply opens by saying yes to what it answers ("Yes, for ten years", "That's right")."""
         ...
 
+    def claimed_name(self, fact: str) -> str | None:
+        """The name a fact says the user goes by ("Is called Dana" -> "Dana"), or None."""
+        ...
+
+    def introduces(self, message: str, name: str) -> bool:
+        """Whether a message introduces its speaker by `name` ("hi im dana", "Dana here")."""
+        ...
+
     def resolve_dates(self, text: str, at: datetime) -> str:
         """The text with each relative date it holds ("last month") written as the date it means at `at`."""
         ...

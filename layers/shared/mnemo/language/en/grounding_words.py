@@ -1,8 +1,11 @@
 """The English words that tell whether a fact an LLM extracted is in the conversation: the names a fact holds
-(its capitalised words past the first, but the months and weekdays a resolved date brings, and "I"), and the words
-by which a user says yes to what an assistant said. The words and patterns are data (data/grounding.toml)."""
+(its capitalised words past the first, but the months and weekdays a resolved date brings, and "I"), the words
+by which a user says yes to what an assistant said, and the name a fact says the user goes by, which only a message
+introducing its speaker by it supports. The words and patterns are data (data/grounding.toml)."""
 
 from __future__ import annotations
+
+import re
 
 from mnemo.language.en.extraction.dates import MONTHS, WEEKDAYS
 from mnemo.language.en.extraction.wording import tokens
@@ -12,6 +15,8 @@ from mnemo.language.en.words import word_set
 CONFIRMATIONS = word_set("grounding.toml", "confirmations")
 DENIALS = word_set("grounding.toml", "denials")
 _NAME = pattern("grounding.toml", "name")
+_CLAIMED_NAME = pattern("grounding.toml", "claimed_name")
+_INTRODUCES = pattern("grounding.toml", "introduces")
 _NOT_NAMES = frozenset(MONTHS) | frozenset(WEEKDAYS) | word_set("grounding.toml", "not_names")
 
 
@@ -25,3 +30,15 @@ def confirms(reply: str) -> bool:
     """Whether a reply's first two words say yes and none says no."""
     opening = set(tokens(reply)[:2])
     return bool(opening & CONFIRMATIONS) and not opening & DENIALS
+
+
+def claimed_name(fact: str) -> str | None:
+    """The name a fact says the user goes by ("Is called Dana", "The user's name is Dana" -> "Dana"), or None."""
+    found = _CLAIMED_NAME.match(fact.strip())
+    return found.group("name") if found else None
+
+
+def introduces(message: str, name: str) -> bool:
+    """Whether a message introduces its speaker by `name` ("hi im dana", "Dana here", "my name is Dana")."""
+    said = _INTRODUCES.pattern.replace("NAME", re.escape(name))
+    return re.search(said, message, _INTRODUCES.flags) is not None

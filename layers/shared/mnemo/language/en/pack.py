@@ -137,6 +137,16 @@ class English:
 
         return grounding_words.confirms(reply)
 
+    def claimed_name(self, fact: str) -> str | None:
+        from mnemo.language.en import grounding_words
+
+        return grounding_words.claimed_name(fact)
+
+    def introduces(self, message: str, name: str) -> bool:
+        from mnemo.language.en import grounding_words
+
+        return grounding_words.introduces(message, name)
+
     def resolve_dates(self, text: str, at: datetime) -> str:
         from mnemo.language.en.extraction import dates
 

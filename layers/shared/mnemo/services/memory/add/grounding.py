@@ -4,9 +4,13 @@ A model copies the prompt's own examples, takes an assistant's remark for the us
 as a fact of the user. A fact is kept only when
 
 - it cites a user message (an assistant's message counts only when the next user message confirms it: "yes",
-  "that's right"), or cites nothing and a sentence of the user's messages supports it;
+  "that's right"), or a sentence of the user's messages supports it when it cites nothing, or only messages that do
+  not say it (a small model's numbers are often off by one); an assistant's message that says it and that the user
+  never confirmed makes it the assistant's, and it is dropped;
 - the messages it rests on share at least one content word with it; and
-- every name it holds (the language pack's `names`: not the words a resolved date brings) appears in them.
+- every name it holds (the language pack's `names`: not the words a resolved date brings) appears in them; and
+- a fact that says what the user is called ("Is called Dana") rests on a user message introducing its speaker by
+  that name: a model also takes the people a user speaks of for the user.
 
 A fact that fails is dropped, never filed as the user's with a false source. The words are the language pack's."""
 
@@ -24,6 +28,9 @@ def grounded_sources(
     language: Language, messages: Sequence[Message], fact: str, numbers: Sequence[int]
 ) -> tuple[SourceMessage, ...]:
     """The sources of a fact the LLM extracted, citing messages `numbers`; empty when the fact is not grounded."""
+    name = language.claimed_name(fact)
+    if name is not None and not any(m.role == "user" and language.introduces(m.content, name) for m in messages):
+        return ()
     usable = [n for n in dict.fromkeys(numbers) if 0 <= n < len(messages) and _citable(messages[n])]
     users = [n for n in usable if messages[n].role == "user"]
     if users:
@@ -33,9 +40,9 @@ def grounded_sources(
         rested_on = [*usable, confirmed] if usable and confirmed is not None else []
     if rested_on and supports(language, " ".join(messages[n].content for n in rested_on), fact):
         return tuple(best_sentence(language, messages[n], n, fact)[0] for n in rested_on)
-    if usable and not users:
+    if usable and not users and supports(language, " ".join(messages[n].content for n in usable), fact):
         return ()  # an assistant's words the user never confirmed
-    return _searched(language, messages, fact)
+    return _searched(language, messages, fact)  # cited wrongly, or not at all
 
 
 def supports(language: Language, text: str, fact: str) -> bool:
