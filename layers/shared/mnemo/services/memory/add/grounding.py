@@ -28,8 +28,7 @@ def grounded_sources(
     language: Language, messages: Sequence[Message], fact: str, numbers: Sequence[int]
 ) -> tuple[SourceMessage, ...]:
     """The sources of a fact the LLM extracted, citing messages `numbers`; empty when the fact is not grounded."""
-    name = language.claimed_name(fact)
-    if name is not None and not any(m.role == "user" and language.introduces(m.content, name) for m in messages):
+    if not _introduced(language, messages, fact):
         return ()
     usable = [n for n in dict.fromkeys(numbers) if 0 <= n < len(messages) and _citable(messages[n])]
     users = [n for n in usable if messages[n].role == "user"]
@@ -51,6 +50,12 @@ def supports(language: Language, text: str, fact: str) -> bool:
     if not said & set(language.content_words(fact)):
         return False
     return all(name in said for name in language.names(fact))
+
+
+def _introduced(language: Language, messages: Sequence[Message], fact: str) -> bool:
+    """False when the fact says what the user is called and no user message introduces its speaker by that name."""
+    name = language.claimed_name(fact)
+    return name is None or any(m.role == "user" and language.introduces(m.content, name) for m in messages)
 
 
 def _searched(language: Language, messages: Sequence[Message], fact: str) -> tuple[SourceMessage, ...]:
