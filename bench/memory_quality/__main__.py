@@ -20,10 +20,12 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import get_args
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from bench.memory_quality import report
+from bench.memory_quality.data import Split
 from bench.memory_quality.evaluation import SystemName, run
 from bench.memory_quality.llm import Endpoint, merged, record_name
 from bench.memory_quality.surfaces import SURFACES
@@ -34,7 +36,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--surface", choices=[*SURFACES, "both", "mem0"], default="both")
     parser.add_argument(
         "--split",
-        choices=["eval", "tune", "dev", "holdout", "blind", "blind2", "blind3"],
+        choices=list(get_args(Split)),
         default="eval",
         help="tune, dev: conversations to fit rules on; holdout: conversations written apart, measured once at the end",
     )

@@ -1,7 +1,8 @@
 """The English words that tell whether a fact an LLM extracted is in the conversation: the names a fact holds
 (its capitalised words past the first, but the months and weekdays a resolved date brings, and "I"), the words
 by which a user says yes to what an assistant said, and the name a fact says the user goes by, which only a message
-introducing its speaker by it supports. The words and patterns are data (data/grounding.toml)."""
+introducing its speaker by it supports. The words and patterns are data (data/grounding.toml; the introductions, as
+the extractor reads them, data/introductions.toml)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ CONFIRMATIONS = word_set("grounding.toml", "confirmations")
 DENIALS = word_set("grounding.toml", "denials")
 _NAME = pattern("grounding.toml", "name")
 _CLAIMED_NAME = pattern("grounding.toml", "claimed_name")
-_INTRODUCES = pattern("grounding.toml", "introduces")
+_INTRODUCES = pattern("introductions.toml", "introduces")
 _NOT_NAMES = frozenset(MONTHS) | frozenset(WEEKDAYS) | word_set("grounding.toml", "not_names")
 
 
