@@ -1,5 +1,5 @@
 """`python -m bench.memory_quality [--surface selfhosted|platform|both|mem0]
-[--split eval|tune|dev|holdout|blind|blind2|blind3] [--json] [--out PATH] [--no-erasure] [--locomo]
+[--split eval|tune|dev|holdout|blind|blind2|blind3|blind4] [--json] [--out PATH] [--no-erasure] [--locomo]
 [--llm local | --llm-base-url URL [--llm-model NAME]]`: the
 memory-quality evaluation on the embedded default (no LLM), or with an LLM.
 

@@ -17,7 +17,7 @@ from typing import Any
 from bench.memory_quality.report import cell, number, path
 
 RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results"
-SPLITS = ("blind3", "blind2", "holdout", "blind", "dev", "eval")
+SPLITS = ("blind4", "blind3", "blind2", "holdout", "blind", "dev", "eval")
 
 Figures = dict[str, Any]
 ROWS: tuple[tuple[str, Callable[[Figures], Any]], ...] = (

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "memory_quality"
-Split = Literal["eval", "tune", "dev", "holdout", "blind", "blind2", "blind3"]
+Split = Literal["eval", "tune", "dev", "holdout", "blind", "blind2", "blind3", "blind4"]
 FactKind = Literal["gold", "acceptable"]
 PERSONS = ("third", "first")
 

@@ -16,8 +16,9 @@ HOLDOUT = load("holdout")
 BLIND = load("blind")
 BLIND2 = load("blind2")
 BLIND3 = load("blind3")
-SPLITS = [EVAL, TUNE, DEV, HOLDOUT, BLIND, BLIND2, BLIND3]
-SPLIT_NAMES = ["eval", "tune", "dev", "holdout", "blind", "blind2", "blind3"]
+BLIND4 = load("blind4")
+SPLITS = [EVAL, TUNE, DEV, HOLDOUT, BLIND, BLIND2, BLIND3, BLIND4]
+SPLIT_NAMES = ["eval", "tune", "dev", "holdout", "blind", "blind2", "blind3", "blind4"]
 RAW = read_users()
 USER_KEYS = {"user_id", "name", "split", "conversations", "changes"}
 CONVERSATION_KEYS = {"id", "time", "people", "messages", "gold", "acceptable"}
@@ -37,7 +38,7 @@ def test_the_evaluation_set_is_large_enough() -> None:
 
 
 def test_tune_dev_holdout_and_blind_conversations_are_kept_apart() -> None:
-    assert {u["split"] for u in RAW} == {"eval", "tune", "dev", "holdout", "blind", "blind2", "blind3"}
+    assert {u["split"] for u in RAW} == {"eval", "tune", "dev", "holdout", "blind", "blind2", "blind3", "blind4"}
     assert TUNE.conversations and DEV.conversations and HOLDOUT.conversations and BLIND.conversations
     assert BLIND2.conversations
     assert not set(TUNE.users) & set(EVAL.users)
@@ -48,7 +49,8 @@ def test_tune_dev_holdout_and_blind_conversations_are_kept_apart() -> None:
     assert not set(BLIND2.users) & earlier
     assert BLIND3.conversations and not set(BLIND3.users) & (earlier | set(BLIND2.users))
     assert len(DEV.changes) >= 8 and len(HOLDOUT.changes) >= 10 and len(BLIND.changes) >= 10
-    assert len(BLIND2.changes) >= 10 and len(BLIND3.changes) >= 10
+    assert BLIND4.conversations and not set(BLIND4.users) & (earlier | set(BLIND2.users) | set(BLIND3.users))
+    assert len(BLIND2.changes) >= 10 and len(BLIND3.changes) >= 10 and len(BLIND4.changes) >= 10
 
 
 @pytest.mark.parametrize("user", RAW, ids=[u["user_id"] for u in RAW])
