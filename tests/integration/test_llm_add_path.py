@@ -1,7 +1,8 @@
 """The LLM path of add, end to end over HTTP: an `openai` LLM on a loopback server, the real local embedder.
 
-Each inferred add makes two chat calls: fact extraction (`{"facts": [...]}`), then the decision against the
-existing memories, listed with temporary ids "0", "1", … (`{"memory": [{"id", "text", "event", …}]}`).
+An inferred add makes one or two chat calls: fact extraction (`{"facts": [...]}`), then, when the scope has active
+memories, the decision against those closest to the facts, listed with temporary ids "0", "1", …
+(`{"memory": [{"id", "text", "event", …}]}`); with none, every fact is added without asking.
 Also /configure: redaction, validation, removal of the LLM, persistence, and switching the embedder.
 """
 
@@ -55,6 +56,12 @@ def script(server: OpenAIServer, facts: list[str], decisions: list[dict[str, Any
         server.reply_json({"memory": decisions})
 
 
+def kept_as_said(client: TestClient, text: str, user: str = USER) -> None:
+    """A memory stored without inference (no LLM call), so that the next inferred add has one to decide against."""
+    response = add(client, text, user, infer=False)
+    assert response.status_code == 200, response.text
+
+
 def add(client: TestClient, text: str, user: str = USER, **extra: Any) -> Response:
     return client.post("/memories", json={"messages": [{"role": "user", "content": text}], "user_id": user, **extra})
 
@@ -105,7 +112,7 @@ def decision_listing(request: RecordedRequest) -> tuple[list[dict[str, str]], li
 
 
 def remember_lisbon(client: TestClient, server: OpenAIServer) -> str:
-    script(server, ["Lives in Lisbon"], [{"id": "new", "text": "Lives in Lisbon", "event": "ADD"}])
+    script(server, ["Lives in Lisbon"])  # the user's first memory: no decision to ask for
     (result,) = added(client, "I live in Lisbon.")
     assert result["event"] == "ADD"
     memory_id: str = result["id"]
@@ -116,6 +123,7 @@ def remember_lisbon(client: TestClient, server: OpenAIServer) -> str:
 
 
 def test_new_facts_are_added(api: TestClient, llm_server: OpenAIServer) -> None:
+    kept_as_said(api, "I like tea.")
     script(
         llm_server,
         ["Lives in Lisbon", "Is allergic to peanuts"],
@@ -132,7 +140,7 @@ def test_new_facts_are_added(api: TestClient, llm_server: OpenAIServer) -> None:
         ("Lives in Lisbon", "ADD"),
         ("Is allergic to peanuts", "ADD"),
     ]
-    assert sorted(m["memory"] for m in listed(api)) == ["Is allergic to peanuts", "Lives in Lisbon"]
+    assert sorted(m["memory"] for m in listed(api)) == ["I like tea.", "Is allergic to peanuts", "Lives in Lisbon"]
     stored = api.get(f"/memories/{results[0]['id']}").json()
     assert stored["user_id"] == USER
     assert stored["sources"] == [{"index": 0, "role": "user", "content": text}]  # one sentence: the whole message
@@ -147,7 +155,10 @@ def test_new_facts_are_added(api: TestClient, llm_server: OpenAIServer) -> None:
     assert "Additional instructions from the operator" not in system_prompt(extraction)
     assert extraction.body["messages"][1]["role"] == "user"
     assert extraction.body["messages"][1]["content"].endswith(f"\n\n[0] user: {text}")
-    assert decision_listing(decision) == ([], ["Lives in Lisbon", "Is allergic to peanuts"])
+    assert decision_listing(decision) == (
+        [{"id": "0", "text": "I like tea."}],
+        ["Lives in Lisbon", "Is allergic to peanuts"],
+    )
     assert llm_server.embedding_requests == []  # the embedder is still the local model
     assert llm_server.pending_replies == 0
 
@@ -300,14 +311,16 @@ def test_ids_the_llm_made_up_are_ignored(api: TestClient, llm_server: OpenAIServ
 
 def test_decisions_only_see_the_callers_memories(api: TestClient, llm_server: OpenAIServer) -> None:
     remember_lisbon(api, llm_server)
-    script(llm_server, ["Lives in Berlin"], [{"id": "0", "text": "Lives in Berlin", "event": "UPDATE"}])
+    kept_as_said(api, "I like tea.", user="bob")
+    script(llm_server, ["Lives in Berlin"], [{"id": "1", "text": "Lives in Berlin", "event": "UPDATE"}])
 
     results = added(api, "I live in Berlin.", user="bob")
 
-    # "0" was not offered (bob has no memories): the update is ignored, and bob's fact added rather than lost
+    # "1" was not offered (bob has one memory, "0"): the update is ignored, and bob's fact added rather than lost
     assert [(r["memory"], r["event"]) for r in results] == [("Lives in Berlin", "ADD")]
-    assert decision_listing(llm_server.chat_requests[-1])[0] == []
+    assert decision_listing(llm_server.chat_requests[-1])[0] == [{"id": "0", "text": "I like tea."}]
     assert [m["memory"] for m in listed(api)] == ["Lives in Lisbon"]
+    assert sorted(m["memory"] for m in listed(api, "bob")) == ["I like tea.", "Lives in Berlin"]
 
 
 # ---- custom instructions ------------------------------------------------------------------------------
@@ -352,6 +365,7 @@ def test_custom_instructions_reach_the_system_prompt(api: TestClient, llm_server
 def test_llm_reply_that_is_not_json_twice_leaves_the_add_to_the_extractor(
     api: TestClient, llm_server: OpenAIServer, replies: list[str]
 ) -> None:
+    kept_as_said(api, "I like tea.")  # a memory to decide against, so that the decision is asked for
     llm_server.reply(*replies)
 
     response = add(api, "I live in Lisbon.")
@@ -359,16 +373,18 @@ def test_llm_reply_that_is_not_json_twice_leaves_the_add_to_the_extractor(
     # Asked once more, then never a 5xx and never a lost add: the rule-based extractor reads the message.
     assert response.status_code == 200, response.text
     assert [r["memory"] for r in response.json()["results"]] == ["I live in Lisbon."]
-    assert [m["memory"] for m in listed(api)] == ["I live in Lisbon."]
+    assert sorted(m["memory"] for m in listed(api)) == ["I like tea.", "I live in Lisbon."]
     assert len(llm_server.chat_requests) == len(replies)
 
 
 def test_llm_reply_in_a_code_fence_is_accepted(api: TestClient, llm_server: OpenAIServer) -> None:
+    kept_as_said(api, "I like tea.")
     llm_server.reply(
         '```json\n{"facts": ["Lives in Lisbon"]}\n```',
         'Here you go: {"memory": [{"id": "new", "text": "Lives in Lisbon", "event": "ADD"}]} Hope it helps.',
     )
     assert [r["event"] for r in added(api, "I live in Lisbon.")] == ["ADD"]
+    assert llm_server.pending_replies == 0
 
 
 def test_llm_auth_failure_is_502_provider_auth_failed(api: TestClient, llm_server: OpenAIServer) -> None:
@@ -390,12 +406,13 @@ def test_llm_failure_on_the_decision_call_stores_nothing(
 ) -> None:
     once = api.post("/configure", json={"llm": {"provider": "openai", "config": {"max_retries": 0}}})
     assert once.status_code == 200, once.text  # one attempt: the failure is the caller's at once
+    kept_as_said(api, "I like tea.")
     llm_server.reply(json.dumps({"facts": ["Lives in Lisbon"]}), HTTPFailure(status))
     response = add(api, "I live in Lisbon.")
     assert response.status_code == 502
     assert response.json()["code"] == code
     assert len(llm_server.chat_requests) == 2
-    assert listed(api) == []
+    assert [m["memory"] for m in listed(api)] == ["I like tea."]
 
 
 # ---- /configure ---------------------------------------------------------------------------------------
@@ -598,13 +615,13 @@ def test_a_failed_embedder_switch_keeps_the_old_embedder(
 
 def test_a_rate_limit_on_a_synchronous_add_is_retried_not_a_502(api: TestClient, llm_server: OpenAIServer) -> None:
     llm_server.fail_next(429)  # the extraction call is throttled once; the default config retries it
-    script(llm_server, ["Lives in Lisbon"], [{"id": "new", "text": "Lives in Lisbon", "event": "ADD"}])
+    script(llm_server, ["Lives in Lisbon"])
 
     response = add(api, "I live in Lisbon.")
 
     assert response.status_code == 200, response.text
     assert [r["event"] for r in response.json()["results"]] == ["ADD"]
-    assert len(llm_server.chat_requests) == 3  # the throttled call, its retry, the decision
+    assert len(llm_server.chat_requests) == 2  # the throttled call and its retry (no memory yet: no decision)
     assert llm_server.chat_requests[0].body == llm_server.chat_requests[1].body
     assert [m["memory"] for m in listed(api)] == ["Lives in Lisbon"]
 
@@ -616,6 +633,7 @@ def test_a_decision_call_failing_past_its_retries_stores_nothing(
     retry = api.post("/configure", json={"llm": {"provider": "openai", "config": {"max_retries": 1}}})
     assert retry.status_code == 200, retry.text
     now = {"retry-after-ms": "0"}  # the provider asks for no wait: the test does not sleep
+    kept_as_said(api, "I like tea.")
     llm_server.reply(json.dumps({"facts": ["Lives in Lisbon"]}), HTTPFailure(status, now), HTTPFailure(status, now))
 
     response = add(api, "I live in Lisbon.")
@@ -624,7 +642,7 @@ def test_a_decision_call_failing_past_its_retries_stores_nothing(
     assert response.json()["code"] == code
     assert f"({status}) after 1 retry over " in response.json()["detail"]
     assert len(llm_server.chat_requests) == 3
-    assert listed(api) == []
+    assert [m["memory"] for m in listed(api)] == ["I like tea."]
 
 
 def test_an_embedder_switch_failing_past_its_retries_keeps_the_old_embedder(

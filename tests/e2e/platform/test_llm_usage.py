@@ -38,6 +38,8 @@ def test_an_inferred_add_reports_its_llm_usage_in_its_event_and_the_projects_sta
     server: Server, llm: OpenAIServer
 ) -> None:
     tenant, other = new_tenant(server), new_tenant(server)
+    kept = {"messages": "I sail.", "user_id": "a", "infer": False}  # a memory to decide against: two calls
+    assert call(server, tenant, "POST", "/v3/memories/add/", json=kept)["llm_usage"] == ZERO
     extraction = '{"facts": [{"text": "Lives in Oslo", "sources": [0]}]}'
     decision = '{"memory": [{"id": "new", "text": "Lives in Oslo", "event": "ADD"}]}'
     llm.reply(extraction, decision)

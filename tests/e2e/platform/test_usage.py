@@ -28,16 +28,17 @@ def call(server: Server, tenant: Tenant, method: str, path: str, **kwargs: Any) 
 
 
 def test_todays_adds_searches_reads_and_tokens_are_in_the_report(server: Server, llm: OpenAIServer) -> None:
-    # Given a project that made an inferred add (two LLM calls), a verbatim one, two searches and a list today
+    # Given a project that made a verbatim add, an inferred one (two LLM calls: a memory to decide against), two
+    # searches and a list today
     started = datetime.now(UTC).date()
     tenant, other = new_tenant(server), new_tenant(server)
+    call(server, tenant, "POST", "/v3/memories/add/", json={"messages": "Likes tea.", "user_id": "a", "infer": False})
     llm.reply(
         '{"facts": [{"text": "Lives in Oslo", "sources": [0]}]}',
         '{"memory": [{"id": "new", "text": "Lives in Oslo", "event": "ADD"}]}',
     )
     queued = call(server, tenant, "POST", "/v3/memories/add/", json={"messages": "I live in Oslo.", "user_id": "a"})
     spent = wait_for_event(server, tenant, queued["event_id"])["llm_usage"]
-    call(server, tenant, "POST", "/v3/memories/add/", json={"messages": "Likes tea.", "user_id": "a", "infer": False})
     for query in ("where does a live", "what does a drink"):
         call(server, tenant, "POST", "/v2/memories/search/", json={"query": query, "filters": {"user_id": "a"}})
     call(server, tenant, "POST", "/v2/memories/", json={"filters": {"user_id": "a"}})

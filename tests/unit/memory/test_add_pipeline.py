@@ -58,12 +58,26 @@ def test_with_an_llm_its_facts_are_stored_and_its_usage_counted(make_namespace: 
         {"facts": ["Lives in Paris"]}, {"memory": [{"id": "new", "text": "Lives in Paris", "event": "ADD"}]}
     )
     ns = make_namespace(llm=llm)
+    ns.put("Likes green tea")
     meter = UsageMeter()
 
     results = add(ns, AddCommand(SAID, ALICE), meter)
 
     assert [(r.record.text, r.event) for r in results] == [("Lives in Paris", Event.ADD)]
     assert meter.usage == LLMUsage(2, 20, 10)
+
+
+def test_a_first_add_asks_for_its_facts_only(make_namespace: Any) -> None:
+    # Given no memory in the scope, there is nothing a decision could update or delete
+    llm = ScriptedLLM({"facts": ["Lives in Paris"]})
+    ns = make_namespace(llm=llm)
+    meter = UsageMeter()
+
+    results = add(ns, AddCommand(SAID, ALICE), meter)
+
+    # Then the one call is the extraction's, and its fact is added
+    assert [(r.record.text, r.event) for r in results] == [("Lives in Paris", Event.ADD)]
+    assert meter.usage == LLMUsage(1, 10, 5)
 
 
 def test_a_procedural_add_is_summarised_by_the_llm(make_namespace: Any) -> None:

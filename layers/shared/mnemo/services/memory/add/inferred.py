@@ -1,5 +1,6 @@
 """An inferred add with an LLM: extract the facts (extract.py), keep those the conversation supports (grounding.py),
-show the LLM the active memories closest to them and let it decide ADD, UPDATE, DELETE or NONE per fact (decide.py),
+show the LLM the active memories closest to them and let it decide ADD, UPDATE, DELETE or NONE per fact (decide.py;
+with no active memory in the scope there is nothing to decide against, and every fact is added without asking),
 file the new memories (filing.py), then apply the decisions on the memories they name (apply.py). Every provider call
 comes before the first write; an LLM answer that cannot be used is an UnusableAnswerError (fallback.py)."""
 
@@ -45,7 +46,7 @@ class InferredAdd:
         refs = {str(i): record for i, record in enumerate(self._related(self._parts.embed(facts), add.scope))}
         existing = {k: r.text for k, r in refs.items()}
         with asking_the_llm():
-            decided = decide(llm, existing, facts)
+            decided = decide(llm, existing, facts) if existing else []  # nothing it could change: all are new
         decisions = with_unmentioned(self._parts.language, decided, facts, existing)
         sources = _sources(self._parts.language, command, grounded, decisions)
         decisions = [d for d in decisions if d.event is not Event.ADD or sources[d.text]]
