@@ -32,26 +32,24 @@ def llm(server: OpenAIServer, **config: Any) -> OpenAILLM:
     return OpenAILLM(OpenAILLMConfig(base_url=server.base_url, model="m", max_retries=0, **config))
 
 
-def extracted(model: OpenAILLM, categories: tuple[tuple[str, str], ...] = ()) -> list[ExtractedFact]:
-    return extract_facts(
-        model, CONVERSATION, instructions=None, multilingual=False, today=date(2025, 5, 1), categories=categories
-    )
+def extracted(model: OpenAILLM) -> list[ExtractedFact]:
+    return extract_facts(model, CONVERSATION, instructions=None, multilingual=False, today=date(2025, 5, 1))
 
 
 def test_json_schema_mode_sends_the_strict_schema_of_the_call(server: OpenAIServer) -> None:
     # Given an endpoint configured to constrain its output to a JSON Schema
-    server.reply_json({"facts": [{"text": "Lives in Lisbon", "categories": ["home"], "sources": [0]}]})
+    server.reply_json({"facts": [{"text": "Lives in Lisbon", "sources": [0]}]})
 
     # When the facts are extracted
-    facts = extracted(llm(server, json_mode="json_schema"), categories=(("home", "where one lives"),))
+    facts = extracted(llm(server, json_mode="json_schema"))
 
-    # Then the request carried the strict schema of a categorized extraction, and the answer was read
-    assert facts == [ExtractedFact("Lives in Lisbon", ("home",), (0,))]
+    # Then the request carried the strict schema of an extraction, and the answer was read
+    assert facts == [ExtractedFact("Lives in Lisbon", (0,))]
     asked = server.chat_requests[0].body["response_format"]
     assert asked["type"] == "json_schema"
     assert asked["json_schema"]["name"] == "facts" and asked["json_schema"]["strict"] is True
     fact = asked["json_schema"]["schema"]["properties"]["facts"]["items"]
-    assert fact["required"] == ["text", "categories", "sources"] and fact["additionalProperties"] is False
+    assert fact["required"] == ["text", "sources"] and fact["additionalProperties"] is False
 
 
 def test_json_object_schema_mode_sends_the_schema_beside_json_object(server: OpenAIServer) -> None:

@@ -89,28 +89,23 @@ def test_a_memory_that_fits_no_category_is_misc_and_custom_categories_replace_th
     assert memory(server, tenant, cat["id"])["categories"] == ["pets"]
 
 
-def test_with_an_llm_the_extraction_files_each_fact(server: Server, llm: OpenAIServer) -> None:
+def test_with_an_llm_each_extracted_fact_is_filed_by_similarity(server: Server, llm: OpenAIServer) -> None:
     tenant = new_tenant(server, "llm-filing")
     llm.reply_json(
         {
             "facts": [
-                {"text": "Is allergic to peanuts", "categories": ["health", "food"]},
-                {"text": "Plays tennis on Sundays", "categories": ["no_such_category"]},
+                {"text": "Is allergic to peanuts", "sources": [0]},
+                {"text": "Plays tennis on Sundays", "sources": [0]},
             ]
-        },
-        {
-            "memory": [
-                {"event": "ADD", "text": "Is allergic to peanuts"},
-                {"event": "ADD", "text": "Plays tennis on Sundays"},
-            ]
-        },
+        }
     )
     results = add(server, tenant, "I'm allergic to peanuts. I play tennis on Sundays.", infer=True)
     by_text = {r["data"]["memory"]: memory(server, tenant, r["id"])["categories"] for r in results}
-    assert by_text["Is allergic to peanuts"] == ["health", "food"]  # the LLM's choice
-    assert by_text["Plays tennis on Sundays"] == ["sports"]  # a name it was not given: filed by similarity
-    prompt = llm.chat_requests[0].body["messages"][0]["content"]
-    assert "- health: " in prompt and '"categories"' in prompt
+    assert by_text == {"Is allergic to peanuts": ["health"], "Plays tennis on Sundays": ["sports"]}
+    # the extraction call asks for facts only, as on the self-hosted surface: one call, no categories listed
+    (asked,) = llm.chat_requests
+    prompt = asked.body["messages"][0]["content"]
+    assert "- health: " not in prompt and '"categories"' not in prompt
 
 
 def test_a_new_text_is_filed_anew(server: Server) -> None:

@@ -1,5 +1,6 @@
-"""A project's custom_instructions, custom_categories and multilingual reach the LLM extraction step of its
-adds (a loopback server speaking the OpenAI protocol plays the LLM); another project's adds never see them."""
+"""A project's custom_instructions and multilingual reach the LLM extraction step of its adds (a loopback server
+speaking the OpenAI protocol plays the LLM), and its custom_categories the filing of their memories; another
+project's adds never see them."""
 
 from __future__ import annotations
 
@@ -40,8 +41,8 @@ def test_project_settings_reach_the_extraction_prompt(server: Server, llm: OpenA
     assert wait_for_event(server, configured, queued["event_id"])["status"] == "SUCCEEDED"
     prompt = extraction_prompt(llm)
     assert "Only remember what the user eats." in prompt
-    assert "- cuisine: dishes and restaurants" in prompt
     assert "Write each fact in the language the speaker used." in prompt
+    assert "cuisine" not in prompt  # the categories file the memories (test_categories.py): the LLM is not told
 
     llm.reply_json({"facts": []})
     own = client.add("Comí tapas.", user_id="alice", custom_instructions="Only remember drinks.")
@@ -55,8 +56,7 @@ def test_project_settings_reach_the_extraction_prompt(server: Server, llm: OpenA
     assert wait_for_event(server, plain, queued["event_id"])["status"] == "SUCCEEDED"
     untouched = extraction_prompt(llm)
     assert "Only remember what the user eats." not in untouched
-    assert "- cuisine: dishes and restaurants" not in untouched and "\n- food: " in untouched  # the default set
-    assert "Write each fact in English." in untouched
+    assert "Write each fact in English." in untouched and "Only remember drinks." not in untouched
 
 
 def test_an_llm_that_refuses_the_key_ends_the_event_failed(server: Server, llm: OpenAIServer) -> None:
@@ -83,7 +83,7 @@ def test_the_deployments_instructions_reach_only_projects_without_their_own_sett
     server: Server, llm: OpenAIServer
 ) -> None:
     """The instructions configured for the deployment (POST /configure) stand in for a project's own, unless the
-    project files memories under custom categories: then its own instructions (or none) go with its categories."""
+    project files memories under custom categories: then its own instructions (or none) are the extraction's."""
     server.container.configuration.update({"custom_instructions": "Remember only what the operator wants."})
     try:
         filed, plain = new_tenant(server), new_tenant(server)
@@ -96,6 +96,6 @@ def test_the_deployments_instructions_reach_only_projects_without_their_own_sett
             assert wait_for_event(server, tenant, queued["event_id"])["status"] == "SUCCEEDED"
             prompt = extraction_prompt(llm)
             assert ("Remember only what the operator wants." in prompt) is operators
-            assert ("- cuisine: dishes and restaurants" in prompt) is not operators
+            assert "cuisine" not in prompt
     finally:
         server.container.configuration.update({"custom_instructions": None})

@@ -13,7 +13,6 @@ from mnemo.services.memory.add.extract import ExtractedFact, extract_facts
 from tests.unit.memory.fakes import ScriptedLLM
 
 CONVERSATION: list[tuple[int, ChatMessage]] = [(0, {"role": "user", "content": "I moved to Lisbon."})]
-FOOD = ("food", "what one eats")
 
 
 def extract(reply: Any, **options: Any) -> tuple[list[ExtractedFact], ScriptedLLM]:
@@ -23,31 +22,26 @@ def extract(reply: Any, **options: Any) -> tuple[list[ExtractedFact], ScriptedLL
 
 
 def test_the_prompt_numbers_the_messages_and_says_the_rules_asked_for() -> None:
-    _, llm = extract({"facts": []}, instructions="Keep names.", multilingual=True, categories=(FOOD, ("misc", "")))
+    _, llm = extract({"facts": []}, instructions="Keep names.", multilingual=True)
     ((system, user),) = llm.asked
     assert user == {"role": "user", "content": "Today's date is 2025-05-01.\n\n[0] user: I moved to Lisbon."}
     prompt = system["content"]
     assert "Keep names." in prompt and "language the speaker used" in prompt
-    assert "- food: what one eats\n- misc" in prompt
+    assert prompt.endswith('Reply with a JSON object only: {"facts": [{"text": "...", "sources": [0]}]}')
 
 
-def test_facts_are_read_with_their_known_categories_and_their_message_numbers() -> None:
+def test_facts_are_read_with_their_message_numbers() -> None:
     facts, _ = extract(
         {
             "facts": [
-                {
-                    "text": " Lives in Lisbon ",
-                    "categories": ["food", "made-up", "food", 3],
-                    "sources": [0, 0, True, "1"],
-                },
+                {"text": " Lives in Lisbon ", "categories": ["food"], "sources": [0, 0, True, "1"]},
                 "Likes tiles",
                 {"text": "   "},
-                {"categories": ["food"]},
+                {"sources": [0]},
             ]
-        },
-        categories=(FOOD,),
+        }
     )
-    assert facts == [ExtractedFact("Lives in Lisbon", ("food",), (0,)), ExtractedFact("Likes tiles")]
+    assert facts == [ExtractedFact("Lives in Lisbon", (0,)), ExtractedFact("Likes tiles")]
 
 
 def test_a_reply_in_a_code_fence_is_read() -> None:

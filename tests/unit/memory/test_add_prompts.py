@@ -9,11 +9,9 @@ from mnemo.ports.llm import ChatMessage
 from mnemo.services.memory.add.decide import decision_messages
 from mnemo.services.memory.add.extract import extraction_messages
 
-CATEGORIES = (("food", "what the user eats"), ("travel", ""))
-
 
 def extraction(conversation: list[tuple[int, ChatMessage]], today: date) -> list[ChatMessage]:
-    return extraction_messages(conversation, "Only remember food.", False, today, CATEGORIES)
+    return extraction_messages(conversation, "Only remember food.", False, today)
 
 
 def test_two_extraction_calls_share_their_leading_messages_whatever_the_conversation_and_date() -> None:
@@ -34,11 +32,11 @@ def test_two_extraction_calls_share_their_leading_messages_whatever_the_conversa
 
 
 def test_the_extraction_system_message_begins_with_the_fixed_instructions_whatever_the_configuration() -> None:
-    configured = extraction_messages([], "Only remember food.", True, date(2024, 5, 2), CATEGORIES)[0]["content"]
-    plain = extraction_messages([], None, False, date(2024, 5, 2), ())[0]["content"]
+    configured = extraction_messages([], "Only remember food.", True, date(2024, 5, 2))[0]["content"]
+    plain = extraction_messages([], None, False, date(2024, 5, 2))[0]["content"]
     fixed = plain.split("Write each fact in English.", 1)[0]
     assert configured.startswith(fixed) and "Example:" in fixed
-    assert "Only remember food." in configured and "- food: what the user eats" in configured
+    assert "Only remember food." in configured
 
 
 def test_two_decision_calls_share_their_leading_messages_whatever_the_memories_and_facts() -> None:

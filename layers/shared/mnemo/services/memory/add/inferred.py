@@ -51,7 +51,7 @@ class InferredAdd:
         sources = _sources(self._parts.language, command, grounded, decisions)
         decisions = [d for d in decisions if d.event is not Event.ADD or sources[d.text]]
         embedded = self._applying.embedded_for(decisions, refs)
-        new = _new_records(add, extracted, decisions, sources)
+        new = _new_records(add, decisions, sources)
         if not new:
             return self._applying.apply(decisions, refs, [], embedded, sources, facts)
         new, vectors, repeats = self._not_repeated(new, self._parts.embed([r.text for r in new]), add.scope)
@@ -75,7 +75,6 @@ class InferredAdd:
             instructions=extraction_instructions(command, self._parts.policy, self._parts.providers),
             multilingual=command.multilingual,
             today=said_at.date(),
-            categories=add.category_set,
         )
         language = self._parts.language
         extracted = [replace(x, text=language.resolve_dates(x.text, said_at)) for x in extracted]
@@ -124,15 +123,10 @@ def _numbered(command: AddCommand) -> list[tuple[int, ChatMessage]]:
     return [(i, {"role": m.role, "content": m.content}) for i, m in enumerate(command.messages) if m.content.strip()]
 
 
-def _new_records(
-    add: PendingAdd, extracted: list[ExtractedFact], decisions: list[Decision], sources: Sources
-) -> list[MemoryRecord]:
-    """A new memory for each fact the LLM decided to ADD, citing its sources, filed where the LLM filed it."""
-    filed = {x.text: x.categories for x in extracted if x.categories}
+def _new_records(add: PendingAdd, decisions: list[Decision], sources: Sources) -> list[MemoryRecord]:
+    """A new memory for each fact the LLM decided to ADD, citing its sources (filed under categories later)."""
     return [
-        add.record(d.text, sources=sources[d.text], attributed_to="user", categories=filed.get(d.text))
-        for d in decisions
-        if d.event is Event.ADD
+        add.record(d.text, sources=sources[d.text], attributed_to="user") for d in decisions if d.event is Event.ADD
     ]
 
 

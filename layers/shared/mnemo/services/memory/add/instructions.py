@@ -11,8 +11,8 @@ from mnemo.services.providers import ActiveProviders
 
 def extraction_instructions(command: AddCommand, policy: AddPolicy, providers: ActiveProviders) -> str | None:
     """The extraction's instructions: the add's own, else the configured ones; an add with custom categories
-    (a platform project's) uses its own only, followed by its categories (unless the policy files memories:
-    the extraction then lists the categories itself)."""
+    (a platform project's) uses its own only, followed by its categories unless the policy files memories under
+    them (then the categories are for filing, which is done after the extraction, and the extraction is not told)."""
     if command.custom_categories and policy.categorize:
         return with_topics(command.instructions, command)
     if command.custom_categories:

@@ -2,9 +2,9 @@
 memories (decide.py), and the summary of a procedural memory (procedural.py).
 
 Each call is shaped for a provider's prompt cache: the system message holds the fixed instructions and examples
-first, then only what the deployment or project configured (the language rule, the operator's instructions, the
-categories), so it is byte-identical from one call to the next under one configuration; what changes with every call
-(today's date, the stored memories, the new facts, the conversation) is the final user message."""
+first, then only what the deployment or project configured (the language rule, the operator's instructions), so it
+is byte-identical from one call to the next under one configuration; what changes with every call (today's date, the
+stored memories, the new facts, the conversation) is the final user message."""
 
 from __future__ import annotations
 
@@ -31,15 +31,7 @@ Today's date is 2024-05-02.
 
 {language_rule}
 {custom_instructions}
-{reply_format}"""
-
-PLAIN_REPLY = """Reply with a JSON object only: {"facts": [{"text": "...", "sources": [0]}]}"""
-
-CATEGORIZED_REPLY = """File each fact under one or two of these categories (their names exactly; the closest one \
-when none fits well):
-{categories}
-
-Reply with a JSON object only: {{"facts": [{{"text": "...", "categories": ["..."], "sources": [0]}}]}}"""
+Reply with a JSON object only: {{"facts": [{{"text": "...", "sources": [0]}}]}}"""
 
 LANGUAGE_SAME = "Write each fact in the language the speaker used."
 LANGUAGE_ENGLISH = "Write each fact in English."

@@ -13,7 +13,6 @@ from typing import Any
 from mnemo.ports.llm import JsonSchema
 from mnemo.services.llm_json import Reply
 
-_STRINGS = {"type": "array", "items": {"type": "string"}}
 _NUMBERS = {"type": "array", "items": {"type": "integer"}}
 
 
@@ -21,9 +20,9 @@ def _strict_object(properties: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def _facts_asked(categorized: bool) -> dict[str, Any]:
-    fact = {"text": {"type": "string"}, **({"categories": _STRINGS} if categorized else {}), "sources": _NUMBERS}
-    return _strict_object({"facts": {"type": "array", "items": _strict_object(fact)}})
+_FACTS_ASKED = _strict_object(
+    {"facts": {"type": "array", "items": _strict_object({"text": {"type": "string"}, "sources": _NUMBERS})}}
+)
 
 
 _FACTS_ACCEPTED = {
@@ -42,8 +41,7 @@ _FACTS_ACCEPTED = {
     "required": ["facts"],
 }
 
-FACTS = Reply(JsonSchema("facts", _facts_asked(categorized=False)), _FACTS_ACCEPTED, "facts")
-CATEGORIZED_FACTS = Reply(JsonSchema("facts", _facts_asked(categorized=True)), _FACTS_ACCEPTED, "facts")
+FACTS = Reply(JsonSchema("facts", _FACTS_ASKED), _FACTS_ACCEPTED, "facts")
 
 _DECISION_ASKED = _strict_object(
     {
