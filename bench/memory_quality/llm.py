@@ -109,7 +109,9 @@ def record_name(split: str, system: System) -> str:
 
 def merged(previous: Path, figures: dict[str, Any]) -> dict[str, Any]:
     """The new run's figures, with the surfaces of the record at `previous` that it did not run (the same split and
-    model only): the self-hosted and platform surfaces of one split can then be run apart, hours apart."""
+    model only): the self-hosted and platform surfaces of one split can then be run apart, hours apart. Each surface
+    says which service commit it ran on, as the two runs may have run on different ones."""
+    figures = {**figures, "surfaces": _stamped(figures)}
     if not previous.exists():
         return figures
     earlier = json.loads(previous.read_text()).get("figures", {})
@@ -118,5 +120,11 @@ def merged(previous: Path, figures: dict[str, Any]) -> dict[str, Any]:
     ).get("model")
     if not same:
         return figures
-    kept = {name: f for name, f in earlier.get("surfaces", {}).items() if name not in figures["surfaces"]}
+    kept = {name: f for name, f in _stamped(earlier).items() if name not in figures["surfaces"]}
     return {**figures, "surfaces": {**kept, **figures["surfaces"]}}
+
+
+def _stamped(figures: dict[str, Any]) -> dict[str, Any]:
+    """The record's surfaces, each with the service commit it ran on (the record's, unless it says its own)."""
+    commit = figures.get("service_commit")
+    return {name: {"service_commit": commit, **surface} for name, surface in figures.get("surfaces", {}).items()}

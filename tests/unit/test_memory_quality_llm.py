@@ -68,33 +68,36 @@ def test_runs_with_an_llm_are_recorded_apart_from_the_no_llm_records() -> None:
     assert record_name("eval", "mem0") == "memory_quality_mem0-eval"
 
 
-def record(split: str, model: str, surfaces: dict[str, Any]) -> dict[str, Any]:
-    return {"split": split, "llm": {"model": model}, "surfaces": surfaces}
+def record(split: str, model: str, surfaces: dict[str, Any], commit: str = "new") -> dict[str, Any]:
+    return {"split": split, "service_commit": commit, "llm": {"model": model}, "surfaces": surfaces}
 
 
 def test_a_new_run_keeps_the_other_surfaces_of_the_same_split_and_model(tmp_path: Path) -> None:
-    # Given the self-hosted surface recorded earlier
+    # Given the self-hosted surface recorded earlier, on another commit
     previous = tmp_path / "memory_quality_llm-blind2.json"
-    previous.write_text(json.dumps({"figures": record("blind2", "qwen", {"selfhosted": {"junk": 1}})}))
+    previous.write_text(json.dumps({"figures": record("blind2", "qwen", {"selfhosted": {"junk": 1}}, "old")}))
 
     # When the platform surface of the same split is run
     figures = merged(previous, record("blind2", "qwen", {"platform": {"junk": 2}}))
 
-    # Then the record holds both
-    assert figures["surfaces"] == {"selfhosted": {"junk": 1}, "platform": {"junk": 2}}
+    # Then the record holds both, each with the commit it ran on
+    assert figures["surfaces"] == {
+        "selfhosted": {"service_commit": "old", "junk": 1},
+        "platform": {"service_commit": "new", "junk": 2},
+    }
 
 
 def test_a_new_run_replaces_the_surface_it_ran_and_ignores_another_model(tmp_path: Path) -> None:
     previous = tmp_path / "memory_quality_llm-blind2.json"
-    previous.write_text(json.dumps({"figures": record("blind2", "qwen", {"selfhosted": {"junk": 1}})}))
+    previous.write_text(json.dumps({"figures": record("blind2", "qwen", {"selfhosted": {"junk": 1}}, "old")}))
 
     rerun = merged(previous, record("blind2", "qwen", {"selfhosted": {"junk": 3}}))
     other_model = merged(previous, record("blind2", "llama", {"platform": {"junk": 2}}))
     nothing_before = merged(tmp_path / "absent.json", record("blind2", "qwen", {"platform": {"junk": 2}}))
 
-    assert rerun["surfaces"] == {"selfhosted": {"junk": 3}}
-    assert other_model["surfaces"] == {"platform": {"junk": 2}}
-    assert nothing_before["surfaces"] == {"platform": {"junk": 2}}
+    assert rerun["surfaces"] == {"selfhosted": {"service_commit": "new", "junk": 3}}
+    assert other_model["surfaces"] == {"platform": {"service_commit": "new", "junk": 2}}
+    assert nothing_before["surfaces"] == {"platform": {"service_commit": "new", "junk": 2}}
 
 
 def test_the_first_users_of_a_split_keep_all_their_conversations_and_changes() -> None:
