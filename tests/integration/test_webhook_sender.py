@@ -43,6 +43,11 @@ class Received:
     client_port: int
 
 
+class _Server(ThreadingHTTPServer):
+    # A listen backlog for the concurrent deliveries (the default, 5, drops a burst's connects on a busy machine)
+    request_queue_size = 64
+
+
 class Receiver:
     """An HTTP(S) server on 127.0.0.1 that records each request, then answers as its path says: /ok (200),
     /status/<code>, /redirect/<code> (to /target), /sleep (no answer until released), /trickle-head (the status
@@ -66,7 +71,7 @@ class Receiver:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.server.block_on_close = False
         self.server.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
@@ -151,14 +156,17 @@ def receiver() -> Iterator[Receiver]:
         yield running
 
 
-def sender(allow_private: bool = True, timeout: float = 5.0, **options: Any) -> HttpWebhookSender:
-    return HttpWebhookSender(allow_private=allow_private, connect_timeout=1.0, timeout=timeout, **options)
+def sender(
+    allow_private: bool = True, timeout: float = 5.0, connect_timeout: float = 1.0, **options: Any
+) -> HttpWebhookSender:
+    return HttpWebhookSender(allow_private=allow_private, connect_timeout=connect_timeout, timeout=timeout, **options)
 
 
 @pytest.fixture
 def local() -> Iterator[HttpWebhookSender]:
-    """A sender that may reach loopback (a deployment with `webhook_allow_private_urls`)."""
-    running = sender()
+    """A sender that may reach loopback (a deployment with `webhook_allow_private_urls`), its bounds scaled: what
+    it is used for must succeed on a busy machine."""
+    running = sender(connect_timeout=seconds(1.0), timeout=seconds(5.0))
     yield running
     running.close()
 
@@ -255,7 +263,7 @@ def test_deliveries_may_be_sent_from_many_threads(receiver: Receiver, local: Htt
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda i: local.send(receiver.url(f"/ok?n={i}"), b"{}", {}), range(40)))
 
-    assert all(r.delivered for r in results)
+    assert [r.error for r in results if not r.delivered] == []
     assert len(receiver.requests) == 40
 
 
