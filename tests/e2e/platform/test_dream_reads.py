@@ -97,27 +97,3 @@ def test_without_an_llm_a_newer_statement_keeps_the_older_one_as_outdated(server
         for question in ("Where does the user live?", "Where does Alice live?"):
             hits = [h["id"] for h in searched(server, tenant, question, version)]
             assert hits[:2] == [lisbon["id"], paris["id"]]  # the current fact first, the outdated right below
-
-
-def test_without_an_llm_a_newer_statement_of_the_same_part_of_a_life_outdates_one_it_never_names(
-    server: Server,
-) -> None:
-    # Two statements of one thing that holds one state at a time, the later saying no change in words: the
-    # language pack's learned same-slot check on the default embedder's vectors reads them as one slot
-    tenant = new_tenant(server, "same-slot")
-    (tuesday,) = add(
-        server, tenant, "My job interview with the bank is on Tuesday.", infer=True, timestamp=1_700_000_000
-    )
-    (friday,) = add(
-        server,
-        tenant,
-        "My interview with the bank got pushed to Friday afternoon.",
-        infer=True,
-        timestamp=1_700_100_000,
-    )
-    (tea,) = add(server, tenant, "I drink green tea every morning.", infer=True, timestamp=1_700_200_000)
-
-    old = memory(server, tenant, tuesday["id"])
-    assert old["lifecycle_state"] == "outdated" and old["replaced_by"] == friday["id"]
-    assert memory(server, tenant, friday["id"])["lifecycle_state"] == "active"
-    assert memory(server, tenant, tea["id"])["lifecycle_state"] == "active"  # another part of a life: kept

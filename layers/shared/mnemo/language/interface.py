@@ -14,8 +14,6 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from numpy.typing import ArrayLike
-
 from mnemo.language.claims import Claim
 from mnemo.language.statements import Sentence, Statement, Turn
 from mnemo.language.time_windows import Window
@@ -47,24 +45,11 @@ class ClaimReading(FacetReading, Protocol):
         ...
 
     def says_it_changed(
-        self,
-        later: str,
-        earlier: str,
-        closeness: Callable[[], float],
-        threshold: float,
-        same_slot_threshold: float,
-        one_slot: Callable[[], float | None] = ...,
+        self, later: str, earlier: str, closeness: Callable[[], float], threshold: float, same_slot_threshold: float
     ) -> bool:
         """Whether the later statement makes the earlier likely out of date though their claims do not conflict:
-        about a subject the earlier may be about, it says something changed and `closeness()` reaches `threshold`
-        (`same_slot_threshold` when both speak of one part of a life that holds one state at a time), or it is so
-        likely about the same part of a life (`one_slot()`: `same_slot_probability`, None when unknown) that it
-        replaces the earlier without saying so."""
-        ...
-
-    def same_slot_probability(self, earlier: ArrayLike, later: ArrayLike, embedder: str) -> float | None:
-        """The learned probability that two statements (their vectors by the embedder named `embedder`) speak of one
-        part of a life that holds one state at a time; None when the pack has no model for that embedder."""
+        it says something changed, about a subject the earlier may be about, and `closeness()` reaches `threshold`
+        (`same_slot_threshold` when both speak of one part of a life that holds one state at a time)."""
         ...
 
     def slots(self, text: str) -> frozenset[str]:

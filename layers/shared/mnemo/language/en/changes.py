@@ -1,9 +1,7 @@
-"""Whether a later statement makes an earlier one out of date though their claims do not conflict: it says something
-changed ("I moved…", "…no longer…", "my dog passed away") about a subject the earlier may be about, or it is so
-likely about the same part of a life (same_slot.py, learned) that it replaces the earlier without saying so. The
-change rule of the deterministic path, with the clauses of a statement it compares
-(mnemo.services.memory.add.outdating asks it through the language interface). Its patterns are data
-(data/changes.toml)."""
+"""Whether a later statement says something changed about what an earlier one said ("I moved…", "…no longer…",
+"my dog passed away"), about a subject the earlier may be about: the change rule of the deterministic path, with the
+clauses of a statement it compares (mnemo.services.memory.add.outdating asks it through the language interface).
+Its patterns are data (data/changes.toml)."""
 
 from __future__ import annotations
 
@@ -11,7 +9,6 @@ import re
 from collections.abc import Callable
 
 from mnemo.language.claims import USER, same_subject
-from mnemo.language.en import same_slot
 from mnemo.language.en.claims import subject_of
 from mnemo.language.en.life_slots import share_a_slot
 from mnemo.language.en.patterns import pattern
@@ -29,37 +26,18 @@ def clauses(text: str) -> list[str]:
     return parts or [text]
 
 
-def _unknown() -> float | None:
-    return None
-
-
 def says_it_changed(
-    later: str,
-    earlier: str,
-    closeness: Callable[[], float],
-    threshold: float,
-    same_slot_threshold: float,
-    one_slot: Callable[[], float | None] = _unknown,
+    later: str, earlier: str, closeness: Callable[[], float], threshold: float, same_slot_threshold: float
 ) -> bool:
-    """The rule for two statements said at different times whose claims do not conflict, the later about a subject
-    the earlier may be about (or naming it): the later one makes the earlier likely out of date when it says
-    something changed and they are close in meaning (`closeness()` at or above `threshold`, or `same_slot_threshold`
-    when both speak of one part of a life that holds one state at a time: the word lists of life_slots.py, or the
-    learned probability `one_slot()` at or above same_slot.ONE_SLOT); or, saying no change, when that probability
-    reaches same_slot.ALONE and the later is of the earlier's own subject (not only naming it). `one_slot()` answers
-    None when no model reads the embedder's vectors; it and `closeness()` are asked only when the rest of the rule
-    holds (they embed)."""
-    own = may_be_about(earlier, subject_of(later))
-    if not (own or mentions(later, subject_of(earlier))):
+    """The rule for two statements said at different times whose claims do not conflict: the later one makes the
+    earlier likely out of date when it says something changed, about a subject the earlier may be about (or that
+    it names), and they are close in meaning (`closeness()` at or above `threshold`, or `same_slot_threshold` when
+    both speak of one part of a life that holds one state at a time: mnemo.language.en.life_slots; computed last: it
+    embeds)."""
+    about = may_be_about(earlier, subject_of(later)) or mentions(later, subject_of(earlier))
+    if not (says_a_change(later) and about):
         return False
-    if not says_a_change(later):  # then only of the earlier's own subject: "my sister…" is no statement of the user
-        learned = one_slot() if own else None
-        return learned is not None and learned >= same_slot.ALONE
-    if share_a_slot(later, earlier):
-        return closeness() >= same_slot_threshold
-    learned = one_slot()
-    one = learned is not None and learned >= same_slot.ONE_SLOT
-    return closeness() >= (same_slot_threshold if one else threshold)
+    return closeness() >= (same_slot_threshold if share_a_slot(later, earlier) else threshold)
 
 
 def says_a_change(text: str) -> bool:

@@ -12,8 +12,6 @@ from datetime import datetime
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from numpy.typing import ArrayLike
-
 from mnemo.language.en.words import PackDataError, read_toml
 
 if TYPE_CHECKING:
@@ -80,24 +78,11 @@ class English:
         return changes.clauses(text)
 
     def says_it_changed(
-        self,
-        later: str,
-        earlier: str,
-        closeness: Callable[[], float],
-        threshold: float,
-        same_slot_threshold: float,
-        one_slot: Callable[[], float | None] = lambda: None,
+        self, later: str, earlier: str, closeness: Callable[[], float], threshold: float, same_slot_threshold: float
     ) -> bool:
         from mnemo.language.en import changes
 
-        return changes.says_it_changed(later, earlier, closeness, threshold, same_slot_threshold, one_slot)
-
-    def same_slot_probability(self, earlier: ArrayLike, later: ArrayLike, embedder: str) -> float | None:
-        import numpy as np
-
-        from mnemo.language.en import same_slot
-
-        return same_slot.probability(np.asarray(earlier), np.asarray(later), embedder)
+        return changes.says_it_changed(later, earlier, closeness, threshold, same_slot_threshold)
 
     def slots(self, text: str) -> frozenset[str]:
         from mnemo.language.en import life_slots

@@ -1,8 +1,7 @@
 """Without an LLM, the current fact wins: an active memory that a new statement likely makes out of date is kept
 OUTDATED, replaced by whichever of the two was said later. What "likely out of date" means is read from the texts
 by the language pack (mnemo.language: conflicting claims, a statement saying something changed, the parts of a
-life that hold one state at a time, by word lists and by a model of the embedder's vectors); this module is the one
-place the add path asks it."""
+life that hold one state at a time); this module is the one place the add path asks it."""
 
 from __future__ import annotations
 
@@ -31,7 +30,6 @@ class Outdating:
         the memories the index finds nearest the new statement, by meaning and by keyword, and the add's earlier
         statements."""
         scope_filter = active_in(scope)
-        vectors: dict[str, Vectors] = {r.text: v for r, v in added}
         with self._parts.write_lock:
             for k, (record, vector) in enumerate(added):
                 hits = {
@@ -40,22 +38,18 @@ class Outdating:
                 }
                 hits.update({r.id: float(v @ vector) for r, v in added[:k]})
                 hits.pop(record.id, None)
-                self._settle(record.id, hits, vectors)
+                self._settle(record.id, hits)
 
-    def _settle(self, memory_id: str, hits: dict[str, float], vectors: dict[str, Vectors]) -> None:
+    def _settle(self, memory_id: str, hits: dict[str, float]) -> None:
         """Compare the new memory with each candidate (id -> cosine), as both are now, and outdate the older of
-        each pair where one replaces the other (an immutable memory stays as it was added). `vectors`: the
-        embeddings known by text, added to as the learned check embeds a candidate."""
+        each pair where one replaces the other (an immutable memory stays as it was added)."""
         store = self._parts.store
         for other in store.get_many(list(hits)).values():
             current = store.get(memory_id)
             if current is None or current.state is not LifecycleState.ACTIVE:
                 return  # this statement was itself outdated meanwhile
             closeness = self._closeness(current.text, other.text, hits[other.id])
-            one_slot = self._one_slot(current.text, other.text, vectors)
-            if other.state is LifecycleState.ACTIVE and replaces(
-                self._parts.language, current, other, closeness, one_slot
-            ):
+            if other.state is LifecycleState.ACTIVE and replaces(self._parts.language, current, other, closeness):
                 older, newer = (other, current) if other.created_at <= current.created_at else (current, other)
                 if not older.immutable:
                     self._outdate(older, newer)
@@ -74,41 +68,17 @@ class Outdating:
 
         return closest
 
-    def _one_slot(self, text: str, other: str, vectors: dict[str, Vectors]) -> Callable[[], float | None]:
-        """The learned probability that the two statements speak of one part of a life (None when the language pack
-        has no model for the embedder in use), computed when asked: it may embed one of them."""
-
-        def probability() -> float | None:
-            embedder = self._parts.providers.get().embedder.name
-            missing = [t for t in (text, other) if t not in vectors]
-            if missing:
-                known = vectors.get(text, vectors.get(other))
-                if known is not None and self._parts.language.same_slot_probability(known, known, embedder) is None:
-                    return None  # no model for this embedder: embed nothing
-                vectors.update(zip(missing, self._parts.embed(missing), strict=True))
-            return self._parts.language.same_slot_probability(vectors[text], vectors[other], embedder)
-
-        return probability
-
     def _outdate(self, older: MemoryRecord, newer: MemoryRecord) -> None:
         outdated = older.changed(state=LifecycleState.OUTDATED, replaced_by=newer.id)
         self._parts.store.replace(outdated, None, HistoryEntry.of(Event.UPDATE, outdated, older.text, older.text))
         self._parts.index.upsert([outdated], self._parts.embed([older.text]))  # still found by the reads that show it
 
 
-def replaces(
-    language: ClaimReading,
-    new: MemoryRecord,
-    other: MemoryRecord,
-    similarity: Callable[[], float],
-    one_slot: Callable[[], float | None] = lambda: None,
-) -> bool:
+def replaces(language: ClaimReading, new: MemoryRecord, other: MemoryRecord, similarity: Callable[[], float]) -> bool:
     """Whether one of the two statements likely makes the other out of date: their claims conflict (the same subject
     and attribute, another value: the language pack's claims), or the later one says something changed ("moved", "no
-    longer", "passed away"…) about the same subject, and the two are close in meaning (cosine >= CHANGE_SIMILARITY),
-    or it is about the same subject and very likely of the same part of a life (the pack's learned check).
-    `similarity` and `one_slot`: how close the two are in meaning, and the learned probability that they speak of
-    one part of a life (each computed only when the rest of the rule asks)."""
+    longer", "passed away"…) about the same subject, and the two are close in meaning (cosine >= CHANGE_SIMILARITY).
+    `similarity`: how close the two are in meaning (computed only when the rest of the rule holds)."""
     said, known = language.claims(new.text), language.claims(other.text)
     if any(a.conflicts(b) for a in said for b in known):
         return True
@@ -116,5 +86,5 @@ def replaces(
         return False
     later, earlier = (new, other) if new.created_at > other.created_at else (other, new)
     return language.says_it_changed(
-        later.text, earlier.text, similarity, CHANGE_SIMILARITY, CHANGE_SIMILARITY_SAME_SLOT, one_slot
+        later.text, earlier.text, similarity, CHANGE_SIMILARITY, CHANGE_SIMILARITY_SAME_SLOT
     )
