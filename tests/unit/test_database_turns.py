@@ -3,8 +3,10 @@ a writer waits on the lock, not in SQLite's busy handler, and goes as soon as th
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 from pathlib import Path
+from typing import Any
 
 from mnemo.adapters.sqlite.database import Database
 from tests.support.waits import seconds
@@ -46,3 +48,36 @@ def test_given_two_connections_to_one_file_then_a_second_writer_waits_for_the_fi
     finally:
         second.close()
         first.close()
+
+
+def _open_and_create(path: str, start: Any, round_: int) -> None:
+    start.wait()
+    db = Database(Path(path))  # switches a new file to WAL
+    try:
+        for _ in range(3):  # readers of a file another process is switching
+            db.read().execute("SELECT count(*) FROM sqlite_master").fetchone()
+        db.executescript(f"CREATE TABLE IF NOT EXISTS t{round_} (n INTEGER); CREATE TABLE IF NOT EXISTS u (n INTEGER);")
+        with db.write() as conn:
+            conn.execute("INSERT INTO u VALUES (1)")
+    finally:
+        db.close()
+
+
+def test_given_processes_opening_one_new_file_at_once_then_each_opens_it_and_writes(tmp_path: Path):
+    context = multiprocessing.get_context("fork")
+    processes, rounds = 8, 20
+    for round_ in range(rounds):  # a fresh file each round: the switch to WAL races only on a new one
+        path = tmp_path / f"fresh{round_}.sqlite3"
+        start = context.Barrier(processes)
+        started = [context.Process(target=_open_and_create, args=(str(path), start, round_)) for _ in range(processes)]
+        for process in started:
+            process.start()
+        for process in started:
+            process.join(seconds(60))
+        assert [process.exitcode for process in started] == [0] * processes
+        db = Database(path)
+        try:
+            assert db.read().execute("SELECT count(*) FROM u").fetchone()[0] == processes
+            assert db.read().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        finally:
+            db.close()

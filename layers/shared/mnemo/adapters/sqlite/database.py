@@ -46,7 +46,8 @@ class Database:
         self._write_lock = threading.RLock()
         self._turns = _turns_of(path)  # the descriptor the processes writing this file flock in turn (None: none)
         self._writer = self._connect()
-        self._writer.execute("PRAGMA journal_mode=WAL")
+        with self._turn():  # two processes switching a new file to WAL at once: one would fail, not wait
+            self._writer.execute("PRAGMA journal_mode=WAL")
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
@@ -154,9 +155,7 @@ class Database:
                 finally:
                     self._depth -= 1
                 return
-            if self._turns is not None:
-                fcntl.flock(self._turns, fcntl.LOCK_EX)
-            try:
+            with self._turn():
                 self._writer.execute("BEGIN IMMEDIATE")
                 self._depth = 1
                 try:
@@ -168,9 +167,20 @@ class Database:
                     self._writer.execute("COMMIT")
                 finally:
                     self._depth = 0
-            finally:
-                if self._turns is not None:
-                    fcntl.flock(self._turns, fcntl.LOCK_UN)
+
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """This process's turn at writing the file, among the processes sharing it (the caller holds the write
+        lock, or is the constructor). SQLite answers some lock upgrades with "database is locked" at once, without
+        waiting: a switch to WAL, or a schema script, racing another process's; taking turns first avoids them."""
+        if self._turns is None:
+            yield
+            return
+        fcntl.flock(self._turns, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._turns, fcntl.LOCK_UN)
 
     def read(self) -> sqlite3.Connection:
         """This thread's reader connection (the writer's, inside a write on this thread)."""
@@ -187,8 +197,12 @@ class Database:
         return conn
 
     def executescript(self, script: str) -> None:
+        """A schema script, outside any write transaction (it commits what is open), in this process's turn."""
         with self._write_lock:
-            self._writer.executescript(script)
+            if self._depth:
+                raise RuntimeError("executescript() inside a write transaction")
+            with self._turn():
+                self._writer.executescript(script)
 
     def close(self) -> None:
         """Close every connection, the WAL first checkpointed into the main file and truncated: what a write
@@ -199,7 +213,7 @@ class Database:
             for conn in self._readers:
                 conn.close()
             self._readers.clear()
-        with self._write_lock:
+        with self._write_lock, self._turn():
             self._truncate_wal()
             self._writer.close()
         if self._turns is not None:
