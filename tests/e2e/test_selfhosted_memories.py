@@ -234,16 +234,34 @@ def test_add_infer_does_not_store_a_near_duplicate_statement_again(client: TestC
         return results
 
     (first,) = infer("I moved to Lisbon in the spring of 2024.")
-    assert infer("Last spring I moved to Lisbon.") == []
+    assert infer("Back in the spring of 2024, I moved to Lisbon.") == []
     assert [m["id"] for m in listed(client, user_id="alice")] == [first["id"]]
 
     # another user's memories do not count as duplicates
-    (other,) = infer("Last spring I moved to Lisbon.", user="bob")
+    (other,) = infer("Back in the spring of 2024, I moved to Lisbon.", user="bob")
     assert other["event"] == "ADD"
     # nor does a statement that says something new
     (new,) = infer("I am allergic to peanuts.")
     assert new["event"] == "ADD"
     assert len(listed(client, user_id="alice")) == 2
+
+
+def test_add_infer_stores_a_near_duplicate_that_names_another_value_and_puts_it_first(client: TestClient) -> None:
+    def infer(text: str) -> list[dict[str, Any]]:
+        body = {"messages": [{"role": "user", "content": text}], "user_id": "alice"}
+        response = client.post("/memories", json=body)
+        assert response.status_code == 200, response.text
+        results: list[dict[str, Any]] = response.json()["results"]
+        return results
+
+    (tuesday,) = infer("I have a job interview at the Austin hospital on Tuesday 3 June 2025.")
+    (friday,) = infer("I have a job interview at the Austin hospital on Friday 6 June 2025.")  # as close, another day
+    assert friday["event"] == "ADD"
+    assert {m["id"] for m in listed(client, user_id="alice")} >= {friday["id"]}
+    found = client.post("/search", json={"query": "When is my job interview?", "user_id": "alice"})
+    assert found.status_code == 200, found.text
+    assert found.json()["results"][0]["id"] == friday["id"]
+    assert tuesday["id"] != friday["id"]
 
 
 # ---- POST /memories, validation -----------------------------------------------------------------------------

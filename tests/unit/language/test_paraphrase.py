@@ -91,3 +91,21 @@ def test_the_held_out_pairs(embedder: LocalMiniLMEmbedder) -> None:
     positives = sum(p["same"] for p in held_out)
     assert tp / (tp + len(fp)) >= TEST_PRECISION_FLOOR, fp
     assert tp / positives >= TEST_RECALL_FLOOR
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "differ"),
+    [
+        ("Has a job interview on Tuesday 3 June 2025", "Has a job interview on Friday 6 June 2025", True),
+        ("Lives in Lisbon", "Lives in Porto", True),
+        ("Is vegetarian", "Is not vegetarian", True),
+        ("Is 34 years old", "Is 35 years old", True),
+        ("My sister lives in Porto", "Lives in Porto", True),
+        ("Likes jazz", "Enjoys jazz", False),  # another word, the same value: a repeat when this close
+        ("I moved to Lisbon in the spring of 2024", "Back in the spring of 2024, I moved to Lisbon", False),
+        ("Has 2 kids", "Has two kids", False),
+    ],
+)
+def test_differ_in_value_reads_the_value_guards_only(a: str, b: str, differ: bool) -> None:
+    assert ENGLISH.differ_in_value(a, b) is differ
+    assert ENGLISH.differ_in_value(b, a) is differ

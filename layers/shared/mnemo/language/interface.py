@@ -122,6 +122,11 @@ class ParaphraseGuards(Protocol):
         """Whether two statements this close in meaning state one fact (no guard of a differing value fires)."""
         ...
 
+    def differ_in_value(self, a: str, b: str) -> bool:
+        """Whether the texts name another value, however close in meaning: other numbers or dates, names,
+        negation, people, tense of a change, or roles. A near-duplicate that does is a change, not a repeat."""
+        ...
+
 
 class TimeWords(Protocol):
     def query_windows(self, query: str, reference: datetime) -> list[Window]:

@@ -164,6 +164,11 @@ class English:
 
         return paraphrase.same_fact(a, b, similarity)
 
+    def differ_in_value(self, a: str, b: str) -> bool:
+        from mnemo.language.en import paraphrase
+
+        return bool(paraphrase.guards_fired(a, b, paraphrase.VALUE_GUARDS))
+
     # time words of queries
     def query_windows(self, query: str, reference: datetime) -> list[Window]:
         from mnemo.language.en import time_words

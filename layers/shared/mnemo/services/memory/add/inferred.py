@@ -22,7 +22,7 @@ from mnemo.services.memory.add.grounding import grounded_sources
 from mnemo.services.memory.add.instructions import extraction_instructions
 from mnemo.services.memory.add.outdating import Outdating
 from mnemo.services.memory.add.pending import PendingAdd
-from mnemo.services.memory.add.statements import NEAR_DUPLICATE
+from mnemo.services.memory.add.statements import repeats
 from mnemo.services.memory.parts import MemoryParts
 from mnemo.services.memory.scoping import active_in
 
@@ -87,17 +87,18 @@ class InferredAdd:
         self, records: list[MemoryRecord], vectors: Vectors, scope: Scope
     ) -> tuple[list[MemoryRecord], Vectors, list[AddResult]]:
         """The new records that repeat neither an earlier one of the add nor an active memory of the scope (cosine
-        at or above NEAR_DUPLICATE, as on the extractor's path), with their embeddings; and the memories repeated,
+        `repeats`, as on the extractor's path), with their embeddings; and the memories repeated,
         answered as NONE."""
         scope_filter = active_in(scope)
         kept: list[int] = []
         repeated: dict[str, AddResult] = {}
         for i, vector in enumerate(vectors):
-            if any(float(vector @ vectors[k]) >= NEAR_DUPLICATE for k in kept):
+            text = records[i].text
+            if any(repeats(self._parts, text, records[k].text, float(vector @ vectors[k])) for k in kept):
                 continue
             nearest = self._parts.index.search(vector, "", scope_filter, 1)
             existing = self._parts.store.get(nearest[0].memory_id) if nearest else None
-            if existing is not None and nearest[0].semantic >= NEAR_DUPLICATE:
+            if existing is not None and repeats(self._parts, text, existing.text, nearest[0].semantic):
                 repeated.setdefault(existing.id, AddResult(existing, Event.NONE))
                 continue
             kept.append(i)

@@ -31,7 +31,7 @@ class StatementsAdd:
 
     def add(self, add: PendingAdd) -> list[AddResult]:
         """The statements stored; one that repeats another of this add, or an active memory of the scope
-        (cosine >= NEAR_DUPLICATE), is not stored again."""
+        (cosine >= NEAR_DUPLICATE, naming no other value: `repeats`), is not stored again."""
         statements, vectors = self._about_its_topics(add)
         if not statements:
             return []
@@ -62,15 +62,26 @@ class StatementsAdd:
         kept: list[MemoryRecord] = []
         kept_vectors: list[Vectors] = []
         for statement, vector in zip(statements, vectors, strict=True):
-            if self._repeats(vector, kept_vectors, scope_filter):
+            earlier = [(r.text, v) for r, v in zip(kept, kept_vectors, strict=True)]
+            if self._repeats(statement.text, vector, earlier, scope_filter):
                 continue
             sources = tuple(source_of(messages[c.message_index], c) for c in statement.cited)
             kept.append(add.record(statement.text, sources=sources, attributed_to="user"))
             kept_vectors.append(vector)
         return kept, kept_vectors
 
-    def _repeats(self, vector: Vectors, kept: list[Vectors], scope_filter: f.Expr) -> bool:
-        if any(float(vector @ other) >= NEAR_DUPLICATE for other in kept):
+    def _repeats(self, text: str, vector: Vectors, earlier: list[tuple[str, Vectors]], scope_filter: f.Expr) -> bool:
+        if any(repeats(self._parts, text, other, float(vector @ v)) for other, v in earlier):
             return True
         nearest = self._parts.index.search(vector, "", scope_filter, 1)
-        return bool(nearest) and nearest[0].semantic >= NEAR_DUPLICATE
+        if not nearest or nearest[0].semantic < NEAR_DUPLICATE:
+            return False
+        existing = self._parts.store.get(nearest[0].memory_id)
+        return existing is not None and repeats(self._parts, text, existing.text, nearest[0].semantic)
+
+
+def repeats(parts: MemoryParts, text: str, other: str, similarity: float) -> bool:
+    """Whether a new statement repeats an earlier one: this close in meaning (NEAR_DUPLICATE) and naming no other
+    value (a rescheduled day, another city, a negation: the language pack's `differ_in_value`), which would make
+    it a change the current fact must win, not a repeat to drop."""
+    return similarity >= NEAR_DUPLICATE and not parts.language.differ_in_value(text, other)
