@@ -79,23 +79,26 @@ def test_llm_answers_that_cannot_be_read_leave_the_add_to_the_extractor(server: 
     assert [m["memory"] for m in client.get_all(filters={"user_id": "alice"})["results"]] == ["I live in Oslo."]
 
 
-def test_the_deployments_instructions_reach_only_projects_without_their_own_settings(
+def test_the_deployments_instructions_reach_every_project_without_instructions_of_its_own(
     server: Server, llm: OpenAIServer
 ) -> None:
-    """The instructions configured for the deployment (POST /configure) stand in for a project's own, unless the
-    project files memories under custom categories: then its own instructions (or none) are the extraction's."""
+    """The instructions configured for the deployment (POST /configure) stand in for a project's own, whether or not
+    the project files memories under custom categories (the categories reach the filing, not the extraction); a
+    project's own instructions replace them."""
     server.container.configuration.update({"custom_instructions": "Remember only what the operator wants."})
     try:
-        filed, plain = new_tenant(server), new_tenant(server)
+        filed, plain, own = new_tenant(server), new_tenant(server), new_tenant(server)
         MemoryClient(api_key=filed.key, host=server.url).project.update(
             custom_categories=[{"cuisine": "dishes and restaurants"}]
         )
-        for tenant, operators in ((filed, False), (plain, True)):
+        MemoryClient(api_key=own.key, host=server.url).project.update(custom_instructions="Keep only food.")
+        for tenant, operators in ((filed, True), (plain, True), (own, False)):
             llm.reply_json({"facts": []})
             queued = MemoryClient(api_key=tenant.key, host=server.url).add("I had paella.", user_id="alice")
             assert wait_for_event(server, tenant, queued["event_id"])["status"] == "SUCCEEDED"
             prompt = extraction_prompt(llm)
             assert ("Remember only what the operator wants." in prompt) is operators
+            assert ("Keep only food." in prompt) is not operators
             assert "cuisine" not in prompt
     finally:
         server.container.configuration.update({"custom_instructions": None})

@@ -3,6 +3,8 @@ through without an LLM (services/memory/add/topics.py)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from mnemo.services.commands import AddCommand, Message
@@ -33,8 +35,18 @@ def test_the_adds_own_instructions_else_the_configured_ones() -> None:
 def test_custom_categories_are_listed_unless_the_policy_files_the_memories() -> None:
     command = AddCommand(SAID, ALICE, custom_categories=(("food", "what one eats"),))
     listed = extraction_instructions(command, AddPolicy(), CONFIGURED)
-    assert listed is not None and "food" in listed and "Keep names." not in listed
-    assert extraction_instructions(command, AddPolicy(categorize=True), CONFIGURED) is None
+    assert listed is not None and "food" in listed and listed.startswith("Keep names.")
+    assert extraction_instructions(command, AddPolicy(categorize=True), CONFIGURED) == "Keep names."
+
+
+def test_custom_categories_do_not_change_whose_instructions_apply() -> None:
+    categorized = AddCommand(SAID, ALICE, custom_categories=(("food", "what one eats"),))
+    filed = AddPolicy(categorize=True)
+    assert extraction_instructions(categorized, filed, CONFIGURED) == extraction_instructions(
+        AddCommand(SAID, ALICE), filed, CONFIGURED
+    )
+    own = replace(categorized, instructions="Only food.")
+    assert extraction_instructions(own, filed, CONFIGURED) == "Only food."
 
 
 def test_without_topics_every_statement_is_wanted(ns: Namespace) -> None:

@@ -10,14 +10,13 @@ from mnemo.services.providers import ActiveProviders
 
 
 def extraction_instructions(command: AddCommand, policy: AddPolicy, providers: ActiveProviders) -> str | None:
-    """The extraction's instructions: the add's own, else the configured ones; an add with custom categories
-    (a platform project's) uses its own only, followed by its categories unless the policy files memories under
-    them (then the categories are for filing, which is done after the extraction, and the extraction is not told)."""
-    if command.custom_categories and policy.categorize:
-        return with_topics(command.instructions, command)
-    if command.custom_categories:
-        return with_topics(with_categories(command.instructions, command.custom_categories), command)
-    return with_topics(command.instructions or providers.get().custom_instructions, command)
+    """The extraction's instructions: the add's own (a platform add carries its project's), else the configured
+    ones, whether or not the add has custom categories. The categories follow them unless the policy files memories
+    under them (then they are for filing, which is done after the extraction, and the extraction is not told)."""
+    instructions = command.instructions or providers.get().custom_instructions
+    if command.custom_categories and not policy.categorize:
+        instructions = with_categories(instructions, command.custom_categories)
+    return with_topics(instructions, command)
 
 
 def with_topics(instructions: str | None, command: AddCommand) -> str | None:
