@@ -17,6 +17,7 @@ from typing import Any
 from bench.memory_quality.report import cell, number, path
 
 RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results"
+SURFACE_ORDER = ("selfhosted", "platform")  # a split's LLM columns in this order, whichever surface ran first
 SPLITS = ("blind4", "blind3", "blind2", "holdout", "blind", "dev", "eval")
 
 Figures = dict[str, Any]
@@ -54,7 +55,8 @@ def columns(split: str, results: Path = RESULTS) -> list[tuple[str, Figures | No
     llm = _surfaces(record_path(split, "llm", results))
     mem0 = _surfaces(record_path(split, "mem0", results))
     out: list[tuple[str, Figures | None]] = [("mnemo, no LLM", plain.get("selfhosted"))]
-    out += [(f"mnemo {name}, LLM", figures) for name, figures in llm.items()] or [("mnemo, LLM", None)]
+    ordered = sorted(llm.items(), key=lambda item: SURFACE_ORDER.index(item[0]) if item[0] in SURFACE_ORDER else 99)
+    out += [(f"mnemo {name}, LLM", figures) for name, figures in ordered] or [("mnemo, LLM", None)]
     out.append(("mem0, LLM", mem0.get("mem0")))
     return out
 

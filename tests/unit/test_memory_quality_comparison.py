@@ -68,3 +68,13 @@ def test_the_eval_split_without_an_llm_is_the_historic_record() -> None:
     assert record_path("eval", "").name == "memory_quality.json"
     assert record_path("eval", "llm").name == "memory_quality_llm-eval.json"
     assert record_path("dev", "").name == "memory_quality-dev.json"
+
+
+def test_the_self_hosted_column_comes_before_the_platform_whichever_ran_first(tmp_path: Path) -> None:
+    write(tmp_path, "blind3", "", {"selfhosted": surface(0.04, 0.9, None)})
+    write(tmp_path, "blind3", "llm", {"platform": surface(0.2, 0.6, 1.5), "selfhosted": surface(0.1, 0.8, 1.5)})
+
+    table = markdown(["blind3"], tmp_path)
+
+    assert table[0] == "| blind3 | mnemo, no LLM | mnemo selfhosted, LLM | mnemo platform, LLM | mem0, LLM |"
+    assert "| junk | 4% | 10% | 20% | – |" in table
