@@ -1,6 +1,6 @@
 """`python -m bench.memory_quality [--surface selfhosted|platform|both|mem0]
 [--split eval|tune|dev|holdout|blind|blind2|blind3|blind4] [--json] [--out PATH] [--no-erasure] [--locomo]
-[--llm local | --llm-base-url URL [--llm-model NAME]]`: the
+[--llm local | --llm-base-url URL [--llm-model NAME]] [--rules-beside]`: the
 memory-quality evaluation on the embedded default (no LLM), or with an LLM.
 
 Prints a table of every figure beside its target (and, with --json, the whole record), and writes it with the
@@ -11,7 +11,9 @@ With an LLM (--llm local: the benchmarks' local model, bench/llm_local, started 
 OpenAI-compatible --llm-base-url), mnemo's surfaces use its `openai` provider there and each add's LLM calls, tokens,
 seconds and fallbacks are recorded, in bench/results/memory_quality_llm-<split>.json (the surfaces of an earlier run
 of the split are kept beside the new ones). `--surface mem0` runs mem0 2.2.1 (`Memory.add(..., infer=True)`, in the
-peer venv of bench/peer/setup_mem0_venv.sh) against the same endpoint instead: memory_quality_mem0-<split>.json."""
+peer venv of bench/peer/setup_mem0_venv.sh) against the same endpoint instead: memory_quality_mem0-<split>.json.
+`--rules-beside` runs mnemo with MNEMO_LLM_RULES_BESIDE on (the extractor's statements the LLM's answer left out
+stored beside it): memory_quality_llm-rules-<split>.json."""
 
 from __future__ import annotations
 
@@ -51,7 +53,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
     llm.add_argument("--llm", choices=["local"], help="The local model of bench/llm_local (started if need be).")
     llm.add_argument("--llm-base-url", help="An OpenAI-compatible endpoint (http://host:port/v1).")
     parser.add_argument("--llm-model", default=None, help="The model to ask for at --llm-base-url.")
+    parser.add_argument(
+        "--rules-beside",
+        action="store_true",
+        help="With an LLM: store the extractor's statements its answer left out beside it (llm_rules_beside).",
+    )
     args = parser.parse_args(argv)
+    if args.rules_beside and (args.surface == "mem0" or not (args.llm or args.llm_base_url)):
+        parser.error("--rules-beside is an option of mnemo's LLM path: name an LLM and a mnemo surface")
     if args.surface == "mem0" and not (args.llm or args.llm_base_url):
         parser.error("--surface mem0 needs an LLM: --llm local or --llm-base-url URL")
     return args
@@ -65,11 +74,13 @@ def evaluate(args: argparse.Namespace, endpoint: Endpoint | None) -> dict[str, o
 def with_llm(args: argparse.Namespace) -> dict[str, object]:
     """The run with its LLM: the local model (started for the run unless one serves already) or the given URL."""
     if args.llm_base_url:
-        return evaluate(args, Endpoint(args.llm_base_url, args.llm_model or "default"))
+        return evaluate(args, Endpoint(args.llm_base_url, args.llm_model or "default", rules_beside=args.rules_beside))
     from bench.llm_local.process import LocalLLM
 
     with LocalLLM() as server:
-        return evaluate(args, Endpoint(server.base_url, args.llm_model or server.model_id))
+        return evaluate(
+            args, Endpoint(server.base_url, args.llm_model or server.model_id, rules_beside=args.rules_beside)
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     split = args.split if args.users is None else f"{args.split}-users{args.users}"
     if llm:
-        name = record_name(split, "mem0" if args.surface == "mem0" else "llm")
+        name = record_name(split, "mem0" if args.surface == "mem0" else "llm-rules" if args.rules_beside else "llm")
         record(name, merged(RESULTS / f"{name}.json", figures))
     else:
         record("memory_quality" if split == "eval" else f"memory_quality-{split}", figures)

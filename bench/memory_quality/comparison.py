@@ -1,6 +1,7 @@
 """mnemo without an LLM, mnemo with one and mem0 with the same one, side by side on each split: the table of
 bench/README.md, read from the recorded runs (bench/results/memory_quality-<split>.json,
-memory_quality_llm-<split>.json, memory_quality_mem0-<split>.json).
+memory_quality_llm-<split>.json, memory_quality_mem0-<split>.json; memory_quality_llm-rules-<split>.json, mnemo with
+the rules' statements beside the LLM's, is a column of its own where it was run).
 
 `python -m bench.memory_quality.comparison [SPLIT ...]` prints it (every split recorded with mem0, by default).
 A split missing one of the records shows "–" in that column.
@@ -37,7 +38,7 @@ ROWS: tuple[tuple[str, Callable[[Figures], Any]], ...] = (
 
 
 def record_path(split: str, kind: str, results: Path = RESULTS) -> Path:
-    """kind: "" (no LLM), "llm" (mnemo with the LLM) or "mem0"."""
+    """kind: "" (no LLM), "llm" (mnemo with the LLM), "llm-rules" (with the rules' statements beside) or "mem0"."""
     name = f"memory_quality-{split}" if not kind else f"memory_quality_{kind}-{split}"
     return results / ("memory_quality.json" if not kind and split == "eval" else f"{name}.json")
 
@@ -53,10 +54,12 @@ def columns(split: str, results: Path = RESULTS) -> list[tuple[str, Figures | No
     """The columns of one split: mnemo self-hosted without an LLM, mnemo with it (each surface run), mem0."""
     plain = _surfaces(record_path(split, "", results))
     llm = _surfaces(record_path(split, "llm", results))
+    rules = _surfaces(record_path(split, "llm-rules", results))
     mem0 = _surfaces(record_path(split, "mem0", results))
     out: list[tuple[str, Figures | None]] = [("mnemo, no LLM", plain.get("selfhosted"))]
     ordered = sorted(llm.items(), key=lambda item: SURFACE_ORDER.index(item[0]) if item[0] in SURFACE_ORDER else 99)
     out += [(f"mnemo {name}, LLM", figures) for name, figures in ordered] or [("mnemo, LLM", None)]
+    out += [(f"mnemo {name}, LLM + rules beside", figures) for name, figures in rules.items()]
     out.append(("mem0, LLM", mem0.get("mem0")))
     return out
 

@@ -237,7 +237,13 @@ def evaluate(
     started = time.perf_counter()
     with (
         tempfile.TemporaryDirectory(prefix=f"mnemo-quality-{name}-") as root,
-        open_surface(name, Path(root) / "data", embedder, llm.mnemo_config() if llm else None) as surface,
+        open_surface(
+            name,
+            Path(root) / "data",
+            embedder,
+            llm.mnemo_config() if llm else None,
+            rules_beside=bool(llm and llm.rules_beside),
+        ) as surface,
     ):
         observed = observe(surface, dataset)
     figures = score(dataset, observed, started)

@@ -21,7 +21,7 @@ from typing import Any, Literal
 # A local model on a shared CPU queues its calls one at a time: an attempt's timeout must cover the wait behind the
 # others as well as its own call, and a retry would only queue a second copy of the same prompt.
 LOCAL_TIMEOUT = 2400.0
-System = Literal["llm", "mem0"]
+System = Literal["llm", "llm-rules", "mem0"]
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ class Endpoint:
     base_url: str
     model: str
     timeout: float = LOCAL_TIMEOUT
+    rules_beside: bool = False  # mnemo's llm_rules_beside: the extractor's statements the answer left out kept too
 
     def mnemo_config(self) -> dict[str, Any]:
         """The `llm` section of mnemo's configuration: the `openai` provider at this endpoint, asking for JSON by a
@@ -49,7 +50,8 @@ class Endpoint:
         }
 
     def describe(self) -> dict[str, Any]:
-        return {"base_url": self.base_url, "model": self.model, "timeout": self.timeout}
+        described = {"base_url": self.base_url, "model": self.model, "timeout": self.timeout}
+        return {**described, "rules_beside": True} if self.rules_beside else described
 
 
 @dataclass(frozen=True)

@@ -58,9 +58,10 @@ class SharedModel(ProviderRegistry):
         return super().build_embedder(provider, config)
 
 
-def serve_settings(data_dir: Path, llm: dict[str, Any] | None = None) -> Settings:
+def serve_settings(data_dir: Path, llm: dict[str, Any] | None = None, *, rules_beside: bool = False) -> Settings:
     """What `mnemo serve` runs on by default, whatever the environment says: the embedded backend, the local
-    embedder, authentication on, and no LLM (or the `llm` section given: `{"provider", "config"}`)."""
+    embedder, authentication on, and no LLM (or the `llm` section given: `{"provider", "config"}`, with the
+    extractor's statements its answer left out kept beside it when `rules_beside`)."""
     return Settings(
         data_dir=data_dir,
         backend="local",
@@ -68,6 +69,7 @@ def serve_settings(data_dir: Path, llm: dict[str, Any] | None = None) -> Setting
         embedder_config={},
         llm_provider=llm["provider"] if llm else None,
         llm_config=dict(llm["config"]) if llm else {},
+        llm_rules_beside=rules_beside,
         auth_disabled=False,
         jwt_secret=SecretStr("memory-quality-evaluation-" + "x" * 32),
         # A run with a local LLM outlasts the default 30 minutes of the admin's one access token.
@@ -250,12 +252,17 @@ def register_admin(client: TestClient) -> dict[str, str]:
 
 @contextmanager
 def open_surface(
-    name: SurfaceName, data_dir: Path, embedder: Embedder, llm: dict[str, Any] | None = None
+    name: SurfaceName,
+    data_dir: Path,
+    embedder: Embedder,
+    llm: dict[str, Any] | None = None,
+    *,
+    rules_beside: bool = False,
 ) -> Iterator[Surface]:
     """One surface of a fresh deployment on `data_dir` (with the `llm` section given, else none), closed (the
     container too) on the way out."""
     with ExitStack() as stack:
-        container = build_container(serve_settings(data_dir, llm), SharedModel(embedder))
+        container = build_container(serve_settings(data_dir, llm, rules_beside=rules_beside), SharedModel(embedder))
         stack.callback(container.close)
         client = stack.enter_context(TestClient(create_app(container)))
         if (container.configuration.providers.get().llm is not None) != (llm is not None):

@@ -680,3 +680,29 @@ def test_configure_rejects_bad_retry_settings(api: TestClient, kind: str, config
     assert response.status_code == 400, response.text
     assert named in response.json()["detail"]
     assert api.get("/configure").json() == before
+
+
+def test_with_llm_rules_beside_the_statements_the_llm_left_out_are_stored_too(
+    tmp_path: Path, llm_server: OpenAIServer, registry: CachedModelRegistry
+) -> None:
+    """MNEMO_LLM_RULES_BESIDE: a small model misses facts; the extractor's statements of the sentences none of the
+    model's facts cites are stored beside them, each citing its sentence."""
+    settings = Settings(
+        data_dir=tmp_path / "beside",
+        auth_disabled=True,
+        llm_provider="openai",
+        llm_config={"base_url": llm_server.base_url, "api_key": "sk-test", "model": "test-model"},
+        llm_rules_beside=True,
+    )
+    container = build_container(settings, registry)
+    try:
+        with TestClient(create_app(container)) as client:
+            llm_server.reply_json({"facts": [{"text": "Lives in Lisbon", "sources": [0]}]})
+            results = added(client, "I live in Lisbon. My sister Ana is a nurse in Porto.")
+        assert [(r["memory"], r["event"]) for r in results] == [
+            ("Lives in Lisbon", "ADD"),
+            ("My sister Ana is a nurse in Porto.", "ADD"),
+        ]
+        assert len(llm_server.chat_requests) == 1  # the extraction only: the statements cost no call
+    finally:
+        container.close()

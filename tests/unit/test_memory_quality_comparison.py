@@ -78,3 +78,18 @@ def test_the_self_hosted_column_comes_before_the_platform_whichever_ran_first(tm
 
     assert table[0] == "| blind3 | mnemo, no LLM | mnemo selfhosted, LLM | mnemo platform, LLM | mem0, LLM |"
     assert "| junk | 4% | 10% | 20% | – |" in table
+
+
+def test_a_run_with_the_rules_beside_the_llm_is_a_column_of_its_own(tmp_path: Path) -> None:
+    write(tmp_path, "blind", "", {"selfhosted": surface(0.04, 0.9, None)})
+    write(tmp_path, "blind", "llm", {"selfhosted": surface(0.1, 0.5, 1.5, input_tokens=1000)})
+    write(tmp_path, "blind", "llm-rules", {"selfhosted": surface(0.1, 0.8, 1.5, input_tokens=1100)})
+    write(tmp_path, "blind", "mem0", {"mem0": surface(0.3, 0.6, 1.0, input_tokens=10000)})
+
+    table = markdown(["blind"], tmp_path)
+
+    assert table[0] == (
+        "| blind | mnemo, no LLM | mnemo selfhosted, LLM | mnemo selfhosted, LLM + rules beside | mem0, LLM |"
+    )
+    assert "| gold facts stored | 90% | 50% | 80% | 60% |" in table
+    assert table[-1] == "| input tokens, mnemo / mem0 |  | 0.10 | 0.11 |  |"

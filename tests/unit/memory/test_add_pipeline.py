@@ -19,6 +19,7 @@ from mnemo.services.memory.add.inserting import Inserting
 from mnemo.services.memory.add.merging import Merging
 from mnemo.services.memory.add.pipeline import AddPipeline
 from mnemo.services.memory.erase import Erasing
+from mnemo.services.memory.policy import AddPolicy
 from tests.unit.memory.fakes import ALICE, Namespace, ScriptedLLM
 
 SAID = [Message("user", "I live in Paris. I love hiking in the Alps.")]
@@ -78,6 +79,36 @@ def test_a_first_add_asks_for_its_facts_only(make_namespace: Any) -> None:
     # Then the one call is the extraction's, and its fact is added
     assert [(r.record.text, r.event) for r in results] == [("Lives in Paris", Event.ADD)]
     assert meter.usage == LLMUsage(1, 10, 5)
+
+
+def test_the_rules_statements_the_llm_left_out_are_stored_beside_its_facts_when_asked(make_namespace: Any) -> None:
+    # Given an LLM that extracts one of the two facts said
+    def leaving_one_out() -> ScriptedLLM:
+        return ScriptedLLM({"facts": [{"text": "Lives in Paris", "sources": [0]}]})
+
+    plain = make_namespace(llm=leaving_one_out())
+    beside = make_namespace(llm=leaving_one_out(), policy=AddPolicy(rules_beside_llm=True))
+
+    # Then by default only its fact is stored; with rules_beside_llm, the statement of the sentence none of its
+    # facts cites is stored too, citing that sentence, and the sentence its fact came from is not stored twice
+    assert [r.record.text for r in add(plain, AddCommand(SAID, ALICE))] == ["Lives in Paris"]
+    results = add(beside, AddCommand(SAID, ALICE))
+    assert [(r.record.text, r.event) for r in results] == [
+        ("Lives in Paris", Event.ADD),
+        ("I love hiking in the Alps.", Event.ADD),
+    ]
+    (source,) = results[1].record.sources
+    assert (source.index, source.content) == (0, "I love hiking in the Alps.")
+
+
+def test_a_statement_the_llm_said_in_other_words_is_not_stored_beside_it(make_namespace: Any) -> None:
+    # Given an LLM whose fact cites the whole message but says what one sentence says
+    llm = ScriptedLLM({"facts": [{"text": "I love hiking in the Alps", "sources": [0]}]})
+    ns = make_namespace(llm=llm, policy=AddPolicy(rules_beside_llm=True))
+
+    results = add(ns, AddCommand(SAID, ALICE))
+
+    assert [r.record.text for r in results] == ["I love hiking in the Alps", "I live in Paris."]
 
 
 def test_a_procedural_add_is_summarised_by_the_llm(make_namespace: Any) -> None:

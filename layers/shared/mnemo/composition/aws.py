@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from mnemo.adapters.registry import ProviderRegistry
 from mnemo.composition.auth import AccountStores
 from mnemo.composition.container_type import Container
-from mnemo.composition.shared import core_services, ranking_weights, reembed_everything, reranker
+from mnemo.composition.shared import add_policy, core_services, ranking_weights, reembed_everything, reranker
 from mnemo.errors import ConfigurationError
 from mnemo.language.en import english
 from mnemo.ports.memory_index import MemoryIndex
@@ -61,7 +61,12 @@ def build_aws(
     )
     storage = NamespaceStorage(aws.store, index if index is not None else aws.index)
     memory_service = open_memory_service(
-        storage, configured.providers, ranking_weights(settings), reranker=reranker(settings), language=english()
+        storage,
+        configured.providers,
+        ranking_weights(settings),
+        policy=add_policy(settings),
+        reranker=reranker(settings),
+        language=english(),
     )
     stores = AccountStores(
         DynamoUserStore(dynamodb, settings.accounts_table),

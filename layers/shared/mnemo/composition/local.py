@@ -31,7 +31,14 @@ from mnemo.composition.auth import AccountStores
 from mnemo.composition.container_type import Container
 from mnemo.composition.platform import PlatformQueues, PlatformStores, build_platform, webhook_sender
 from mnemo.composition.secret_box import local_secret_box
-from mnemo.composition.shared import core_services, index_tuning, ranking_weights, reembed_everything, reranker
+from mnemo.composition.shared import (
+    add_policy,
+    core_services,
+    index_tuning,
+    ranking_weights,
+    reembed_everything,
+    reranker,
+)
 from mnemo.language.en import english
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import SETTINGS_KEY, ConfigurationService, ConfiguredProviders
@@ -74,7 +81,12 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
         changed_elsewhere=changed_elsewhere,
     )
     memory_service = open_memory_service(
-        storage, configured.providers, ranking_weights(settings), reranker=reranker(settings), language=english()
+        storage,
+        configured.providers,
+        ranking_weights(settings),
+        policy=add_policy(settings),
+        reranker=reranker(settings),
+        language=english(),
     )
     stores = AccountStores(SqliteUserStore(database), SqliteApiKeyStore(database), SqliteRefreshTokenStore(database))
     request_log = RequestLogService(SqliteRequestLogStore(database), settings.request_log_retention_days)

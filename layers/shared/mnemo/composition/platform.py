@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mnemo.adapters.crypto.argon2_passwords import Argon2PasswordHasher
 from mnemo.composition.lazy_sender import LazyWebhookSender
-from mnemo.composition.shared import decay_settings, ranking_weights, reranker
+from mnemo.composition.shared import add_policy, decay_settings, ranking_weights, reranker
 from mnemo.language.en import english
 from mnemo.language.en.profile_values import EnglishProfileValues
 from mnemo.ports.console_account_store import ConsoleAccountStore
@@ -23,7 +23,7 @@ from mnemo.ports.profile_tasks import ProfileTaskQueue
 from mnemo.ports.reflection_store import ReflectionStore
 from mnemo.ports.tenancy_store import DirectoryStore, TenancyStore
 from mnemo.ports.webhook_store import WebhookStore
-from mnemo.services.namespace_memory import NamespaceMemoryServices
+from mnemo.services.namespace_memory import PLATFORM_POLICY, NamespaceMemoryServices
 from mnemo.services.platform.console_accounts.policy import ConsolePolicy
 from mnemo.services.platform.console_accounts.service import ConsoleAccounts
 from mnemo.services.platform.dream.runs import DreamJobs, DreamPolicy
@@ -94,6 +94,7 @@ def build_platform(
         providers,
         ranking_weights(settings),
         reranker=reranker(settings),
+        policy=add_policy(settings, PLATFORM_POLICY),
         on_erased=erasure.erased,
         language=english(),
     )

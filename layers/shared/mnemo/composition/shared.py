@@ -4,6 +4,7 @@ stores each backend chose."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mnemo.composition.auth import AccountStores, build_auth
@@ -11,6 +12,7 @@ from mnemo.ports.reranker import Reranker
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.decay import DecaySettings
 from mnemo.services.memory import MemoryService
+from mnemo.services.memory.policy import AddPolicy
 from mnemo.services.memory.search.fuse import RankingWeights
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
@@ -33,6 +35,11 @@ def index_tuning(settings: Settings) -> IndexTuning:
         ann_nprobe=settings.index_ann_nprobe,
         keyword_term_cap=settings.index_keyword_term_cap,
     )
+
+
+def add_policy(settings: Settings, base: AddPolicy | None = None) -> AddPolicy:
+    """What an add does beyond storing, on one surface (`base`: the platform's; the self-hosted default without)."""
+    return replace(base or AddPolicy(), rules_beside_llm=settings.llm_rules_beside)
 
 
 def ranking_weights(settings: Settings) -> RankingWeights:

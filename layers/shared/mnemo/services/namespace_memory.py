@@ -62,14 +62,16 @@ class NamespaceMemoryServices:
         on_erased: Callable[[str, Erasure, Sequence[MemoryRecord]], None] | None = None,
         *,
         language: Language,
+        policy: AddPolicy = PLATFORM_POLICY,
     ) -> None:
         """`access_buffer`: where the accesses a decayed search records wait to be written to their namespace's
         access log (a new one, written only by `flush`, when none is given). `on_erased` is told of each delete in
         a namespace (the platform scrubs the project's records of what it erased). `language`: the language pack
-        every namespace's service reads with."""
+        every namespace's service reads with. `policy`: what every namespace's add does beyond storing."""
         self._namespaces = namespaces
         self._providers = providers
         self._language = language
+        self._policy = policy
         self._weights = weights
         self._reranker = reranker
         self.access_buffer = access_buffer or AccessBuffer()
@@ -89,7 +91,7 @@ class NamespaceMemoryServices:
                     self._providers,
                     self._weights,
                     name=f"namespace {namespace}",
-                    policy=PLATFORM_POLICY,
+                    policy=self._policy,
                     accesses=accesses,
                     reranker=self._reranker,
                     language=self._language,

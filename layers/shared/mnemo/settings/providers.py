@@ -36,6 +36,12 @@ class ProviderSettings(BaseSettings):
     llm_extra_config: dict[str, Any] = Field(
         default_factory=dict, description="Merged over llm_config (the template's LlmExtraConfig)."
     )
+    llm_rules_beside: bool = Field(
+        default=False,
+        description="With an LLM, also store the deterministic extractor's statements its answer left out (none of "
+        "the add's memories cites their sentence or says them in other words). For small local models, which miss "
+        "facts; a capable model's answer is better alone.",
+    )
 
     semantic_weight: float = Field(
         default=0.5, description="The weight of the semantic (cosine) score in the hybrid search's fused score."

@@ -1,7 +1,8 @@
 """One add, from its command to its results: checked, its metadata without identity fields, its categories decided
 (pending.py), then one of four paths — a procedural summary (procedural.py), verbatim (verbatim.py), the statements
 of the extractor when there is no LLM (statements.py), or the LLM's facts and decisions (inferred.py) — with the
-extractor's statements instead when the LLM's answer cannot be used (fallback.py), said on the add's meter."""
+extractor's statements instead when the LLM's answer cannot be used (fallback.py), said on the add's meter, and
+beside it when the policy asks for the statements its answer left out (`rules_beside_llm`)."""
 
 from __future__ import annotations
 
@@ -54,7 +55,10 @@ class AddPipeline:
         if llm is None:
             return self._statements.add(add)
         try:
-            return self._inferred.add(add, llm)
+            answered = self._inferred.add(add, llm)
+            if self._parts.policy.rules_beside_llm:
+                answered += self._statements.add_beside(add, answered)
+            return answered
         except UnusableAnswerError as gave_up:
             # The LLM gave no answer to use; it wrote nothing yet, so the add is the rule-based extractor's rather
             # than lost, and says so.

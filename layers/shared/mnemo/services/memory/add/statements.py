@@ -20,6 +20,7 @@ from mnemo.services.memory.parts import MemoryParts
 from mnemo.services.memory.scoping import active_in
 
 NEAR_DUPLICATE = 0.9  # cosine at or above which a heuristic statement repeats an existing memory
+COVERED = 0.7  # cosine at or above which a memory of the LLM's answer says what a statement says
 
 
 class StatementsAdd:
@@ -33,6 +34,25 @@ class StatementsAdd:
         """The statements stored; one that repeats another of this add, or an active memory of the scope
         (cosine >= NEAR_DUPLICATE, naming no other value: `repeats`), is not stored again."""
         statements, vectors = self._about_its_topics(add)
+        return self._store(add, statements, vectors)
+
+    def add_beside(self, add: PendingAdd, answered: list[AddResult]) -> list[AddResult]:
+        """The statements an LLM's answer left out, stored beside it: those whose sentence none of the `answered`
+        memories cites and that none of them says in other words (cosine below COVERED)."""
+        statements, vectors = self._about_its_topics(add)
+        if not statements:
+            return []
+        records = [r.record for r in answered]
+        cited = [(s.index, s.span) for r in records for s in r.sources if s.span is not None and s.role == "user"]
+        said = self._parts.embed([r.text for r in records]) if records else None
+        left_out = [
+            i
+            for i, statement in enumerate(statements)
+            if not _cites_one_of(statement, cited) and (said is None or float((said @ vectors[i]).max()) < COVERED)
+        ]
+        return self._store(add, [statements[i] for i in left_out], vectors[left_out])
+
+    def _store(self, add: PendingAdd, statements: list[Statement], vectors: Vectors) -> list[AddResult]:
         if not statements:
             return []
         kept, kept_vectors = self._new_statements(statements, vectors, add)
@@ -85,3 +105,9 @@ def repeats(parts: MemoryParts, text: str, other: str, similarity: float) -> boo
     value (a rescheduled day, another city, a negation: the language pack's `differ_in_value`), which would make
     it a change the current fact must win, not a repeat to drop."""
     return similarity >= NEAR_DUPLICATE and not parts.language.differ_in_value(text, other)
+
+
+def _cites_one_of(statement: Statement, cited: list[tuple[int, tuple[int, int]]]) -> bool:
+    """Whether the user's sentence the statement came from overlaps a sentence an answered memory cites."""
+    own = statement.cited[-1]
+    return any(index == own.message_index and span[0] < own.end and own.start < span[1] for index, span in cited)
