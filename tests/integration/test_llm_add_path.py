@@ -706,3 +706,34 @@ def test_with_llm_rules_beside_the_statements_the_llm_left_out_are_stored_too(
         assert len(llm_server.chat_requests) == 1  # the extraction only: the statements cost no call
     finally:
         container.close()
+
+
+@pytest.mark.parametrize("beside", [True, False])
+def test_with_llm_rules_beside_the_users_own_words_outdate_what_the_models_fact_replaces(
+    tmp_path: Path, llm_server: OpenAIServer, registry: CachedModelRegistry, beside: bool
+) -> None:
+    """The model's fact says no change ("Smoking: none"); the sentence it came from does ("I quit smoking last
+    month"): with llm_rules_beside the change rule reads the sentence, and the older memory is outdated, replaced by
+    the model's fact."""
+    settings = Settings(
+        data_dir=tmp_path / "words",
+        auth_disabled=True,
+        llm_provider="openai",
+        llm_config={"base_url": llm_server.base_url, "api_key": "sk-test", "model": "test-model"},
+        llm_rules_beside=beside,
+    )
+    container = build_container(settings, registry)
+    try:
+        with TestClient(create_app(container)) as client:
+            llm_server.reply_json({"facts": [{"text": "Smokes a pack a day", "sources": [0]}]})
+            (old,) = added(client, "I smoke a pack a day.")
+            llm_server.reply_json({"facts": [{"text": "Smoking: none", "sources": [0]}]})
+            llm_server.reply_json({"memory": []})
+            new, *beside_it = added(client, "I quit smoking last month.")
+        assert beside_it == []  # the sentence the model's fact came from is not stored again
+        store = container.memory_service.store
+        outdated = store.get(old["id"])
+        assert outdated is not None and new["memory"] == "Smoking: none"
+        assert (outdated.state.value, outdated.replaced_by) == (("outdated", new["id"]) if beside else ("active", None))
+    finally:
+        container.close()

@@ -6,6 +6,7 @@ life that hold one state at a time); this module is the one place the add path a
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from mnemo.domain.memory import Event, HistoryEntry, LifecycleState, MemoryRecord, Scope
 from mnemo.language import ClaimReading
@@ -39,6 +40,29 @@ class Outdating:
                 hits.update({r.id: float(v @ vector) for r, v in added[:k]})
                 hits.pop(record.id, None)
                 self._settle(record.id, hits)
+
+    def outdate_in_its_words(self, said: list[tuple[MemoryRecord, str, Vectors]], scope: Scope) -> None:
+        """An active memory that the user's own words behind a new memory (its record, the extractor's statement of
+        the sentence it came from, the statement's embedding) make out of date is kept as OUTDATED, replaced by the
+        new memory: the change rule reads what the user said, which a model's rewording may hide ("Quit the band"
+        from "I left Ztracený Kompas last month"). Only memories older than the new one are outdated."""
+        scope_filter = active_in(scope)
+        with self._parts.write_lock:
+            for record, text, vector in said:
+                hits = {
+                    h.memory_id: h.semantic
+                    for h in self._parts.index.search(vector, text, scope_filter, OUTDATE_CANDIDATES)
+                }
+                hits.pop(record.id, None)
+                in_words = replace(record, text=text)
+                for other in self._parts.store.get_many(list(hits)).values():
+                    current = self._parts.store.get(record.id)
+                    if current is None or current.state is not LifecycleState.ACTIVE:
+                        break
+                    older = other.state is LifecycleState.ACTIVE and other.created_at < current.created_at
+                    closeness = self._closeness(text, other.text, hits[other.id])
+                    if older and not other.immutable and replaces(self._parts.language, in_words, other, closeness):
+                        self._outdate(other, current)
 
     def _settle(self, memory_id: str, hits: dict[str, float]) -> None:
         """Compare the new memory with each candidate (id -> cosine), as both are now, and outdate the older of

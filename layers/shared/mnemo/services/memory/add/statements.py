@@ -38,18 +38,23 @@ class StatementsAdd:
 
     def add_beside(self, add: PendingAdd, answered: list[AddResult]) -> list[AddResult]:
         """The statements an LLM's answer left out, stored beside it: those whose sentence none of the `answered`
-        memories cites and that none of them says in other words (cosine below COVERED)."""
+        memories cites and that none of them says in other words (cosine below COVERED). A statement one of the
+        answer's new memories covers is not stored, but the change rule reads it for that memory
+        (`Outdating.outdate_in_its_words`)."""
         statements, vectors = self._about_its_topics(add)
         if not statements:
             return []
         records = [r.record for r in answered]
-        cited = [(s.index, s.span) for r in records for s in r.sources if s.span is not None and s.role == "user"]
-        said = self._parts.embed([r.text for r in records]) if records else None
-        left_out = [
-            i
-            for i, statement in enumerate(statements)
-            if not _cites_one_of(statement, cited) and (said is None or float((said @ vectors[i]).max()) < COVERED)
-        ]
+        said = self._parts.embed([r.text for r in records]) if records else np.empty((0, 0), dtype=np.float32)
+        left_out: list[int] = []
+        in_words: list[tuple[MemoryRecord, str, Vectors]] = []
+        for i, statement in enumerate(statements):
+            covering = _covering(statement, vectors[i], records, said)
+            if covering is None:
+                left_out.append(i)
+            elif answered[covering].event in (Event.ADD, Event.UPDATE):
+                in_words.append((records[covering], statement.text, vectors[i]))
+        self._outdating.outdate_in_its_words(in_words, add.scope)
         return self._store(add, [statements[i] for i in left_out], vectors[left_out])
 
     def _store(self, add: PendingAdd, statements: list[Statement], vectors: Vectors) -> list[AddResult]:
@@ -107,7 +112,17 @@ def repeats(parts: MemoryParts, text: str, other: str, similarity: float) -> boo
     return similarity >= NEAR_DUPLICATE and not parts.language.differ_in_value(text, other)
 
 
-def _cites_one_of(statement: Statement, cited: list[tuple[int, tuple[int, int]]]) -> bool:
-    """Whether the user's sentence the statement came from overlaps a sentence an answered memory cites."""
+def _covering(statement: Statement, vector: Vectors, records: list[MemoryRecord], said: Vectors) -> int | None:
+    """The answered memory that covers the statement: the first citing the user's sentence it came from (or its
+    whole message), else the closest in meaning at or above COVERED; None when none does."""
     own = statement.cited[-1]
-    return any(index == own.message_index and span[0] < own.end and own.start < span[1] for index, span in cited)
+    for k, record in enumerate(records):
+        cited = [s for s in record.sources if s.role == "user" and s.index == own.message_index]
+        # A source without a span is its whole message (a message of one sentence is cited whole).
+        if any(s.span is None or (s.span[0] < own.end and own.start < s.span[1]) for s in cited):
+            return k
+    if not records:
+        return None
+    similarities = said @ vector
+    best = int(similarities.argmax())
+    return best if float(similarities[best]) >= COVERED else None
