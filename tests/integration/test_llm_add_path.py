@@ -708,6 +708,39 @@ def test_with_llm_rules_beside_the_statements_the_llm_left_out_are_stored_too(
         container.close()
 
 
+def test_with_llm_rules_beside_a_fact_citing_a_long_message_whole_leaves_its_sentences_to_be_stored(
+    tmp_path: Path, llm_server: OpenAIServer, registry: CachedModelRegistry
+) -> None:
+    """A model's fact citing two messages, one of which shares no word with it, has that message whole as a source:
+    that says nothing about which of its sentences the fact came from, so its statements, which the fact does not
+    say in other words, are stored beside it."""
+    settings = Settings(
+        data_dir=tmp_path / "whole",
+        auth_disabled=True,
+        llm_provider="openai",
+        llm_config={"base_url": llm_server.base_url, "api_key": "sk-test", "model": "test-model"},
+        llm_rules_beside=True,
+    )
+    container = build_container(settings, registry)
+    try:
+        with TestClient(create_app(container)) as client:
+            llm_server.reply_json({"facts": [{"text": "Plays the cello", "sources": [0, 1]}]})
+            messages = [
+                {"role": "user", "content": "I play the cello."},
+                {"role": "user", "content": "I live in Lisbon. My sister Ana is a nurse in Porto."},
+            ]
+            response = client.post("/memories", json={"messages": messages, "user_id": USER})
+        assert response.status_code == 200, response.text
+        results = response.json()["results"]
+        assert [(r["memory"], r["event"]) for r in results] == [
+            ("Plays the cello", "ADD"),
+            ("I live in Lisbon.", "ADD"),
+            ("My sister Ana is a nurse in Porto.", "ADD"),
+        ]
+    finally:
+        container.close()
+
+
 @pytest.mark.parametrize("beside", [True, False])
 def test_with_llm_rules_beside_the_users_own_words_outdate_what_the_models_fact_replaces(
     tmp_path: Path, llm_server: OpenAIServer, registry: CachedModelRegistry, beside: bool

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from mnemo.domain import filters as f
-from mnemo.domain.memory import Event, MemoryRecord, now
-from mnemo.language import Statement, Turn
+from mnemo.domain.memory import Event, MemoryRecord, SourceMessage, now
+from mnemo.language import Cited, Statement, Turn
 from mnemo.ports.embedder import Vectors
 from mnemo.services.commands import AddResult
 from mnemo.services.memory.add.filing import Filing
@@ -113,16 +113,25 @@ def repeats(parts: MemoryParts, text: str, other: str, similarity: float) -> boo
 
 
 def _covering(statement: Statement, vector: Vectors, records: list[MemoryRecord], said: Vectors) -> int | None:
-    """The answered memory that covers the statement: the first citing the user's sentence it came from (or its
-    whole message), else the closest in meaning at or above COVERED; None when none does."""
+    """The answered memory that covers the statement: the first citing the user's sentence it came from, else the
+    closest in meaning at or above COVERED; None when none does. A source without a span cites its whole message:
+    that is the statement's sentence when the message is that one sentence, and no sentence in particular when the
+    model's fact shares no word with any of a longer message's (then only meaning decides)."""
     own = statement.cited[-1]
     for k, record in enumerate(records):
         cited = [s for s in record.sources if s.role == "user" and s.index == own.message_index]
-        # A source without a span is its whole message (a message of one sentence is cited whole).
-        if any(s.span is None or (s.span[0] < own.end and own.start < s.span[1]) for s in cited):
+        if any(_cites_sentence(s, own) for s in cited):
             return k
     if not records:
         return None
     similarities = said @ vector
     best = int(similarities.argmax())
     return best if float(similarities[best]) >= COVERED else None
+
+
+def _cites_sentence(source: SourceMessage, own: Cited) -> bool:
+    """Whether a source of the same message cites the statement's sentence: its span overlaps the sentence's, or,
+    cited whole, the message is that sentence."""
+    if source.span is None:
+        return source.content.strip() == own.text.strip()
+    return source.span[0] < own.end and own.start < source.span[1]
