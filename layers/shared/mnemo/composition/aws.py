@@ -17,15 +17,13 @@ from typing import TYPE_CHECKING, Any
 from mnemo.adapters.registry import ProviderRegistry
 from mnemo.composition.auth import AccountStores
 from mnemo.composition.container_type import Container
-from mnemo.composition.shared import add_policy, core_services, ranking_weights, reembed_everything, reranker
+from mnemo.composition.shared import core_services, reembed_everything, self_hosted_memory_service
 from mnemo.errors import ConfigurationError
-from mnemo.language.en import english
 from mnemo.ports.memory_index import MemoryIndex
 from mnemo.ports.memory_namespaces import NamespaceStorage
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import ConfigurationService, ConfiguredProviders
 from mnemo.services.lazy import Lazy
-from mnemo.services.namespace_memory import open_memory_service
 from mnemo.services.request_log import RequestLogService
 from mnemo.services.workers import Supervisor
 from mnemo.settings import Settings
@@ -60,14 +58,7 @@ def build_aws(
         aws.store, catalog or ProviderRegistry(), settings.default_provider_config(), aws_secret_box(settings)
     )
     storage = NamespaceStorage(aws.store, index if index is not None else aws.index)
-    memory_service = open_memory_service(
-        storage,
-        configured.providers,
-        ranking_weights(settings),
-        policy=add_policy(settings),
-        reranker=reranker(settings),
-        language=english(),
-    )
+    memory_service = self_hosted_memory_service(settings, storage, configured.providers)
     stores = AccountStores(
         DynamoUserStore(dynamodb, settings.accounts_table),
         DynamoApiKeyStore(dynamodb, settings.accounts_table),

@@ -31,19 +31,11 @@ from mnemo.composition.auth import AccountStores
 from mnemo.composition.container_type import Container
 from mnemo.composition.platform import PlatformQueues, PlatformStores, build_platform, webhook_sender
 from mnemo.composition.secret_box import local_secret_box
-from mnemo.composition.shared import (
-    add_policy,
-    core_services,
-    index_tuning,
-    ranking_weights,
-    reembed_everything,
-    reranker,
-)
+from mnemo.composition.shared import core_services, index_tuning, reembed_everything, self_hosted_memory_service
 from mnemo.language.en import english
 from mnemo.ports.providers import ProviderCatalog
 from mnemo.services.configuration import SETTINGS_KEY, ConfigurationService, ConfiguredProviders
 from mnemo.services.lazy import Lazy
-from mnemo.services.namespace_memory import open_memory_service
 from mnemo.services.platform.dream.timer import DreamTimer
 from mnemo.services.platform.features import PlatformFeatures
 from mnemo.services.platform.jobs.add_worker import AddWorker, local_enqueuer
@@ -80,14 +72,7 @@ def build_local(settings: Settings, catalog: ProviderCatalog | None = None, *, s
         local_secret_box(settings),
         changed_elsewhere=changed_elsewhere,
     )
-    memory_service = open_memory_service(
-        storage,
-        configured.providers,
-        ranking_weights(settings),
-        policy=add_policy(settings),
-        reranker=reranker(settings),
-        language=english(),
-    )
+    memory_service = self_hosted_memory_service(settings, storage, configured.providers)
     stores = AccountStores(SqliteUserStore(database), SqliteApiKeyStore(database), SqliteRefreshTokenStore(database))
     request_log = RequestLogService(SqliteRequestLogStore(database), settings.request_log_retention_days)
     platform, platform_workers = local_platform(settings, database, configured.providers)

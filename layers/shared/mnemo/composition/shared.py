@@ -8,12 +8,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mnemo.composition.auth import AccountStores, build_auth
+from mnemo.language.en import english
+from mnemo.ports.memory_namespaces import NamespaceStorage
 from mnemo.ports.reranker import Reranker
 from mnemo.services.configuration import ConfigurationService
 from mnemo.services.decay import DecaySettings
 from mnemo.services.memory import MemoryService
 from mnemo.services.memory.policy import AddPolicy
 from mnemo.services.memory.search.fuse import RankingWeights
+from mnemo.services.namespace_memory import open_memory_service
+from mnemo.services.providers import ActiveProviders
 from mnemo.services.rate_limiter import RateLimiter
 from mnemo.services.request_log import RequestLogService
 from mnemo.services.selfhosted_entities import EntityService
@@ -40,6 +44,21 @@ def index_tuning(settings: Settings) -> IndexTuning:
 def add_policy(settings: Settings, base: AddPolicy | None = None) -> AddPolicy:
     """What an add does beyond storing, on one surface (`base`: the platform's; the self-hosted default without)."""
     return replace(base or AddPolicy(), rules_beside_llm=settings.llm_rules_beside)
+
+
+def self_hosted_memory_service(
+    settings: Settings, storage: NamespaceStorage, providers: ActiveProviders
+) -> MemoryService:
+    """The self-hosted surface's memory service over the backend's `storage`, set up from the settings alike on
+    every backend."""
+    return open_memory_service(
+        storage,
+        providers,
+        ranking_weights(settings),
+        policy=add_policy(settings),
+        reranker=reranker(settings),
+        language=english(),
+    )
 
 
 def ranking_weights(settings: Settings) -> RankingWeights:
