@@ -49,6 +49,9 @@ class Outdating:
         scope_filter = active_in(scope)
         with self._parts.write_lock:
             for record, text, vector in said:
+                current = self._parts.store.get(record.id)  # only older memories are outdated here, never this one
+                if current is None or current.state is not LifecycleState.ACTIVE:
+                    continue  # outdated meanwhile, by another memory of the add
                 hits = {
                     h.memory_id: h.semantic
                     for h in self._parts.index.search(vector, text, scope_filter, OUTDATE_CANDIDATES)
@@ -56,9 +59,6 @@ class Outdating:
                 hits.pop(record.id, None)
                 in_words = replace(record, text=text)
                 for other in self._parts.store.get_many(list(hits)).values():
-                    current = self._parts.store.get(record.id)
-                    if current is None or current.state is not LifecycleState.ACTIVE:
-                        break
                     older = other.state is LifecycleState.ACTIVE and other.created_at < current.created_at
                     closeness = self._closeness(text, other.text, hits[other.id])
                     if older and not other.immutable and replaces(self._parts.language, in_words, other, closeness):
