@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -682,30 +683,40 @@ def test_configure_rejects_bad_retry_settings(api: TestClient, kind: str, config
     assert api.get("/configure").json() == before
 
 
+@contextmanager
+def served_with_the_llm(
+    data_dir: Path, llm_server: OpenAIServer, registry: CachedModelRegistry, *, rules_beside: bool
+) -> Iterator[tuple[TestClient, Container]]:
+    """The app with the loopback LLM configured at start (MNEMO_LLM_*), and MNEMO_LLM_RULES_BESIDE as given."""
+    section = llm_section(llm_server)
+    settings = Settings(
+        data_dir=data_dir,
+        auth_disabled=True,
+        llm_provider=section["provider"],
+        llm_config=section["config"],
+        llm_rules_beside=rules_beside,
+    )
+    container = build_container(settings, registry)
+    try:
+        with TestClient(create_app(container)) as client:
+            yield client, container
+    finally:
+        container.close()
+
+
 def test_with_llm_rules_beside_the_statements_the_llm_left_out_are_stored_too(
     tmp_path: Path, llm_server: OpenAIServer, registry: CachedModelRegistry
 ) -> None:
     """MNEMO_LLM_RULES_BESIDE: a small model misses facts; the extractor's statements of the sentences none of the
     model's facts cites are stored beside them, each citing its sentence."""
-    settings = Settings(
-        data_dir=tmp_path / "beside",
-        auth_disabled=True,
-        llm_provider="openai",
-        llm_config={"base_url": llm_server.base_url, "api_key": "sk-test", "model": "test-model"},
-        llm_rules_beside=True,
-    )
-    container = build_container(settings, registry)
-    try:
-        with TestClient(create_app(container)) as client:
-            llm_server.reply_json({"facts": [{"text": "Lives in Lisbon", "sources": [0]}]})
-            results = added(client, "I live in Lisbon. My sister Ana is a nurse in Porto.")
-        assert [(r["memory"], r["event"]) for r in results] == [
-            ("Lives in Lisbon", "ADD"),
-            ("My sister Ana is a nurse in Porto.", "ADD"),
-        ]
-        assert len(llm_server.chat_requests) == 1  # the extraction only: the statements cost no call
-    finally:
-        container.close()
+    with served_with_the_llm(tmp_path / "beside", llm_server, registry, rules_beside=True) as (client, _):
+        llm_server.reply_json({"facts": [{"text": "Lives in Lisbon", "sources": [0]}]})
+        results = added(client, "I live in Lisbon. My sister Ana is a nurse in Porto.")
+    assert [(r["memory"], r["event"]) for r in results] == [
+        ("Lives in Lisbon", "ADD"),
+        ("My sister Ana is a nurse in Porto.", "ADD"),
+    ]
+    assert len(llm_server.chat_requests) == 1  # the extraction only: the statements cost no call
 
 
 def test_with_llm_rules_beside_a_fact_citing_a_long_message_whole_leaves_its_sentences_to_be_stored(
@@ -714,31 +725,20 @@ def test_with_llm_rules_beside_a_fact_citing_a_long_message_whole_leaves_its_sen
     """A model's fact citing two messages, one of which shares no word with it, has that message whole as a source:
     that says nothing about which of its sentences the fact came from, so its statements, which the fact does not
     say in other words, are stored beside it."""
-    settings = Settings(
-        data_dir=tmp_path / "whole",
-        auth_disabled=True,
-        llm_provider="openai",
-        llm_config={"base_url": llm_server.base_url, "api_key": "sk-test", "model": "test-model"},
-        llm_rules_beside=True,
-    )
-    container = build_container(settings, registry)
-    try:
-        with TestClient(create_app(container)) as client:
-            llm_server.reply_json({"facts": [{"text": "Plays the cello", "sources": [0, 1]}]})
-            messages = [
-                {"role": "user", "content": "I play the cello."},
-                {"role": "user", "content": "I live in Lisbon. My sister Ana is a nurse in Porto."},
-            ]
-            response = client.post("/memories", json={"messages": messages, "user_id": USER})
-        assert response.status_code == 200, response.text
-        results = response.json()["results"]
-        assert [(r["memory"], r["event"]) for r in results] == [
-            ("Plays the cello", "ADD"),
-            ("I live in Lisbon.", "ADD"),
-            ("My sister Ana is a nurse in Porto.", "ADD"),
+    with served_with_the_llm(tmp_path / "whole", llm_server, registry, rules_beside=True) as (client, _):
+        llm_server.reply_json({"facts": [{"text": "Plays the cello", "sources": [0, 1]}]})
+        messages = [
+            {"role": "user", "content": "I play the cello."},
+            {"role": "user", "content": "I live in Lisbon. My sister Ana is a nurse in Porto."},
         ]
-    finally:
-        container.close()
+        response = client.post("/memories", json={"messages": messages, "user_id": USER})
+    assert response.status_code == 200, response.text
+    results = response.json()["results"]
+    assert [(r["memory"], r["event"]) for r in results] == [
+        ("Plays the cello", "ADD"),
+        ("I live in Lisbon.", "ADD"),
+        ("My sister Ana is a nurse in Porto.", "ADD"),
+    ]
 
 
 @pytest.mark.parametrize("beside", [True, False])
@@ -748,25 +748,13 @@ def test_with_llm_rules_beside_the_users_own_words_outdate_what_the_models_fact_
     """The model's fact says no change ("Smoking: none"); the sentence it came from does ("I quit smoking last
     month"): with llm_rules_beside the change rule reads the sentence, and the older memory is outdated, replaced by
     the model's fact."""
-    settings = Settings(
-        data_dir=tmp_path / "words",
-        auth_disabled=True,
-        llm_provider="openai",
-        llm_config={"base_url": llm_server.base_url, "api_key": "sk-test", "model": "test-model"},
-        llm_rules_beside=beside,
-    )
-    container = build_container(settings, registry)
-    try:
-        with TestClient(create_app(container)) as client:
-            llm_server.reply_json({"facts": [{"text": "Smokes a pack a day", "sources": [0]}]})
-            (old,) = added(client, "I smoke a pack a day.")
-            llm_server.reply_json({"facts": [{"text": "Smoking: none", "sources": [0]}]})
-            llm_server.reply_json({"memory": []})
-            new, *beside_it = added(client, "I quit smoking last month.")
+    with served_with_the_llm(tmp_path / "words", llm_server, registry, rules_beside=beside) as (client, container):
+        llm_server.reply_json({"facts": [{"text": "Smokes a pack a day", "sources": [0]}]})
+        (old,) = added(client, "I smoke a pack a day.")
+        llm_server.reply_json({"facts": [{"text": "Smoking: none", "sources": [0]}]})
+        llm_server.reply_json({"memory": []})
+        new, *beside_it = added(client, "I quit smoking last month.")
         assert beside_it == []  # the sentence the model's fact came from is not stored again
-        store = container.memory_service.store
-        outdated = store.get(old["id"])
-        assert outdated is not None and new["memory"] == "Smoking: none"
-        assert (outdated.state.value, outdated.replaced_by) == (("outdated", new["id"]) if beside else ("active", None))
-    finally:
-        container.close()
+        outdated = container.memory_service.store.get(old["id"])
+    assert outdated is not None and new["memory"] == "Smoking: none"
+    assert (outdated.state.value, outdated.replaced_by) == (("outdated", new["id"]) if beside else ("active", None))
